@@ -1,0 +1,240 @@
+// The pipeline, end to end: input → parse/signals → model → rules → the Analysis (the one contract every view reads).
+// Only this file knows every stage; each stage knows only the ones before it.
+import type {
+  Analysis, ArtifactInfo, EvidenceRef, Finding, InputInfo, NodeReport, OperationStats, Quantiles, Warning,
+} from './contract/analysis.js';
+import { SCHEMA_VERSION } from './contract/analysis.js';
+import type { Readable } from 'node:stream';
+import { discover } from './input/discover.js';
+import type { Artifact } from './input/artifact.js';
+import { LineScanner, scanStream } from './parse/lines.js';
+import { MetricsParser } from './parse/metrics/exposition.js';
+import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
+import { iso, resolveZone } from './parse/time.js';
+import { extractSignals, type ArtifactSignals, type CustomPattern } from './signals/extract.js';
+import { buildNodes, type ArtifactData, type NodeModel } from './model/node.js';
+import type { MetricsSource } from './model/metrics.js';
+import { computeFacts, type Cite } from './rules/facts.js';
+import { evaluate, type NodeJudgement } from './rules/engine.js';
+import { BUILTIN_GAPS, BUILTIN_RULES } from './rules/catalog.js';
+import type { GapSpec, RuleSpec } from './rules/spec.js';
+import { TOOL_VERSION } from './version.js';
+
+export interface AnalyzeOptions {
+  paths: string[];
+  year?: number;
+  tz?: string;
+  /** Parse every line (no chunk prefilter): the slow path the fast one must agree with. */
+  noPrefilter?: boolean;
+  rules?: RuleSpec[];
+  gaps?: GapSpec[];
+  customSignals?: CustomPattern[];
+  stdin?: Readable;
+  onProgress?: (p: { file: string; index: number; total: number }) => void;
+  now?: () => Date;
+}
+
+export interface AnalysisRun {
+  analysis: Analysis;
+  /** Per node, every rule evaluated (JUnit wants one testcase per rule). */
+  evaluated: Map<string, NodeJudgement['evaluated']>;
+  /** Artifact id → path and byte offsets known, for views that re-read lines lazily (TUI). */
+  artifacts: Artifact[];
+}
+
+const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log']);
+/** Formats whose stamps carry a year: read first, they anchor the year of the year-less ones. */
+const YEARFUL = /^(journal-short-iso|journal-json|json-log|cri-log|rfc3339|logrus|docker-json|dmesg-T|openmetrics)/;
+
+export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
+  const zone = resolveZone(opts.tz ?? 'UTC');
+  const disc = await discover(opts.paths, { stdin: opts.stdin });
+  const warnings: Warning[] = disc.warnings.map((w) => ({ file: w.file, line: w.line, message: w.message }));
+  const perArtifactWarnings = new Map<number, number>();
+  const lines = new Map<number, number>();
+  const byPath = new Map(disc.artifacts.map((a) => [a.path, a]));
+  for (const w of disc.warnings) {
+    const a = w.file !== null ? byPath.get(w.file) : undefined;
+    if (a) perArtifactWarnings.set(a.id, (perArtifactWarnings.get(a.id) ?? 0) + 1);
+  }
+  const warn = (a: Artifact, line: number | null, message: string): void => {
+    warnings.push({ file: a.path, line, message });
+    perArtifactWarnings.set(a.id, (perArtifactWarnings.get(a.id) ?? 0) + 1);
+  };
+
+  const order = [...disc.artifacts].sort((a, b) => Number(!YEARFUL.test(a.format)) - Number(!YEARFUL.test(b.format)) || a.id - b.id);
+  let anchorMs: number | null = null;
+  const data: ArtifactData[] = [];
+  let index = 0;
+  for (const a of order) {
+    opts.onProgress?.({ file: a.path, index: index++, total: order.length });
+    const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, signals: null, metrics: null, goroutines: null, truncated: false };
+    try {
+      if (LOG_ROLES.has(a.role)) {
+        const sig: ArtifactSignals = await extractSignals(a.open(), {
+          artifact: a.id, zone, year: opts.year, notAfterMs: anchorMs ?? a.mtime, noPrefilter: opts.noPrefilter, custom: opts.customSignals,
+        });
+        d.signals = sig;
+        lines.set(a.id, sig.scan.lines);
+        for (const w of sig.warnings) warn(a, w.line, w.message);
+        if (YEARFUL.test(a.format)) {
+          for (const h of sig.hosts) anchorMs = Math.max(anchorMs ?? -Infinity, h.last + 86400000);
+        }
+        if (sig.warnings.some((w) => w.message.startsWith('read stopped'))) d.truncated = true;
+      } else if (a.role === 'metrics') {
+        d.metrics = await readMetrics(a, (n) => lines.set(a.id, n), (line, msg) => warn(a, line, msg));
+      } else if (a.role === 'goroutine-dump') {
+        d.goroutines = await readGoroutines(a, (n) => lines.set(a.id, n));
+      }
+    } catch (err) {
+      warn(a, null, `could not be read: ${(err as Error).message}`);
+    }
+    data.push(d);
+  }
+  data.sort((x, y) => x.id - y.id);
+
+  const { nodes, warnings: modelWarnings } = buildNodes(data);
+  for (const w of modelWarnings) {
+    const a = w.artifact !== null ? disc.artifacts[w.artifact] : undefined;
+    if (a) warn(a, null, w.message);
+    else warnings.push({ file: null, line: null, message: w.message });
+  }
+
+  const rules = opts.rules ?? BUILTIN_RULES;
+  const gaps = opts.gaps ?? BUILTIN_GAPS;
+  const evaluated = new Map<string, NodeJudgement['evaluated']>();
+  const fileOf = (id: number): string => disc.artifacts[id]?.path ?? '?';
+  const reports: NodeReport[] = nodes.map((n) => {
+    const judgement = evaluate(rules, gaps, computeFacts(n));
+    evaluated.set(n.name, judgement.evaluated);
+    return toNodeReport(n, judgement, fileOf);
+  });
+
+  const inputs: InputInfo[] = disc.inputs.map((inp, i) => ({
+    path: inp.path,
+    kind: inp.kind,
+    artifacts: disc.artifacts.filter((a) => a.input === i).map((a): ArtifactInfo => ({
+      path: a.path,
+      node: nodes.find((n) => n.artifacts.includes(a.id))?.name ?? null,
+      role: a.role,
+      format: a.format,
+      lines: lines.get(a.id) ?? 0,
+      warnings: perArtifactWarnings.get(a.id) ?? 0,
+    })),
+  }));
+
+  const analysis: Analysis = {
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: 'plegscope', version: TOOL_VERSION },
+    generatedAt: (opts.now?.() ?? new Date()).toISOString(),
+    inputs,
+    nodes: reports,
+    warnings: sortWarnings(warnings),
+  };
+  return { analysis, evaluated, artifacts: disc.artifacts };
+}
+
+function sortWarnings(ws: Warning[]): Warning[] {
+  return [...ws].sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || a.message.localeCompare(b.message));
+}
+
+async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (line: number | null, m: string) => void): Promise<MetricsSource> {
+  const parser = new MetricsParser({ keep: (name) => name.startsWith('kubelet_') });
+  const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
+  const res = await scanStream(a.open(), scanner);
+  setLines(res.lines);
+  const parsed = parser.finish();
+  if (parsed.errors.length > 0) {
+    const first = parsed.errors[0] as { line: number; message: string };
+    warn(first.line, `${parsed.errors.length} malformed metrics line(s) skipped (first: ${first.message})`);
+  }
+  return { file: a.path, nodeHint: a.nodeHint, nameTime: a.nameTime, parsed };
+}
+
+async function readGoroutines(a: Artifact, setLines: (n: number) => void): Promise<ParsedGoroutines> {
+  const parser = new GoroutineParser();
+  const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
+  const res = await scanStream(a.open(), scanner);
+  setLines(res.lines);
+  const g = parser.finish();
+  return { ...g, artifact: a.id };
+}
+
+function evidence(refs: Cite[], fileOf: (id: number) => string): EvidenceRef[] {
+  return refs.map((r) => ('file' in r ? r : { file: fileOf(r.artifact), line: r.line, ts: iso(r.ts), text: r.text }));
+}
+
+function quantiles(q: Quantiles | null | undefined): Quantiles | null {
+  if (!q) return null;
+  return { p50: q.p50, p90: q.p90, p99: q.p99, max: q.max };
+}
+
+function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string): NodeReport {
+  const m = n.metrics;
+  const ops = new Map<string, OperationStats>();
+  for (const o of m?.operations ?? []) {
+    ops.set(o.operation, { operation: o.operation, source: 'metrics', count: o.count, errors: o.errors, timeouts: 0, p50Seconds: o.p50, p90Seconds: o.p90, p99Seconds: o.p99 });
+  }
+  for (const c of n.cri) {
+    const cur = ops.get(c.operation);
+    if (cur) {
+      cur.source = 'both';
+      cur.timeouts = c.timeouts;
+    } else {
+      ops.set(c.operation, { operation: c.operation, source: 'logs', count: null, errors: c.errors, timeouts: c.timeouts, p50Seconds: null, p90Seconds: null, p99Seconds: null });
+    }
+  }
+  const findings: Finding[] = j.fired.map((f) => ({
+    ruleId: f.spec.id,
+    cause: f.spec.cause,
+    severity: f.spec.severity,
+    confidence: f.confidence,
+    title: f.spec.title,
+    summary: f.summary + (f.because.length ? ` Supporting: ${f.because.join('; ')}.` : '') + (f.against.length ? ` Against: ${f.against.join('; ')}.` : ''),
+    evidence: evidence(f.evidence, fileOf),
+    remediation: f.spec.remediation,
+    references: f.spec.references ?? [],
+  }));
+  const from = [n.windowStart, m?.windowStartMs ?? null].filter((x): x is number => x !== null);
+  const to = [n.windowEnd, m?.windowEndMs ?? null].filter((x): x is number => x !== null);
+  return {
+    name: n.name,
+    kubeletVersion: n.kubeletVersion,
+    runtime: n.runtime,
+    window: { start: iso(n.windowStart), end: iso(n.windowEnd) },
+    verdict: j.verdict,
+    stalls: n.timeline.stalls.map((s) => ({
+      lastRelistAt: iso(s.lastRelistAt) as string,
+      unhealthyFrom: iso(s.lastRelistAt + s.thresholdSeconds * 1000) as string,
+      endedAt: iso(s.endedAt),
+      endedBy: s.endedBy,
+      durationSeconds: round3(s.durationSeconds),
+      maxLastSeenAgoSeconds: round3(s.maxAgeSeconds),
+      nodeNotReady: s.nodeNotReady,
+      evidence: evidence([...s.evidence, ...(s.endEvidence ? [s.endEvidence] : [])], fileOf),
+    })),
+    notReady: n.timeline.notReady.map((w) => ({ from: iso(w.from) as string, to: iso(w.to), reason: w.reason, evidence: evidence(w.evidence, fileOf) })),
+    restarts: n.timeline.restarts.map((r) => ({ at: iso(r.at) as string, version: r.version, evidence: evidence(r.evidence, fileOf) })),
+    relist: {
+      source: m && (m.relist.duration || m.relist.interval) ? 'metrics' : 'none',
+      durationSeconds: quantiles(m?.relist.duration) ?? null,
+      intervalSeconds: quantiles(m?.relist.interval) ?? null,
+    },
+    operations: [...ops.values()].sort((a, b) => a.operation.localeCompare(b.operation)),
+    pods: { running: m?.runningPods ?? null, containers: m?.runningContainers ?? null },
+    findings,
+    ruledOut: j.ruledOut,
+    coverage: {
+      from: from.length ? iso(Math.min(...from)) : null,
+      to: to.length ? iso(Math.max(...to)) : null,
+      truncated: n.truncated,
+      roles: n.roles,
+    },
+    gaps: j.gaps,
+  };
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+

@@ -1,0 +1,143 @@
+// Command line: commands, options, exit codes (design.md §6): 0 analyzed, 1 `--fail-on` matched, 2 unusable input or
+// usage. Errors are one line naming the file and the problem; a stack trace only with --debug.
+import { Command, CommanderError, Option } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { analyze } from '../analyze.js';
+import type { Analysis, Severity } from '../contract/analysis.js';
+import { SEVERITIES } from '../contract/analysis.js';
+import { InputError } from '../input/artifact.js';
+import { resolveZone } from '../parse/time.js';
+import { renderJson } from '../report/json.js';
+import { renderText } from '../report/text.js';
+import { BUILTIN_RULES } from '../rules/catalog.js';
+import { TOOL_VERSION } from '../version.js';
+import { rulesList, rulesShow } from './rules-command.js';
+
+class UsageError extends Error {}
+
+export function failOnTriggered(analysis: Analysis, failOn: string | undefined): boolean {
+  if (!failOn) return false;
+  if (failOn === 'stall') return analysis.nodes.some((n) => n.stalls.length > 0);
+  const limit = SEVERITIES.indexOf(failOn as Severity);
+  return analysis.nodes.some((n) => n.findings.some((f) => SEVERITIES.indexOf(f.severity) <= limit));
+}
+
+function useColor(flag: boolean | undefined): boolean {
+  if (flag === false) return false;
+  if (process.env['NO_COLOR'] !== undefined && process.env['NO_COLOR'] !== '') return false;
+  if (process.env['FORCE_COLOR'] && process.env['FORCE_COLOR'] !== '0') return true;
+  return process.stdout.isTTY === true;
+}
+
+interface AnalyzeFlags {
+  format: 'text' | 'json';
+  output?: string;
+  year?: number;
+  tz: string;
+  failOn?: string;
+  color?: boolean;
+  debug?: boolean;
+  prefilter?: boolean;
+}
+
+function parseYear(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1970 || n > 2200) throw new UsageError(`--year: "${v}" is not a year`);
+  return n;
+}
+
+async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number> {
+  try {
+    resolveZone(flags.tz);
+  } catch {
+    throw new UsageError(`--tz: unknown time zone "${flags.tz}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
+  }
+  const showProgress = process.stderr.isTTY === true && !flags.output?.startsWith('/dev/');
+  const run = await analyze({
+    paths,
+    year: flags.year,
+    tz: flags.tz,
+    noPrefilter: flags.prefilter === false,
+    onProgress: showProgress ? ({ file, index, total }) => {
+      process.stderr.write(`\r\x1b[2Kreading ${index + 1}/${total} ${file.length > 60 ? '…' + file.slice(-59) : file}`);
+    } : undefined,
+  });
+  if (showProgress) process.stderr.write('\r\x1b[2K');
+  const a = run.analysis;
+  const text = flags.format === 'json'
+    ? renderJson(a)
+    : renderText(a, { color: !flags.output && useColor(flags.color), zone: flags.tz, width: process.stdout.columns ?? 100 });
+  if (flags.output) writeFileSync(flags.output, text);
+  else process.stdout.write(text);
+  return failOnTriggered(a, flags.failOn) ? 1 : 0;
+}
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('plegscope')
+    .description('Why did PLEG stall? Reads kubelet journals, runtime and kernel logs and kubelet /metrics snapshots,\nrebuilds the relist timeline and names the cause, citing the lines it rests on.')
+    .version(TOOL_VERSION, '-V, --version')
+    .showHelpAfterError('(run "plegscope --help" for usage)')
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('analyze')
+    .description('analyze files, folders or - (stdin) and print the report')
+    .argument('<paths...>', 'kubelet/runtime/kernel logs, metrics snapshots, folders of them, .gz/.xz files, or - for stdin')
+    .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'))
+    .option('-o, --output <file>', 'write the report to FILE instead of stdout')
+    .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
+    .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC)', 'UTC')
+    .addOption(new Option('--fail-on <level>', 'exit 1 when a finding at or above this severity exists (or any stall)').choices([...SEVERITIES, 'stall']))
+    .option('--no-color', 'no colours (also: NO_COLOR=1)')
+    .option('--debug', 'print stack traces on errors')
+    .addOption(new Option('--no-prefilter', 'parse every line (slow; for checking the fast path)').hideHelp())
+    .addHelpText('after', `
+Examples:
+  plegscope analyze /var/tmp/kubelet.log                       one journal (journalctl -u kubelet > kubelet.log)
+  plegscope analyze node3/ --tz Europe/Berlin                    a folder: logs, metrics, dmesg, goroutine dumps
+  journalctl -u kubelet -o short-iso | plegscope analyze -       from stdin
+  plegscope analyze logs/ --format json -o report.json --fail-on high
+
+Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
+    .action(async (paths: string[], flags: AnalyzeFlags) => {
+      process.exitCode = await runAnalyze(paths, flags);
+    });
+
+  const rules = program.command('rules').description('show the built-in cause catalog');
+  rules.command('list').description('one line per rule').action(() => {
+    process.stdout.write(rulesList(BUILTIN_RULES));
+  });
+  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').action((id: string) => {
+    const out = rulesShow(BUILTIN_RULES, id);
+    if (out === null) throw new UsageError(`rules show: no rule "${id}" (see "plegscope rules list")`);
+    process.stdout.write(out);
+  });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const debug = argv.includes('--debug');
+  const program = buildProgram();
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit 0; usage mistakes are exit 2 (commander printed the message).
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    if (err instanceof InputError) {
+      process.stderr.write(`plegscope: ${err.path}: ${err.message}\n`);
+    } else if (err instanceof UsageError) {
+      process.stderr.write(`plegscope: ${err.message}\n`);
+    } else {
+      const e = err as NodeJS.ErrnoException;
+      process.stderr.write(`plegscope: ${e.path ? e.path + ': ' : ''}${e.message ?? String(err)}${debug ? '' : ' (run with --debug for details)'}\n`);
+    }
+    if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+    process.exitCode = 2;
+  }
+}

@@ -1,0 +1,178 @@
+// The Analysis: the one contract between the engine and every view. Its JSON form (schemaVersion 1) is
+// public (design.md §6): field names here are what CI users and tests read. Change them only with a
+// schemaVersion bump.
+
+export const SCHEMA_VERSION = 1 as const;
+
+export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
+export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+
+/** The cause vocabulary of design.md §5. `other` = a named reason outside the catalog (e.g. NotReady not caused by PLEG). */
+export type Cause =
+  | 'runtime_timeout'
+  | 'pod_count'
+  | 'relist_deadlock'
+  | 'cni_hang'
+  | 'disk_io'
+  | 'pid_exhaustion'
+  | 'runtime_restart'
+  | 'exited_containers'
+  | 'event_channel_full'
+  | 'clock_jump'
+  | 'memory_pressure'
+  | 'other'
+  | 'unknown';
+
+export const CAUSES: readonly Cause[] = [
+  'runtime_timeout', 'pod_count', 'relist_deadlock', 'cni_hang', 'disk_io', 'pid_exhaustion', 'runtime_restart',
+  'exited_containers', 'event_channel_full', 'clock_jump', 'memory_pressure', 'other', 'unknown',
+];
+
+export type InputKind = 'sosreport' | 'must-gather' | 'eks-logs' | 'directory' | 'file' | 'stdin';
+export type Role = 'kubelet-log' | 'runtime-log' | 'kernel-log' | 'metrics' | 'node-object' | 'goroutine-dump' | 'other';
+export type RuntimeName = 'docker' | 'containerd' | 'cri-o';
+
+export interface ArtifactInfo {
+  /** Path as the user will find it: relative to the input path they named (or the file name itself). */
+  path: string;
+  node: string | null;
+  role: Role;
+  /** e.g. journal-short, journal-short-iso, journal-json, klog, json-log, prometheus-text, openmetrics, dmesg … */
+  format: string;
+  lines: number;
+  warnings: number;
+}
+
+export interface InputInfo {
+  path: string;
+  kind: InputKind;
+  artifacts: ArtifactInfo[];
+}
+
+export interface EvidenceRef {
+  file: string;
+  /** 1-based line number in `file`. */
+  line: number;
+  ts: string | null;
+  /** The line as read (JSON keeps it raw; views sanitise). */
+  text: string;
+}
+
+export interface Stall {
+  lastRelistAt: string;
+  unhealthyFrom: string;
+  endedAt: string | null;
+  endedBy: 'recovered' | 'restart' | 'end-of-log';
+  durationSeconds: number;
+  maxLastSeenAgoSeconds: number;
+  nodeNotReady: boolean;
+  evidence: EvidenceRef[];
+}
+
+export interface Quantiles {
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  max: number | null;
+}
+
+export interface RelistStats {
+  source: 'metrics' | 'logs' | 'both' | 'none';
+  durationSeconds: Quantiles | null;
+  intervalSeconds: Quantiles | null;
+}
+
+export interface OperationStats {
+  operation: string;
+  source: 'metrics' | 'logs' | 'both';
+  count: number | null;
+  errors: number | null;
+  timeouts: number;
+  p50Seconds: number | null;
+  p90Seconds: number | null;
+  p99Seconds: number | null;
+}
+
+export interface Finding {
+  ruleId: string;
+  cause: Cause;
+  severity: Severity;
+  confidence: number;
+  title: string;
+  summary: string;
+  evidence: EvidenceRef[];
+  remediation: string;
+  references: string[];
+}
+
+export interface RuledOut {
+  cause: Cause;
+  reason: string;
+}
+
+export interface Gap {
+  missing: string;
+  why: string;
+  collect: string;
+}
+
+export interface Coverage {
+  from: string | null;
+  to: string | null;
+  truncated: boolean;
+  roles: Role[];
+}
+
+export interface Verdict {
+  plegUnhealthy: boolean;
+  primaryCause: Cause | null;
+  confidence: number;
+}
+
+export interface NodeReport {
+  name: string;
+  kubeletVersion: string | null;
+  runtime: RuntimeName | null;
+  window: { start: string | null; end: string | null };
+  verdict: Verdict;
+  stalls: Stall[];
+  notReady: NotReadyWindow[];
+  restarts: KubeletRestart[];
+  relist: RelistStats;
+  operations: OperationStats[];
+  pods: { running: number | null; containers: number | null };
+  findings: Finding[];
+  ruledOut: RuledOut[];
+  coverage: Coverage;
+  gaps: Gap[];
+}
+
+export interface Warning {
+  file: string | null;
+  line: number | null;
+  message: string;
+}
+
+export interface Analysis {
+  schemaVersion: typeof SCHEMA_VERSION;
+  tool: { name: 'plegscope'; version: string };
+  generatedAt: string;
+  inputs: InputInfo[];
+  nodes: NodeReport[];
+  warnings: Warning[];
+}
+
+// Additions beyond design.md §6 (backward compatible): the node's NotReady windows and kubelet restarts, so every view
+// can draw the same timeline without re-deriving it.
+export interface NotReadyWindow {
+  from: string;
+  to: string | null;
+  reason: string;
+  evidence: EvidenceRef[];
+}
+
+export interface KubeletRestart {
+  at: string;
+  version: string | null;
+  evidence: EvidenceRef[];
+}

@@ -1,0 +1,57 @@
+// What src/input hands down the pipeline: one Artifact per readable file, with its role and format decided from
+// its content. Only src/input touches the filesystem; later stages read bytes through `open()`.
+import type { Readable } from 'node:stream';
+import type { InputKind, Role } from '../contract/analysis.js';
+
+export type Compression = 'gzip' | 'xz' | 'bzip2' | null;
+
+export interface Artifact {
+  /** Index in Discovery.artifacts; stable for one run. */
+  id: number;
+  /** Path as the user will find it, relative to the input path they named ('-' for stdin). */
+  path: string;
+  /** Index of the Input this artifact came from. */
+  input: number;
+  role: Role;
+  /** journal-short | journal-short-precise | journal-short-iso | journal-short-iso-precise | journal-json | klog |
+   *  json-log | cri-log | logrus | dmesg | dmesg-T | prometheus-text | openmetrics | goroutine-dump | other … */
+  format: string;
+  /** Node name suggested by the path (e.g. a directory named after the node), or null. */
+  nodeHint: string | null;
+  /** Time parsed from the file name (e.g. metrics-20240311T100000Z.txt), epoch ms, or null. */
+  nameTime: number | null;
+  /** mtime of the file on disk (epoch ms) or null (stdin); a weak anchor for year-less timestamps. */
+  mtime: number | null;
+  compression: Compression;
+  /** Size on disk in bytes (compressed size when compressed), null when unknown. */
+  size: number | null;
+  /** The first bytes of the (decompressed) content, as used for sniffing. */
+  head: Buffer;
+  /** A fresh stream of the decompressed bytes. May be called more than once (not for stdin: then once). */
+  open(): Readable;
+}
+
+export interface Input {
+  path: string;
+  kind: InputKind;
+}
+
+export interface InputWarning {
+  file: string | null;
+  line: number | null;
+  message: string;
+}
+
+export interface Discovery {
+  inputs: Input[];
+  artifacts: Artifact[];
+  warnings: InputWarning[];
+}
+
+/** A problem with a path the user named: the CLI prints `plegscope: <path>: <message>` and exits 2. */
+export class InputError extends Error {
+  constructor(readonly path: string, message: string) {
+    super(message);
+    this.name = 'InputError';
+  }
+}

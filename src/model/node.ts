@@ -1,0 +1,227 @@
+// Combines what every artifact said into one model per node (the combiner step, as in insights-core): which node each
+// artifact belongs to, the node's merged events, its relist timeline, CRI errors, metrics summary and log coverage.
+import type { Role, RuntimeName } from '../contract/analysis.js';
+import type { ArtifactSignals } from '../signals/extract.js';
+import type { SignalEvent } from '../signals/events.js';
+import { criFromLogs, type CriOpLog } from './cri.js';
+import { summarize, toSnapshots, type MetricsSource, type MetricsSummary, type Snapshot } from './metrics.js';
+import { buildTimeline, type Timeline } from './timeline.js';
+import type { ParsedGoroutines } from '../parse/goroutines.js';
+
+export interface ArtifactData {
+  id: number;
+  path: string;
+  role: Role;
+  format: string;
+  nodeHint: string | null;
+  signals: ArtifactSignals | null;
+  metrics: MetricsSource | null;
+  goroutines: ParsedGoroutines | null;
+  truncated: boolean;
+}
+
+export interface NodeModel {
+  name: string;
+  aliases: string[];
+  artifacts: number[];
+  roles: Role[];
+  kubeletVersion: string | null;
+  runtime: RuntimeName | null;
+  runtimeVersion: string | null;
+  windowStart: number | null;
+  windowEnd: number | null;
+  kubeletLast: number | null;
+  events: SignalEvent[];
+  timeline: Timeline;
+  cri: CriOpLog[];
+  metrics: MetricsSummary | null;
+  goroutines: ParsedGoroutines | null;
+  truncated: boolean;
+}
+
+export interface ModelWarning {
+  artifact: number | null;
+  message: string;
+}
+
+function shortName(n: string): string {
+  return n.split('.')[0]?.toLowerCase() ?? n.toLowerCase();
+}
+
+class NodeSet {
+  readonly nodes = new Map<string, { name: string; aliases: Set<string>; parts: Array<{ artifact: ArtifactData; host: string | null }>; snapshots: Snapshot[] }>();
+
+  find(name: string): string | null {
+    if (this.nodes.has(name)) return name;
+    const s = shortName(name);
+    for (const [k, v] of this.nodes) {
+      if (shortName(k) === s) return k;
+      for (const a of v.aliases) if (a === name || shortName(a) === s) return k;
+    }
+    return null;
+  }
+
+  get(name: string) {
+    const k = this.find(name) ?? name;
+    let n = this.nodes.get(k);
+    if (!n) {
+      n = { name: k, aliases: new Set(), parts: [], snapshots: [] };
+      this.nodes.set(k, n);
+    }
+    return n;
+  }
+}
+
+function isUsableHost(h: string | null): h is string {
+  return h !== null && h !== '' && h !== 'localhost' && h !== '(none)';
+}
+
+export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; warnings: ModelWarning[] } {
+  const set = new NodeSet();
+  const warnings: ModelWarning[] = [];
+  const orphanLogs: ArtifactData[] = [];
+  const orphanSnapshots: Array<{ artifact: ArtifactData; snapshots: Snapshot[] }> = [];
+  const orphanDumps: ArtifactData[] = [];
+
+  // 1. Logs with a journal host, or a node name the kubelet printed, name their node.
+  for (const a of artifacts) {
+    const sig = a.signals;
+    if (!sig) continue;
+    const hosts = sig.hosts.map((h) => h.host).filter(isUsableHost);
+    if (hosts.length > 0) {
+      for (const h of new Set(hosts)) set.get(h).parts.push({ artifact: a, host: h });
+      if (sig.hosts.some((h) => !isUsableHost(h.host))) {
+        // Lines without a host (continuations, `-- ` markers…) in a one-host file belong to that host.
+        const only = hosts.length === 1 || new Set(hosts).size === 1 ? hosts[0] as string : null;
+        if (only) set.get(only).parts.push({ artifact: a, host: null });
+      }
+      for (const n of sig.nodeNames) if (hosts.length === 1) set.get(hosts[0] as string).aliases.add(n);
+    } else if (sig.nodeNames.length > 0 || a.nodeHint) {
+      const name = sig.nodeNames[0] ?? (a.nodeHint as string);
+      set.get(name).parts.push({ artifact: a, host: null });
+    } else {
+      orphanLogs.push(a);
+    }
+  }
+  for (const a of artifacts) {
+    if (a.metrics) {
+      const snaps = toSnapshots(a.metrics);
+      const named = new Map<string | null, Snapshot[]>();
+      for (const s of snaps) {
+        const k = s.node !== null && set.find(s.node) !== null ? set.find(s.node) : s.node;
+        const list = named.get(k) ?? [];
+        list.push(s);
+        named.set(k, list);
+      }
+      for (const [k, list] of named) {
+        if (k !== null && set.find(k) !== null) set.get(k).snapshots.push(...list);
+        else orphanSnapshots.push({ artifact: a, snapshots: list });
+      }
+    }
+    if (a.goroutines) orphanDumps.push(a);
+  }
+
+  // 2. What carries no identity belongs to the only node of the input; with several nodes it is not guessed.
+  const only = (): string | null => (set.nodes.size === 1 ? [...set.nodes.keys()][0] as string : null);
+  for (const a of orphanLogs) {
+    const o = only();
+    if (o) set.get(o).parts.push({ artifact: a, host: null });
+    else if (set.nodes.size === 0 && orphanLogs.length === 1) set.get(a.path.split('/').pop() ?? a.path).parts.push({ artifact: a, host: null });
+    else {
+      const name = `unattributed:${a.path}`;
+      set.get(name).parts.push({ artifact: a, host: null });
+      warnings.push({ artifact: a.id, message: 'no node name in this log (no journal host, no node= field): analyzed as a node of its own' });
+    }
+  }
+  for (const { artifact, snapshots } of orphanSnapshots) {
+    const o = only();
+    const label = snapshots[0]?.node;
+    if (o) {
+      set.get(o).snapshots.push(...snapshots);
+      if (label && shortName(label) !== shortName(o)) warnings.push({ artifact: artifact.id, message: `metrics labelled "${label}" attached to the only node of the input, ${o}` });
+    } else if (set.nodes.size === 0 && label) {
+      set.get(label).snapshots.push(...snapshots);
+    } else if (set.nodes.size === 0) {
+      set.get('node').snapshots.push(...snapshots);
+    } else {
+      warnings.push({ artifact: artifact.id, message: `metrics with no node identity${label ? ` ("${label}" matches no node)` : ''} among ${set.nodes.size} nodes: left unattached` });
+    }
+  }
+
+  const nodes: NodeModel[] = [];
+  for (const n of [...set.nodes.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    const arts = new Map<number, ArtifactData>();
+    const seen = new Set<string>();
+    const events: SignalEvent[] = [];
+    let start = Infinity;
+    let end = -Infinity;
+    let kubeletLast = -Infinity;
+    for (const p of n.parts) {
+      arts.set(p.artifact.id, p.artifact);
+      const sig = p.artifact.signals as ArtifactSignals;
+      for (const w of sig.hosts) {
+        if (w.host !== p.host && !(p.host === null && !isUsableHost(w.host))) continue;
+        start = Math.min(start, w.first);
+        end = Math.max(end, w.last);
+        if (!Number.isNaN(w.kubeletLast)) kubeletLast = Math.max(kubeletLast, w.kubeletLast);
+      }
+      for (const e of sig.events) {
+        const eh = isUsableHost(e.host) ? e.host : null;
+        if (eh !== p.host && !(p.host === null && eh === null)) continue;
+        // The same line read from two files (unit journal and full journal) counts once.
+        const key = `${e.ts}|${e.type}|${e.ref.text}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        events.push(e);
+      }
+    }
+    events.sort((a, b) => a.ts - b.ts);
+    for (const s of n.snapshots) {
+      const a = artifacts.find((x) => x.path === s.file);
+      if (a) arts.set(a.id, a);
+      if (s.timeMs !== null) {
+        start = Math.min(start, s.timeMs);
+        end = Math.max(end, s.timeMs);
+      }
+    }
+    const dump = orphanDumps.length > 0 && set.nodes.size === 1 ? orphanDumps[0] : undefined;
+    if (dump) arts.set(dump.id, dump);
+    const metrics = n.snapshots.length ? summarize(n.snapshots) : null;
+    const logEnd = Number.isFinite(end) ? end : 0;
+    const timeline = buildTimeline({ events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd });
+    const versions = timeline.restarts.map((r) => r.version).filter((v): v is string => v !== null);
+    const rtInfo = [...events].reverse().find((e) => e.type === 'runtime-info');
+    const runtime = rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.runtime : inferRuntime(events, [...arts.values()]);
+    nodes.push({
+      name: n.name,
+      aliases: [...n.aliases].filter((a) => a !== n.name).sort(),
+      artifacts: [...arts.keys()].sort((a, b) => a - b),
+      roles: [...new Set([...arts.values()].map((a) => a.role))].sort(),
+      kubeletVersion: versions[versions.length - 1] ?? null,
+      runtime,
+      runtimeVersion: rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.version : null,
+      windowStart: Number.isFinite(start) ? start : null,
+      windowEnd: Number.isFinite(end) ? end : null,
+      kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : null,
+      events,
+      timeline,
+      cri: criFromLogs(events),
+      metrics,
+      goroutines: dump?.goroutines ?? null,
+      truncated: [...arts.values()].some((a) => a.truncated),
+    });
+  }
+  return { nodes, warnings };
+}
+
+function inferRuntime(events: SignalEvent[], arts: ArtifactData[]): RuntimeName | null {
+  for (const e of events) {
+    if ((e.type === 'runtime-daemon-error' || e.type === 'runtime-lifecycle') && e.runtime) return e.runtime;
+    if (e.type === 'crio-stopping' || e.type === 'crio-stopped') return 'cri-o';
+    if (e.type === 'cri-error' && /docker/i.test(e.detail)) return 'docker';
+    if (e.type === 'cri-error' && /containerd\.sock/.test(e.detail)) return 'containerd';
+    if (e.type === 'cri-error' && /crio\.sock/.test(e.detail)) return 'cri-o';
+  }
+  void arts;
+  return null;
+}

@@ -1,0 +1,225 @@
+// Timestamps on the hot path are parsed by hand from fixed layouts (design.md §8): no per-line Date or luxon object.
+// Journal `short` lines and klog headers carry neither year nor zone; a YearClock supplies both.
+import { IANAZone, FixedOffsetZone, type Zone } from 'luxon';
+
+const MONTHS: Record<string, number> = {
+  Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11,
+};
+
+export function monthIndex(abbr: string): number {
+  const m = MONTHS[abbr];
+  return m === undefined ? -1 : m;
+}
+
+function d2(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  if (a < 0 || a > 9 || b < 0 || b > 9) return NaN;
+  return a * 10 + b;
+}
+
+function digits(s: string, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return NaN;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/** Resolves a zone name (`UTC`, `Europe/Berlin`, `+02:00`) once; throws on an unknown zone. */
+export function resolveZone(name: string): Zone {
+  if (/^(utc|z|gmt)$/i.test(name)) return FixedOffsetZone.utcInstance;
+  const fixed = /^([+-])(\d{2}):?(\d{2})$/.exec(name);
+  if (fixed) {
+    const mins = (Number(fixed[2]) * 60 + Number(fixed[3])) * (fixed[1] === '-' ? -1 : 1);
+    return FixedOffsetZone.instance(mins);
+  }
+  const z = IANAZone.create(name);
+  if (!z.isValid) throw new Error(`unknown time zone "${name}"`);
+  return z;
+}
+
+/**
+ * Converts zone-less wall-clock times to epoch ms. Offsets are cached per wall-clock hour, so a zone with DST costs one
+ * luxon lookup per hour of log, not per line.
+ */
+export class WallClock {
+  private readonly cache = new Map<number, number>();
+  private readonly fixedOffsetMs: number | null;
+
+  constructor(readonly zone: Zone) {
+    this.fixedOffsetMs = zone.isUniversal ? zone.offset(0) * 60000 : null;
+  }
+
+  /** Wall-clock fields (month 0-based) in this zone → epoch ms. */
+  toEpoch(year: number, month: number, day: number, h: number, m: number, s: number, ms: number): number {
+    const asUtc = Date.UTC(year, month, day, h, m, s, ms);
+    if (this.fixedOffsetMs !== null) return asUtc - this.fixedOffsetMs;
+    const hourKey = Math.floor(asUtc / 3600000);
+    let off = this.cache.get(hourKey);
+    if (off === undefined) {
+      // The offset at (wall time − guessed offset) is right except inside a DST gap/overlap, where either is defensible.
+      const guess = this.zone.offset(asUtc) * 60000;
+      off = this.zone.offset(asUtc - guess) * 60000;
+      this.cache.set(hourKey, off);
+    }
+    return asUtc - off;
+  }
+}
+
+/**
+ * Supplies the year for year-less timestamps of one file, walking forward through the log: when the month goes back
+ * (Dec → Jan) the year advances. The first year comes from an anchor: `--year`, a `-- Logs begin at …` header, or a
+ * time known to be after the log (collection time, file mtime).
+ */
+export class YearClock {
+  private year: number;
+  private lastMonth = -1;
+  private fixed: boolean;
+
+  constructor(private readonly clock: WallClock, anchor: { year?: number; notAfterMs?: number | null }) {
+    if (anchor.year !== undefined) {
+      this.year = anchor.year;
+      this.fixed = true;
+    } else {
+      this.year = new Date(anchor.notAfterMs ?? Date.now()).getUTCFullYear();
+      this.fixed = false;
+      this.notAfterMs = anchor.notAfterMs ?? Date.now();
+    }
+  }
+
+  private notAfterMs = 0;
+
+  /** A header with a full date (year) seen: it wins over a weak anchor. */
+  setYear(year: number, month: number): void {
+    this.year = year;
+    this.lastMonth = month;
+    this.fixed = true;
+  }
+
+  get currentYear(): number {
+    return this.year;
+  }
+
+  yearFor(month: number, day: number): number {
+    if (this.lastMonth === -1) {
+      if (!this.fixed) {
+        // First line: the latest year that does not put it after the anchor (a log read in Jan may start in Nov).
+        const t = Date.UTC(this.year, month, day);
+        if (t > this.notAfterMs + 2 * 86400000) this.year -= 1;
+      }
+    } else if (month < this.lastMonth && this.lastMonth - month >= 6) {
+      this.year += 1;
+    } else if (month > this.lastMonth && month - this.lastMonth >= 6) {
+      // Lines slightly out of order across New Year (merged files): step back rather than jump a year ahead.
+      this.year -= 1;
+    }
+    this.lastMonth = month;
+    return this.year;
+  }
+
+  /** `Mon DD HH:MM:SS[.ffffff]` starting at `i` → epoch ms, or NaN. Returns the end index through `out`. */
+  parseShort(s: string, i: number): number {
+    const mon = monthIndex(s.slice(i, i + 3));
+    if (mon < 0 || s.charCodeAt(i + 3) !== 32) return NaN;
+    // Day is space-padded in syslog ("Mar  1") and zero-padded in journalctl ("Mar 01").
+    const dayStr = s.charCodeAt(i + 4) === 32 ? '0' + s[i + 5] : s.slice(i + 4, i + 6);
+    const day = d2(dayStr, 0);
+    const h = d2(s, i + 7);
+    const mi = d2(s, i + 10);
+    const se = d2(s, i + 13);
+    if (Number.isNaN(day + h + mi + se) || s.charCodeAt(i + 9) !== 58 || s.charCodeAt(i + 12) !== 58) return NaN;
+    let ms = 0;
+    if (s.charCodeAt(i + 15) === 46) ms = fractionMs(s, i + 16);
+    return this.clock.toEpoch(this.yearFor(mon, day), mon, day, h, mi, se, ms);
+  }
+
+  /** klog header time `MMDD HH:MM:SS.uuuuuu` (at `i` = index of MM) → epoch ms in this zone, or NaN. */
+  parseKlog(s: string, i: number, yearHint?: number): number {
+    const mon = d2(s, i) - 1;
+    const day = d2(s, i + 2);
+    const h = d2(s, i + 5);
+    const mi = d2(s, i + 8);
+    const se = d2(s, i + 11);
+    if (Number.isNaN(mon + day + h + mi + se) || mon < 0 || mon > 11) return NaN;
+    const ms = s.charCodeAt(i + 13) === 46 ? fractionMs(s, i + 14) : 0;
+    const year = yearHint ?? this.yearFor(mon, day);
+    return this.clock.toEpoch(year, mon, day, h, mi, se, ms);
+  }
+}
+
+/** Fractional seconds digits at `i` → milliseconds (with sub-ms kept as a fraction). */
+export function fractionMs(s: string, i: number): number {
+  let v = 0;
+  let scale = 100;
+  for (let j = i; j < s.length; j++) {
+    const c = s.charCodeAt(j) - 48;
+    if (c < 0 || c > 9) break;
+    v += c * scale;
+    scale /= 10;
+  }
+  return v;
+}
+
+/**
+ * RFC 3339 / ISO-8601 with offset at `i` (`2024-03-11T10:00:03.123456+0000`, `…+00:00`, `…Z`) → epoch ms and end index.
+ * A time without offset is read in `clock`'s zone.
+ */
+export function parseIso(s: string, i: number, clock: WallClock): { ms: number; end: number } | null {
+  const year = digits(s, i, i + 4);
+  if (Number.isNaN(year) || s.charCodeAt(i + 4) !== 45 || s.charCodeAt(i + 7) !== 45) return null;
+  const sep = s.charCodeAt(i + 10);
+  if (sep !== 84 && sep !== 32) return null;
+  const mon = d2(s, i + 5) - 1;
+  const day = d2(s, i + 8);
+  const h = d2(s, i + 11);
+  const mi = d2(s, i + 14);
+  const se = d2(s, i + 17);
+  if (Number.isNaN(mon + day + h + mi + se)) return null;
+  let j = i + 19;
+  let ms = 0;
+  if (s.charCodeAt(j) === 46 || s.charCodeAt(j) === 44) {
+    ms = fractionMs(s, j + 1);
+    j++;
+    while (j < s.length && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
+  }
+  const c = s.charCodeAt(j);
+  if (c === 90 || c === 122) return { ms: Date.UTC(year, mon, day, h, mi, se, ms), end: j + 1 };
+  if (c === 43 || c === 45) {
+    const oh = d2(s, j + 1);
+    const om = s.charCodeAt(j + 3) === 58 ? d2(s, j + 4) : d2(s, j + 3);
+    const end = s.charCodeAt(j + 3) === 58 ? j + 6 : j + 5;
+    if (Number.isNaN(oh + om)) return null;
+    const off = (oh * 60 + om) * 60000 * (c === 45 ? -1 : 1);
+    return { ms: Date.UTC(year, mon, day, h, mi, se, ms) - off, end };
+  }
+  return { ms: clock.toEpoch(year, mon, day, h, mi, se, ms), end: j };
+}
+
+/** Go `time.Duration` text (`3m0.416753742s`, `16h14m34.4s`, `2562047h47m16.854775807s`, `500ms`) → seconds, or NaN. */
+export function parseGoDuration(text: string): number {
+  const re = /(\d+(?:\.\d+)?)(h|ms|m|s|µs|us|ns)/g;
+  let total = 0;
+  let matched = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const v = Number(m[1]);
+    switch (m[2]) {
+      case 'h': total += v * 3600; break;
+      case 'm': total += v * 60; break;
+      case 's': total += v; break;
+      case 'ms': total += v / 1e3; break;
+      case 'us': case 'µs': total += v / 1e6; break;
+      case 'ns': total += v / 1e9; break;
+    }
+    matched += m[0].length;
+  }
+  return matched > 0 && matched === text.length ? total : NaN;
+}
+
+export function iso(ms: number | null | undefined): string | null {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return null;
+  return new Date(Math.round(ms)).toISOString();
+}

@@ -1,0 +1,169 @@
+// Runs rule specs over one node's facts: fires, scores, ranks; then the verdict, ruled-out causes and gaps.
+// Confidence combines independent agreeing evidence as a noisy-OR over the base (each agreeing piece closes part of the
+// remaining doubt), and each piece of contrary evidence removes its share.
+import type { Cause, Finding, Gap, RuledOut, Severity, Verdict } from '../contract/analysis.js';
+import type { Condition, GapSpec, RuleSpec } from './spec.js';
+import type { Cite, FactSheet, FactValue, Facts } from './facts.js';
+
+export interface Fired {
+  spec: RuleSpec;
+  confidence: number;
+  summary: string;
+  evidence: Cite[];
+  because: string[];
+  against: string[];
+}
+
+export interface NodeJudgement {
+  fired: Fired[];
+  verdict: Verdict;
+  ruledOut: RuledOut[];
+  gaps: Gap[];
+  /** Every rule evaluated (for JUnit: one testcase per rule), with whether it fired. */
+  evaluated: Array<{ id: string; fired: boolean }>;
+}
+
+export function holds(c: Condition, facts: Facts): boolean {
+  const v = facts[c.fact];
+  switch (c.op) {
+    case 'exists': return v !== null && v !== undefined;
+    case 'absent': return v === null || v === undefined;
+    case 'truthy': return !!v;
+    case 'falsy': return !v;
+  }
+  if (v === null || v === undefined) return false;
+  const w = c.value;
+  if (typeof v === 'number' && typeof w === 'number') {
+    switch (c.op) {
+      case '>': return v > w;
+      case '>=': return v >= w;
+      case '<': return v < w;
+      case '<=': return v <= w;
+      case '==': return v === w;
+      case '!=': return v !== w;
+    }
+  }
+  switch (c.op) {
+    case '==': return v === w;
+    case '!=': return v !== w;
+    default: return false;
+  }
+}
+
+const allHold = (cs: Condition[] | undefined, f: Facts): boolean => (cs ?? []).every((c) => holds(c, f));
+
+function fmt(v: FactValue | undefined, how: string | undefined): string {
+  if (v === null || v === undefined) return 'unknown';
+  if (typeof v === 'number') {
+    switch (how) {
+      case 'dur': return formatDuration(v);
+      case 'pct': return `${Math.round(v * 100)} %`;
+      case 'sec': return `${v < 10 ? v.toFixed(2) : Math.round(v)} s`;
+      default: return Number.isInteger(v) ? String(v) : v.toFixed(2);
+    }
+  }
+  return String(v);
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return 'unknown';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const r = s % 60;
+  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
+  return r ? `${m}m${String(r).padStart(2, '0')}s` : `${m}m`;
+}
+
+export function render(template: string, facts: Facts): string {
+  return template.replace(/\{([A-Za-z][\w.\-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how));
+}
+
+function cite(pools: FactSheet['pools'], names: string[]): Cite[] {
+  const out: Cite[] = [];
+  const seen = new Set<string>();
+  for (const n of names) {
+    for (const r of pools[n] ?? []) {
+      const k = `${'file' in r ? r.file : r.artifact}:${r.line}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push(r);
+      if (out.length >= 12) return out;
+    }
+  }
+  return out;
+}
+
+const SEVERITY_RANK: Record<Severity, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 1 };
+
+export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): NodeJudgement {
+  const f = sheet.facts;
+  const fired: Fired[] = [];
+  const evaluated: NodeJudgement['evaluated'] = [];
+  for (const spec of specs) {
+    const ok = allHold(spec.when, f) && (!spec.anyOf || spec.anyOf.length === 0 || spec.anyOf.some((g) => allHold(g, f)));
+    evaluated.push({ id: spec.id, fired: ok });
+    if (!ok) continue;
+    let doubt = 1 - spec.base;
+    const because: string[] = [];
+    for (const s of spec.support ?? []) {
+      if (allHold(s.when, f)) {
+        doubt *= 1 - s.weight;
+        because.push(s.label);
+      }
+    }
+    let conf = 1 - doubt;
+    const against: string[] = [];
+    for (const c of spec.contra ?? []) {
+      if (allHold(c.when, f)) {
+        conf *= 1 - c.weight;
+        against.push(c.label);
+      }
+    }
+    conf = Math.min(0.99, Math.max(0.05, conf));
+    fired.push({ spec, confidence: Math.round(conf * 100) / 100, summary: render(spec.summary, f), evidence: cite(sheet.pools, spec.evidence), because, against });
+  }
+  // `unknown` is the fallback: it stands only when no named cause explains the stall.
+  if (fired.some((x) => x.spec.explains === 'stall' && x.spec.cause !== 'unknown')) {
+    for (let i = fired.length - 1; i >= 0; i--) if ((fired[i] as Fired).spec.cause === 'unknown' && (fired[i] as Fired).spec.explains === 'stall') fired.splice(i, 1);
+  }
+  fired.sort((a, b) =>
+    rankClass(a) - rankClass(b) || b.confidence - a.confidence || SEVERITY_RANK[b.spec.severity] - SEVERITY_RANK[a.spec.severity] || a.spec.id.localeCompare(b.spec.id));
+
+  const stalled = (f['stall.count'] as number) > 0;
+  const primary = stalled ? fired.find((x) => x.spec.explains === 'stall') ?? null : null;
+  const verdict: Verdict = {
+    plegUnhealthy: stalled,
+    primaryCause: primary ? primary.spec.cause : null,
+    confidence: primary ? primary.confidence : stalled ? 0 : notReadyConfidence(fired),
+  };
+  const firedCauses = new Set<Cause>(fired.filter((x) => x.spec.explains === 'stall').map((x) => x.spec.cause));
+  const ruledOut: RuledOut[] = [];
+  if (stalled) {
+    const done = new Set<Cause>();
+    for (const spec of specs) {
+      if (firedCauses.has(spec.cause) || done.has(spec.cause) || !spec.ruledOut) continue;
+      for (const r of spec.ruledOut) {
+        if (allHold(r.when, f)) {
+          ruledOut.push({ cause: spec.cause, reason: render(r.reason, f) });
+          done.add(spec.cause);
+          break;
+        }
+      }
+    }
+  }
+  const outGaps: Gap[] = gaps.filter((g) => allHold(g.when, f)).map((g) => ({ missing: g.missing, why: render(g.why, f), collect: render(g.collect, f) }));
+  return { fired, verdict, ruledOut, gaps: outGaps, evaluated };
+}
+
+/** Stall-explaining findings first, then NotReady reasons, then warnings. */
+function rankClass(x: Fired): number {
+  return x.spec.explains === 'stall' ? (x.spec.cause === 'unknown' ? 1 : 0) : x.spec.explains === 'notready' ? 2 : 3;
+}
+
+function notReadyConfidence(fired: Fired[]): number {
+  return fired.find((x) => x.spec.explains === 'notready')?.confidence ?? 0;
+}
+
+export type { Finding };

@@ -1,0 +1,420 @@
+// Log line → signal events. Each matcher names the literal needles it needs; the scanner's chunk prefilter is built
+// from the same needles, so a line can only reach a matcher if the prefilter let it through. Wordings and their
+// versions: ../shared/reference/kubelet-catalog.md (§2 PLEG, §4 runtime state, §5 node status, §6 CRI, §7 CNI).
+import type { LogRecord } from '../parse/record.js';
+import { parseGoDuration } from '../parse/time.js';
+import type { CriCode, SignalEvent } from './events.js';
+
+type Draft = SignalEvent extends infer E ? (E extends SignalEvent ? Omit<E, 'ts' | 'host' | 'ref'> : never) : never;
+
+export interface Matcher {
+  id: string;
+  /** Case-sensitive substrings; the matcher runs when any is in the line. */
+  needles: string[];
+  /** Which payload kinds it applies to (kubelet lines are klog/json; runtime daemons logrus/text; kernel text). */
+  kinds?: Array<LogRecord['kind']>;
+  match(rec: LogRecord): Draft | Draft[] | null;
+}
+
+const AGE_RE = /pleg was last seen active ([0-9hmsµun.]+) ago; threshold is ([0-9hms.]+)/;
+const SENTINEL_SECONDS = 2562047 * 3600 + 47 * 60 + 16.854775807;
+const NUMERIC_CODES: Record<string, CriCode> = { '1': 'Canceled', '2': 'Unknown', '4': 'DeadlineExceeded', '5': 'NotFound', '8': 'ResourceExhausted', '12': 'Unimplemented', '13': 'Internal', '14': 'Unavailable' };
+
+export function grpcCode(text: string): CriCode {
+  const m = /code = (\w+)/.exec(text);
+  if (m) {
+    const c = m[1] as string;
+    if (/^\d+$/.test(c)) return NUMERIC_CODES[c] ?? 'Other';
+    return (['DeadlineExceeded', 'Unavailable', 'Unknown', 'Canceled', 'NotFound', 'Unimplemented', 'ResourceExhausted', 'Internal'].includes(c) ? c : 'Other') as CriCode;
+  }
+  const n = /Code:(\d+)/.exec(text);
+  if (n) return NUMERIC_CODES[n[1] as string] ?? 'Other';
+  if (text.includes('context deadline exceeded') || text.includes('operation timeout')) return 'DeadlineExceeded';
+  if (text.includes('connection refused') || text.includes('Cannot connect to the Docker daemon')) return 'Unavailable';
+  return null;
+}
+
+const OPS: Record<string, string> = {
+  ListPodSandbox: 'list_podsandbox', ListContainers: 'list_containers', ContainerStatus: 'container_status',
+  PodSandboxStatus: 'podsandbox_status', Status: 'status', Version: 'version', RunPodSandbox: 'run_podsandbox',
+  StopPodSandbox: 'stop_podsandbox', RemovePodSandbox: 'remove_podsandbox', StopContainer: 'stop_container',
+  RemoveContainer: 'remove_container', StartContainer: 'start_container', CreateContainer: 'create_container',
+  ExecSync: 'exec_sync', Exec: 'exec', Attach: 'attach', PortForward: 'port_forward',
+  ListContainerStats: 'list_container_stats', ContainerStats: 'container_stats', ListPodSandboxStats: 'list_podsandbox_stats',
+  PodSandboxStats: 'podsandbox_stats', UpdateContainerResources: 'update_container', ReopenContainerLog: 'reopen_container_log',
+  UpdateRuntimeConfig: 'update_runtime_config', ListImages: 'list_images', ImageStatus: 'image_status', PullImage: 'pull_image',
+  RemoveImage: 'remove_image', ImageFsInfo: 'image_fs_info', GetContainerEvents: 'get_container_events',
+  ListMetricDescriptors: 'list_metric_descriptors', ListPodSandboxMetrics: 'list_podsandbox_metrics', RuntimeConfig: 'runtime_config',
+  CheckpointContainer: 'checkpoint_container',
+};
+
+function errText(rec: LogRecord): string {
+  return rec.fields['err'] ?? rec.msg;
+}
+
+const HEX_ID = /\b([0-9a-f]{12,64})\b/;
+
+function firstQuoted(s: string): string | null {
+  const m = /"([^"]*)"/.exec(s);
+  return m ? (m[1] as string) : null;
+}
+
+/** `ns/name` from structured `pod=`; printf pod names like `web-0_default(uid)` are kept as written. */
+function podOf(rec: LogRecord): string | null {
+  return rec.fields['pod'] ?? rec.fields['podName'] ?? null;
+}
+
+function runtimeFromIdent(rec: LogRecord): 'docker' | 'containerd' | 'cri-o' | null {
+  const id = (rec.ident ?? '').toLowerCase();
+  if (id.startsWith('dockerd') || id === 'docker') return 'docker';
+  if (id.startsWith('containerd')) return 'containerd';
+  if (id === 'crio' || id === 'cri-o') return 'cri-o';
+  return null;
+}
+
+function runtimeFromText(t: string): 'docker' | 'containerd' | 'cri-o' | null {
+  if (/docker/i.test(t)) return 'docker';
+  if (/containerd/i.test(t)) return 'containerd';
+  if (/cri-o|crio/i.test(t)) return 'cri-o';
+  return null;
+}
+
+const KUBELET: Array<LogRecord['kind']> = ['klog', 'json'];
+
+export const MATCHERS: Matcher[] = [
+  {
+    id: 'pleg-unhealthy',
+    needles: ['PLEG is not healthy', 'pleg was last seen active', 'pleg has yet to be successful'],
+    match(rec) {
+      const t = rec.payload;
+      const lower = rec.msg.toLowerCase();
+      const source = lower.startsWith('skipping pod synchronization') ? 'sync-loop'
+        : lower.includes('node became not ready') || lower.includes('setting node status') ? 'node-condition' : 'other';
+      const runtimeDown = t.includes('container runtime is down');
+      if (t.includes('pleg has yet to be successful')) {
+        return { type: 'relist-unhealthy', ageSeconds: null, thresholdSeconds: 180, neverSucceeded: true, source, runtimeDown };
+      }
+      const m = AGE_RE.exec(t);
+      if (!m) return null;
+      const age = parseGoDuration(m[1] as string);
+      const thr = parseGoDuration(m[2] as string);
+      // ≤1.12 kubelets report the zero relist time as this sentinel at start-up: "never succeeded", not 292 years.
+      const sentinel = Math.abs(age - SENTINEL_SECONDS) < 1;
+      return { type: 'relist-unhealthy', ageSeconds: sentinel ? null : age, thresholdSeconds: Number.isFinite(thr) ? thr : 180, neverSucceeded: sentinel, source, runtimeDown };
+    },
+  },
+  {
+    id: 'sync-skipped-other',
+    needles: ['kipping pod synchronization'],
+    kinds: KUBELET,
+    match(rec) {
+      if (rec.payload.includes('PLEG is not healthy')) return null;
+      const reason = (rec.fields['err'] ?? rec.msg.replace(/^skipping pod synchronization - /, '')).replace(/^\[|\]$/g, '');
+      return { type: 'sync-skipped', reason };
+    },
+  },
+  {
+    id: 'node-not-ready',
+    needles: ['NodeNotReady', 'became not ready'],
+    kinds: KUBELET,
+    match(rec) {
+      const t = rec.payload;
+      if (t.includes('became not ready')) {
+        const m = /[Mm]essage"?:"?(.*?)(?:"?}\s*$|$)/.exec(rec.fields['condition'] ?? t);
+        return { type: 'node-not-ready', message: m ? (m[1] as string).replace(/"$/, '') : null };
+      }
+      if (t.includes('Recording NodeNotReady event') || rec.fields['event'] === 'NodeNotReady') return { type: 'node-not-ready', message: null };
+      return null;
+    },
+  },
+  {
+    id: 'node-ready',
+    needles: ['NodeReady'],
+    kinds: KUBELET,
+    match(rec) {
+      if (rec.payload.includes('Recording NodeReady event') || rec.fields['event'] === 'NodeReady') return { type: 'node-ready' };
+      return null;
+    },
+  },
+  {
+    id: 'relist-proof',
+    needles: ['SyncLoop (PLEG)', 'Generic (PLEG)', 'GenericPLEG'],
+    kinds: KUBELET,
+    match(rec) {
+      const m = rec.msg;
+      if (m.startsWith('SyncLoop (PLEG)')) return { type: 'relist-proof', what: 'SyncLoop (PLEG) event' };
+      if (m.startsWith('Generic (PLEG): container finished')) return { type: 'relist-proof', what: 'Generic (PLEG): container finished' };
+      if (m === 'GenericPLEG' && rec.fields['newState']) return { type: 'relist-proof', what: 'GenericPLEG state transition' };
+      if (/^GenericPLEG: [0-9a-f-]{36}\/\S+: \w+ -> \w+/.test(m)) return { type: 'relist-proof', what: 'GenericPLEG state transition' };
+      if (m.startsWith('GenericPLEG: Unable to retrieve pods')) return { type: 'relist-failed', code: grpcCode(errText(rec)) };
+      return null;
+    },
+  },
+  {
+    id: 'kubelet-start',
+    needles: ['Kubelet version', 'Version: v', 'Started kubelet', 'Starting kubelet main sync loop', 'Started Kubernetes', 'Started kubelet', 'Stopping Kubernetes', 'Stopped Kubernetes', 'kubelet.service: Main process exited', 'Stopping kubelet', 'Stopped kubelet'],
+    match(rec) {
+      const m = rec.msg;
+      if (rec.kind === 'klog' || rec.kind === 'json') {
+        if (m === 'Kubelet version') return { type: 'kubelet-start', version: rec.fields['kubeletVersion'] ?? null, marker: 'version' };
+        const v = /^Version: (v\d+\.\d+\.\S+)/.exec(m);
+        if (v && /server\.go/.test(rec.caller ?? 'server.go')) return { type: 'kubelet-start', version: v[1] as string, marker: 'version' };
+        if (m === 'Started kubelet' || m.startsWith('Started kubelet as runonce')) return { type: 'kubelet-start', version: null, marker: 'started' };
+        if (m.startsWith('Starting kubelet main sync loop')) return { type: 'kubelet-start', version: null, marker: 'sync-loop-start' };
+        return null;
+      }
+      // systemd's own lines in `journalctl -u kubelet`.
+      if (/^Started (Kubernetes Kubelet|kubelet(\.service)?|kubelet: The Kubernetes Node Agent)/.test(m) || /^Started .*[Kk]ubelet/.test(m)) {
+        return { type: 'kubelet-start', version: null, marker: 'systemd-start' };
+      }
+      if (/^(Stopping|Stopped) .*[Kk]ubelet/.test(m) || m.startsWith('kubelet.service: Main process exited')) {
+        return { type: 'kubelet-start', version: null, marker: 'systemd-stop' };
+      }
+      return null;
+    },
+  },
+  {
+    id: 'runtime-info',
+    needles: ['Container runtime', 'initialized, version'],
+    kinds: KUBELET,
+    match(rec) {
+      const m = rec.msg;
+      const a = /^Container runtime (\S+) initialized, version: ([^,]+)/.exec(m);
+      if (a) return { type: 'runtime-info', runtime: runtimeFromText(a[1] as string), version: (a[2] as string).trim() };
+      if (m === 'Container runtime initialized') return { type: 'runtime-info', runtime: runtimeFromText(rec.fields['containerRuntime'] ?? ''), version: rec.fields['version'] ?? null };
+      if (m.startsWith('Container runtime sanity check failed')) return { type: 'runtime-down', reason: 'Container runtime sanity check failed: ' + errText(rec).replace(/^Container runtime sanity check failed: /, '') };
+      return null;
+    },
+  },
+  {
+    id: 'runtime-down',
+    needles: ['container runtime is down', 'Cannot connect to the Docker daemon', 'connection refused', 'code = Unavailable'],
+    kinds: KUBELET,
+    match(rec) {
+      const t = rec.payload;
+      if (t.includes('PLEG is not healthy')) return null; // the unhealthy matcher records runtimeDown
+      if (t.includes('container runtime is down')) return { type: 'runtime-down', reason: 'container runtime is down' };
+      if (t.includes('Cannot connect to the Docker daemon')) return { type: 'runtime-down', reason: 'Cannot connect to the Docker daemon' };
+      if ((t.includes('connection refused') || t.includes('code = Unavailable')) && /\.sock|runtime|dial unix/.test(t)) {
+        return { type: 'runtime-down', reason: (/dial unix [^:]+: connect: [\w ]+/.exec(t)?.[0]) ?? 'CRI socket unavailable' };
+      }
+      return null;
+    },
+  },
+  {
+    id: 'cri-client-error',
+    needles: ['from runtime service failed'],
+    kinds: KUBELET,
+    match(rec) {
+      const m = /^(\w+)\b.*?from runtime service failed/.exec(rec.msg);
+      if (!m) return null;
+      const op = OPS[m[1] as string] ?? (m[1] as string).replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+      const err = errText(rec);
+      const idInText = rec.kind === 'klog' && !rec.fields['err'] ? firstQuoted(rec.msg) : null;
+      const cid = rec.fields['containerID'] ?? (op.includes('container') && idInText ? idInText : null);
+      const sid = rec.fields['podSandboxID'] ?? (op.includes('podsandbox') && op !== 'list_podsandbox' && idInText ? idInText : null);
+      return { type: 'cri-error', op, code: grpcCode(err), layer: 'client', containerId: cid, sandboxId: sid, pod: podOf(rec), detail: err };
+    },
+  },
+  {
+    id: 'cri-caller-error',
+    needles: ['ListPodSandbox failed', 'Failed to list pod sandboxes', 'getKubeletContainers failed', 'ListContainers failed', 'PodSandboxStatus of sandbox', 'ContainerStatus for', 'ContainerStatus return error', 'Failed to list sandboxes for pod', 'ListContainers error', 'statusError{Code:', 'Error listing containers'],
+    kinds: KUBELET,
+    match(rec) {
+      const m = rec.msg;
+      const err = errText(rec);
+      const base = { type: 'cri-error' as const, layer: 'caller' as const, containerId: null, sandboxId: null, pod: podOf(rec), detail: err, code: grpcCode(err) };
+      if (m.startsWith('ListPodSandbox failed') || m === 'Failed to list pod sandboxes' || m.startsWith('ListPodSandbox with pod UID') || m === 'Failed to list sandboxes for pod') return { ...base, op: 'list_podsandbox' };
+      if (m.startsWith('getKubeletContainers failed') || m === 'ListContainers failed' || m.startsWith('ListContainers error') || m.startsWith('Error listing containers')) return { ...base, op: 'list_containers' };
+      if (m.startsWith('PodSandboxStatus of sandbox')) {
+        const p = /PodSandboxStatus of sandbox "([^"]+)" for pod "([^"]+)"/.exec(m);
+        return { ...base, op: 'podsandbox_status', sandboxId: rec.fields['podSandboxID'] ?? (p ? (p[1] as string) : null), pod: rec.fields['pod'] ?? (p ? (p[2] as string) : null) };
+      }
+      if (m.startsWith('ContainerStatus for') || m === 'ContainerStatus return error') {
+        const id = rec.fields['containerID'] ?? (/ContainerStatus for (\S+) error/.exec(m)?.[1] ?? null);
+        return { ...base, op: 'container_status', containerId: id };
+      }
+      return null;
+    },
+  },
+  {
+    id: 'kill-sync-error',
+    needles: ['KillPodSandboxError', 'KillContainerError', 'StopPodSandbox', 'killPodWithSyncResult failed'],
+    kinds: KUBELET,
+    match(rec) {
+      const t = rec.payload;
+      if (t.includes('from runtime service failed')) return null;
+      if (!/DeadlineExceeded|deadline exceeded|code = 4\b/.test(t)) return null;
+      if (t.includes('KillPodSandbox')) {
+        return { type: 'cri-error', op: 'stop_podsandbox', code: 'DeadlineExceeded', layer: 'caller', containerId: null, sandboxId: null, pod: rec.fields['pod'] ?? (/for "([^"]+)" with KillPodSandboxError/.exec(t)?.[1] ?? null), detail: errText(rec) };
+      }
+      if (t.includes('KillContainer')) {
+        return { type: 'cri-error', op: 'stop_container', code: 'DeadlineExceeded', layer: 'caller', containerId: null, sandboxId: null, pod: rec.fields['pod'] ?? null, detail: errText(rec) };
+      }
+      return null;
+    },
+  },
+  {
+    id: 'pod-inspect-failed',
+    needles: ['PLEG: Ignoring events for pod', 'failed reinspection'],
+    kinds: KUBELET,
+    match(rec) {
+      const m = /^PLEG: (?:Ignoring events for pod|pod) (\S+?)(?::| failed)/.exec(rec.msg);
+      return { type: 'pod-inspect-failed', pod: rec.fields['pod'] ?? (m ? (m[1] as string) : null), code: grpcCode(errText(rec)) };
+    },
+  },
+  {
+    id: 'event-channel-full',
+    needles: ['channel is full', 'channel capacity is full'],
+    match(rec) {
+      const t = rec.payload;
+      return { type: 'event-channel-full', evented: t.includes('Evented') || t.includes('capacity is full') };
+    },
+  },
+  {
+    id: 'cni',
+    needles: ['etworkPlugin', 'network plugin', 'failed to read pod IP', 'network for sandbox', "Couldn't find network status"],
+    kinds: ['klog', 'json', 'logrus', 'text'],
+    match(rec) {
+      const t = rec.payload;
+      const pod = rec.fields['pod'] ?? (/pod "([^"]+)"/.exec(t)?.[1] ?? null);
+      const plugin = /etworkPlugin (\S+) failed/.exec(t)?.[1] ?? /network plugin (\S+) to/.exec(t)?.[1] ?? (/plugin type="(\w+)"/.exec(t)?.[1] ?? null);
+      const call = /Calling network plugin (\S+) to (set up|tear down) pod "([^"]+)"/.exec(t);
+      if (call) return { type: 'cni-call', phase: call[2] === 'set up' ? 'setup' : 'teardown', pod: call[3] as string, plugin: call[1] as string };
+      const sandbox = /network for sandbox \\?"([0-9a-f]+)/.exec(t)?.[1] ?? null;
+      if (/failed on the status hook/.test(t)) return { type: 'cni-error', phase: 'status', pod, sandboxId: null, plugin };
+      if (/failed to read pod IP/.test(t)) return { type: 'cni-error', phase: 'read-ip', pod, sandboxId: null, plugin };
+      if (/failed to (set up|setup)|to setup network/.test(t)) return { type: 'cni-error', phase: 'setup', pod, sandboxId: sandbox, plugin };
+      if (/failed to (teardown|tear down|destroy network)/.test(t)) return { type: 'cni-error', phase: 'teardown', pod, sandboxId: sandbox, plugin };
+      if (/Couldn't find network status/.test(t)) return { type: 'cni-error', phase: 'status', pod, sandboxId: null, plugin };
+      return null;
+    },
+  },
+  {
+    id: 'kernel-hung-task',
+    needles: ['blocked for more than'],
+    match(rec) {
+      const m = /task (\S+?):\d+ blocked for more than (\d+) seconds/.exec(rec.payload);
+      return m ? { type: 'hung-task', task: m[1] as string, seconds: Number(m[2]) } : null;
+    },
+  },
+  {
+    id: 'kernel-nfs',
+    needles: ['not responding'],
+    match(rec) {
+      const m = /nfs: server (\S+) not responding/.exec(rec.payload);
+      return m ? { type: 'nfs-not-responding', server: m[1] as string } : null;
+    },
+  },
+  {
+    id: 'kernel-netdev',
+    needles: ['unregister_netdevice'],
+    match(rec) {
+      const m = /unregister_netdevice: waiting for (\S+) to become free/.exec(rec.payload);
+      return m ? { type: 'netdev-unregister', device: m[1] as string } : null;
+    },
+  },
+  {
+    id: 'oom',
+    needles: ['Out of memory', 'oom-kill', 'invoked oom-killer', 'Killed process'],
+    match(rec) {
+      const t = rec.payload;
+      const m = /Kill(?:ed)? process \d+ \(([^)]+)\)/.exec(t) ?? /oom-kill:.*task=([^,\s]+)/.exec(t) ?? /^(\S+) invoked oom-killer/.exec(t);
+      return m ? { type: 'oom-kill', process: m[1] as string } : null;
+    },
+  },
+  {
+    id: 'pid-exhaustion',
+    needles: ['resource temporarily unavailable', 'Resource temporarily unavailable', 'pthread_create failed', 'read init-p', 'fork rejected by pids controller'],
+    match(rec) {
+      const t = rec.payload;
+      if (/fork\/exec|fork:|pthread_create|read init-p|fork rejected|cannot allocate|newosproc/.test(t)) {
+        return { type: 'pid-exhaustion', detail: (/(fork\/exec [^:]+: resource temporarily unavailable|fork: [Rr]esource temporarily unavailable|pthread_create failed[^"]*|read init-p[^"]*|fork rejected by pids controller[^"]*)/.exec(t)?.[1] ?? t).slice(0, 200) };
+      }
+      return null;
+    },
+  },
+  {
+    id: 'slow-du',
+    needles: ['du and find on following dirs took'],
+    match(rec) {
+      const m = /took ([0-9hms.µ]+)/.exec(rec.payload);
+      return { type: 'slow-disk-usage', seconds: m ? parseGoDuration(m[1] as string) : null };
+    },
+  },
+  {
+    id: 'housekeeping',
+    needles: ['Housekeeping took longer'],
+    kinds: KUBELET,
+    match(rec) {
+      const a = rec.fields['actual'];
+      return { type: 'housekeeping-slow', seconds: a ? parseGoDuration(a) : null };
+    },
+  },
+  {
+    id: 'clock',
+    needles: ['Time has been changed', 'System clock wrong', 'clock was stepped', 'System clock was stepped', 'time stepped', 'Clock change detected'],
+    match(rec) {
+      return { type: 'clock-change', detail: rec.msg.slice(0, 200) };
+    },
+  },
+  {
+    id: 'eviction',
+    needles: ['Eviction manager: attempting to reclaim', 'eviction manager: must evict', 'Evicting pod'],
+    kinds: KUBELET,
+    match(rec) {
+      return { type: 'eviction', detail: rec.msg.slice(0, 200) };
+    },
+  },
+  {
+    id: 'runtime-daemon',
+    needles: ['broken pipe', 'get state for', 'deadline exceeded', 'dead shim', 'shim disconnected', 'Stopping container', 'Stopped container', 'timeout (30s)', 'Starting up', 'API listen on', 'starting containerd', 'successfully booted', 'Starting CRI-O', 'Started Docker', 'Stopping Docker', 'Starting containerd', 'Stopping containerd', 'Started containerd', 'Container Runtime Interface for OCI', 'Main process exited', 'Processing signal'],
+    kinds: ['logrus', 'text'],
+    match(rec) {
+      const t = rec.payload;
+      const m = rec.msg;
+      const rt = runtimeFromIdent(rec) ?? (rec.ident === 'systemd' || rec.ident === 'init.scope' ? runtimeFromText(m) : null);
+      const id = rec.fields['id'] ?? rec.fields['container'] ?? (HEX_ID.exec(m)?.[1] ?? null);
+      const crioStop = /^Stopping container:? ([0-9a-f]{12,64}) \(timeout: (\d+)s\)/.exec(m);
+      if (crioStop) return { type: 'crio-stopping', containerId: crioStop[1] as string, timeoutSeconds: Number(crioStop[2]) };
+      const crioStopped = /^Stopped container ([0-9a-f]{12,64})/.exec(m);
+      if (crioStopped) return { type: 'crio-stopped', containerId: crioStopped[1] as string };
+      if (rec.ident === 'systemd' || rec.ident === 'init.scope') {
+        const r = runtimeFromText(m);
+        if (!r) return null;
+        if (/^Start(ed|ing) /.test(m)) return { type: 'runtime-lifecycle', runtime: r, phase: 'start' };
+        if (/^Stop(ped|ping) /.test(m)) return { type: 'runtime-lifecycle', runtime: r, phase: 'stop' };
+        if (/Main process exited.*status=[^0]/.test(m) || /Failed with result/.test(m)) return { type: 'runtime-lifecycle', runtime: r, phase: 'crash' };
+        return null;
+      }
+      if (rt === null && rec.kind !== 'logrus') return null;
+      if (/^Starting up$|^API listen on|^starting containerd|successfully booted|^Starting CRI-O/.test(m)) return { type: 'runtime-lifecycle', runtime: rt ?? runtimeFromText(m), phase: 'start' };
+      if (/^Processing signal 'terminated'/.test(m)) return { type: 'runtime-lifecycle', runtime: rt, phase: 'stop' };
+      if (t.includes('broken pipe') && /containers\/json|\/containers\/|docker\.sock/.test(t)) return { type: 'runtime-daemon-error', runtime: rt ?? 'docker', kind: 'broken-pipe', containerId: null };
+      if (/get state for|failed to get state/.test(m) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt ?? 'containerd', kind: 'state-timeout', containerId: id };
+      if (/dead shim|shim disconnected/.test(m)) return { type: 'runtime-daemon-error', runtime: rt ?? 'containerd', kind: 'shim-cleanup', containerId: id };
+      if (rec.level === 'E' && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'other', containerId: id };
+      return null;
+    },
+  },
+  {
+    id: 'node-name',
+    needles: ['event message for node', 'Attempting to register node', 'Successfully registered node'],
+    kinds: KUBELET,
+    match(rec) {
+      const n = rec.fields['node'] ?? (/(?:for node|register node) (\S+)/.exec(rec.msg)?.[1] ?? null);
+      return n ? { type: 'node-name', node: n.replace(/^"|"$/g, '') } : null;
+    },
+  },
+];
+
+/** Every needle of every matcher: the scanner's chunk prefilter. */
+export function allNeedles(extra: string[] = []): string[] {
+  const set = new Set<string>(extra);
+  for (const m of MATCHERS) for (const n of m.needles) set.add(n);
+  return [...set];
+}
+
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
