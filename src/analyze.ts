@@ -14,6 +14,7 @@ import { iso, resolveZone } from './parse/time.js';
 import { extractSignals, type ArtifactSignals, type CustomPattern } from './signals/extract.js';
 import { buildNodes, type ArtifactData, type NodeModel } from './model/node.js';
 import type { MetricsSource } from './model/metrics.js';
+import { isModelMetric } from './model/metric-names.js';
 import { computeFacts, type Cite } from './rules/facts.js';
 import { evaluate, type NodeJudgement } from './rules/engine.js';
 import { BUILTIN_GAPS, BUILTIN_RULES } from './rules/catalog.js';
@@ -139,7 +140,7 @@ function sortWarnings(ws: Warning[]): Warning[] {
 }
 
 async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (line: number | null, m: string) => void): Promise<MetricsSource> {
-  const parser = new MetricsParser({ keep: (name) => name.startsWith('kubelet_') });
+  const parser = new MetricsParser({ keep: isModelMetric });
   const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
   const res = await scanStream(a.open(), scanner);
   setLines(res.lines);

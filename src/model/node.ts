@@ -175,7 +175,12 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         events.push(e);
       }
     }
-    events.sort((a, b) => a.ts - b.ts);
+    const aligned = alignMonotonic(events);
+    if (aligned.unplaced > 0) {
+      warnings.push({ artifact: aligned.artifact, message: `${aligned.unplaced} kernel line(s) carry only seconds-since-boot stamps and nothing in the input gives the boot time (a \`dmesg -T\` copy or journal kernel lines would): used without a time` });
+    }
+    // Lines without a time go last; they can still support a cause, not date a stall.
+    events.sort((a, b) => (Number.isNaN(a.ts) ? Infinity : a.ts) - (Number.isNaN(b.ts) ? Infinity : b.ts));
     for (const s of n.snapshots) {
       const a = artifacts.find((x) => x.path === s.file);
       if (a) arts.set(a.id, a);
@@ -224,4 +229,38 @@ function inferRuntime(events: SignalEvent[], arts: ArtifactData[]): RuntimeName 
   }
   void arts;
   return null;
+}
+
+const STAMP = /^(?:.*? kernel: )?(?:\[[^\]]*\] )?/;
+
+function kernelText(text: string): string {
+  return text.replace(STAMP, '');
+}
+
+/**
+ * Puts raw dmesg lines (`[ 4711.123456] …`, seconds since boot) on the wall clock when another copy of the kernel log
+ * in the input says when they happened: journal kernel lines that carry both stamps, or a `dmesg -T` twin with the same
+ * text. The boot time is the median of (wall time − seconds since boot) over the matches.
+ */
+export function alignMonotonic(events: SignalEvent[]): { unplaced: number; artifact: number | null } {
+  const loose = events.filter((e) => Number.isNaN(e.ts) && Number.isFinite(e.ref.mono));
+  if (loose.length === 0) return { unplaced: 0, artifact: null };
+  const boots: number[] = [];
+  for (const e of events) if (Number.isFinite(e.ts) && Number.isFinite(e.ref.mono)) boots.push(e.ts - e.ref.mono * 1000);
+  if (boots.length === 0) {
+    const byText = new Map<string, number>();
+    for (const e of events) if (Number.isFinite(e.ts)) byText.set(`${e.type}|${kernelText(e.ref.text)}`, e.ts);
+    for (const e of loose) {
+      const t = byText.get(`${e.type}|${kernelText(e.ref.text)}`);
+      if (t !== undefined) boots.push(t - e.ref.mono * 1000);
+    }
+  }
+  if (boots.length === 0) return { unplaced: loose.length, artifact: loose[0]?.ref.artifact ?? null };
+  boots.sort((a, b) => a - b);
+  const boot = boots[Math.floor(boots.length / 2)] as number;
+  for (const e of loose) {
+    e.ts = boot + e.ref.mono * 1000;
+    e.ref.ts = e.ts;
+  }
+  return { unplaced: 0, artifact: null };
 }

@@ -161,26 +161,27 @@ export function buildTimeline(input: TimelineInput): Timeline {
     let endedBy: StallModel['endedBy'] = 'end-of-log';
     let endProof = 'log ends while PLEG is still unhealthy';
     let endEvidence: Ref | null = null;
-    const proofTs = firstProof && firstProof.ts <= last.ts + PROOF_WINDOW_MS ? firstProof.ts : null;
-    const nextTs = nextGroup && nextGroup.lastRelistAt <= last.ts + PROOF_WINDOW_MS ? nextGroup.lastRelistAt : null;
-    const recoveredTs = Math.min(proofTs ?? Infinity, nextTs ?? Infinity);
-    if (restart && restart.at <= last.ts + 60_000 && restart.at <= recoveredTs) {
+    // A restart right after the last unhealthy line ended it; else the first proof of a working relist; else the
+    // next stall's own last relist (a relist that started then succeeded); else, if the kubelet kept logging without
+    // complaining, it recovered within one skip interval.
+    const proofTs = firstProof ? firstProof.ts : Infinity;
+    const nextTs = nextGroup && (!firstProof || nextGroup.lastRelistAt <= firstProof.ts) ? nextGroup.lastRelistAt : Infinity;
+    if (restart && restart.at <= last.ts + 60_000 && restart.at <= Math.min(proofTs, nextTs)) {
       endedAt = restart.at;
       endedBy = 'restart';
       endProof = 'kubelet restarted';
       endEvidence = restart.evidence[0] ?? null;
-    } else if (Number.isFinite(recoveredTs)) {
-      endedAt = recoveredTs;
+    } else if (firstProof && proofTs <= last.ts + PROOF_WINDOW_MS && proofTs <= nextTs) {
+      endedAt = proofTs;
       endedBy = 'recovered';
-      if (proofTs !== null && proofTs === recoveredTs && firstProof) {
-        endProof = firstProof.type === 'node-ready' ? 'node reported Ready' : (firstProof as EventOf<'relist-proof'>).what;
-        endEvidence = firstProof.ref;
-      } else {
-        endProof = 'a later relist succeeded (new last-seen time)';
-        endEvidence = nextGroup?.events[0]?.ref ?? null;
-      }
+      endProof = firstProof.type === 'node-ready' ? 'node reported Ready' : (firstProof as EventOf<'relist-proof'>).what;
+      endEvidence = firstProof.ref;
+    } else if (Number.isFinite(nextTs)) {
+      endedAt = nextTs;
+      endedBy = 'recovered';
+      endProof = 'a later relist succeeded (the next stall counts from it)';
+      endEvidence = nextGroup?.events[0]?.ref ?? null;
     } else if (input.kubeletLast > last.ts + PROOF_WINDOW_MS) {
-      // The kubelet kept logging but stopped reporting PLEG unhealthy: it recovered within one skip interval.
       endedAt = last.ts + SKIP_CADENCE_MS;
       endedBy = 'recovered';
       endProof = firstProof ? `unhealthy lines stopped (next relist proof: ${firstProof.type === 'node-ready' ? 'NodeReady' : (firstProof as EventOf<'relist-proof'>).what})` : 'unhealthy lines stopped while the kubelet kept logging';

@@ -7,7 +7,7 @@
 // Payloads: klog header `E1121 10:00:03.123456    1234 generic.go:238] <printf text | "msg" k=v…>`, kubelet JSON
 // logging `{"ts":1753121331919.76,"caller":"…","msg":"…","err":"…"}`, logrus `time="…" level=error msg="…"`, kernel text.
 import { parseStructured, parseKeyValues, readQuoted } from './kv.js';
-import { parseIso, type YearClock, type WallClock } from './time.js';
+import { monthIndex, parseIso, type YearClock, type WallClock } from './time.js';
 
 export type PayloadKind = 'klog' | 'json' | 'logrus' | 'text';
 export type Level = 'I' | 'W' | 'E' | 'F';
@@ -31,6 +31,8 @@ export interface LogRecord {
   payload: string;
   /** Time from the klog header / JSON ts when present (NaN otherwise); compared with the journal's time. */
   payloadTs: number;
+  /** Seconds since boot from a raw dmesg stamp `[ 4711.123456]` (NaN otherwise): placed on the clock later, if a twin allows. */
+  mono: number;
   /** The raw line (evidence text). */
   text: string;
   line: number;
@@ -174,8 +176,12 @@ interface Envelope {
 export function parsePayload(payload: string, env: Envelope, ctx: ParseContext): LogRecord {
   const rec: LogRecord = {
     ts: env.ts, host: env.host, ident: env.ident, pid: env.pid, kind: 'text', level: null, caller: null,
-    msg: payload, fields: {}, payload, payloadTs: NaN, text: env.text, line: env.line, offset: env.offset,
+    msg: payload, fields: {}, payload, payloadTs: NaN, mono: NaN, text: env.text, line: env.line, offset: env.offset,
   };
+  if (payload.charCodeAt(0) === 91) {
+    parseDmesgStamp(rec, ctx);
+    return rec;
+  }
   const c0 = payload.charCodeAt(0);
   const lvl = LEVELS[payload[0] ?? ''];
   if (lvl && isDigit(payload.charCodeAt(1)) && payload.charCodeAt(5) === 32 && payload.charCodeAt(8) === 58) {
@@ -186,6 +192,28 @@ export function parsePayload(payload: string, env: Envelope, ctx: ParseContext):
     parseLogrus(payload, rec, ctx);
   }
   return rec;
+}
+
+const DMESG_REL = /^\[\s*(\d+\.\d+)\] /;
+const DMESG_T = /^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\w{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\] /;
+
+/** `[ 4711.123456] msg` (seconds since boot) or `[Thu Jan 11 10:00:00 2024] msg` (dmesg -T, local time). */
+function parseDmesgStamp(rec: LogRecord, ctx: ParseContext): void {
+  const p = rec.payload;
+  const rel = DMESG_REL.exec(p);
+  if (rel) {
+    rec.mono = Number(rel[1]);
+    rec.msg = rec.payload = p.slice(rel[0].length);
+    return;
+  }
+  const t = DMESG_T.exec(p);
+  if (t) {
+    const mon = monthIndex(t[1] as string);
+    const ms = ctx.wall.toEpoch(Number(t[6]), mon, Number(t[2]), Number(t[3]), Number(t[4]), Number(t[5]), 0);
+    if (Number.isNaN(rec.ts)) rec.ts = ms;
+    rec.payloadTs = ms;
+    rec.msg = rec.payload = p.slice(t[0].length);
+  }
 }
 
 function parseKlog(p: string, rec: LogRecord, ctx: ParseContext, lvl: Level): void {

@@ -234,6 +234,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['relist.max'] = m?.relist.duration?.max ?? null;
   p['metrics.relist'] = m ? pool(m.relist.evidence) : [];
   f['metrics.discardEvents'] = m?.discardEvents ?? null;
+  p['metrics.discard'] = m?.discardEvidence ? pool(m.discardEvidence) : [];
   f['pods.running'] = m?.runningPods ?? null;
   f['pods.containers'] = m?.runningContainers ?? null;
   for (const op of m?.operations ?? []) {
@@ -262,7 +263,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['goroutine.relistInCni'] = g ? g.frames.some((fr) => /GetPodNetworkStatus|SetUpPod|TearDownPod|network\/cni|getIPFromPlugin/.test(fr)) : false;
   f['goroutine.relistInCri'] = g ? g.frames.some((fr) => /grpc\.\(\*ClientConn\)\.Invoke|RemoteRuntimeService|remoteRuntimeService|libdocker|dockertools/.test(fr)) : false;
   f['goroutine.deepestFrame'] = g?.deepestKubeletFrame ?? null;
-  p['goroutine'] = g ? [{ artifact: node.goroutines?.artifact ?? -1, line: g.line, offset: 0, ts: NaN, text: g.headerText }] : [];
+  p['goroutine'] = g ? [{ artifact: node.goroutines?.artifact ?? -1, line: g.line, offset: 0, ts: NaN, mono: NaN, text: g.headerText }] : [];
 
   // Custom signals from user rule packs.
   for (const e of node.events) {

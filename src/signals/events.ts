@@ -7,6 +7,8 @@ export interface Ref {
   line: number;
   offset: number;
   ts: number;
+  /** Seconds since boot, for raw dmesg lines (NaN otherwise). */
+  mono: number;
   text: string;
 }
 

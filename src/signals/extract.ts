@@ -15,7 +15,6 @@ export interface HostWindow {
   last: number;
   /** Last line written by the kubelet itself (klog/JSON payload): a stall that outlives it ran to the end of the log. */
   kubeletLast: number;
-  lines: number;
 }
 
 export interface ExtractWarning {
@@ -88,14 +87,14 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
   const hostState = (h: string | null): HostState => {
     let s = hosts.get(h);
     if (!s) {
-      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN, lines: 0 }, awaitingProof: false, lastProofKept: -Infinity, pidByIdent: new Map() };
+      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN }, awaitingProof: false, lastProofKept: -Infinity, pidByIdent: new Map() };
       hosts.set(h, s);
     }
     return s;
   };
 
   const refOf = (rec: LogRecord): Ref => ({
-    artifact: opts.artifact, line: rec.line, offset: rec.offset, ts: rec.ts,
+    artifact: opts.artifact, line: rec.line, offset: rec.offset, ts: rec.ts, mono: rec.mono,
     text: rec.text.length > maxText ? rec.text.slice(0, maxText) : rec.text,
   });
 
@@ -107,15 +106,16 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
   };
 
   const onRecord = (rec: LogRecord): void => {
-    if (Number.isNaN(rec.ts)) return;
+    if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) return;
     const st = hostState(rec.host);
     const w = st.window;
-    if (!(w.first <= rec.ts)) w.first = rec.ts;
-    if (!(w.last >= rec.ts)) w.last = rec.ts;
-    w.lines++;
+    if (!Number.isNaN(rec.ts)) {
+      if (!(w.first <= rec.ts)) w.first = rec.ts;
+      if (!(w.last >= rec.ts)) w.last = rec.ts;
+    }
     if ((rec.kind === 'klog' || rec.kind === 'json') && !(w.kubeletLast >= rec.ts)) w.kubeletLast = rec.ts;
     if (!Number.isNaN(lastTs) && rec.ts < lastTs - 3600_000) backwardJumps++;
-    lastTs = rec.ts;
+    if (!Number.isNaN(rec.ts)) lastTs = rec.ts;
 
     if (!Number.isNaN(rec.payloadTs) && rec.ts !== rec.payloadTs && Math.abs(rec.ts - rec.payloadTs) > CLOCK_DISAGREE_MS && rec.kind === 'klog') {
       disagreements++;

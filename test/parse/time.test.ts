@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parseGoDuration, parseIso, resolveZone, WallClock, YearClock } from '../../src/parse/time.js';
+
+describe('time', () => {
+  it('Go durations, including the ≤1.12 sentinel', () => {
+    expect(parseGoDuration('3m0.416753742s')).toBeCloseTo(180.416753742, 9);
+    expect(parseGoDuration('16h14m34.439643899s')).toBeCloseTo(58474.439643899, 6);
+    expect(parseGoDuration('2562047h47m16.854775807s')).toBeCloseTo(9223372036.854775807, 0);
+    expect(parseGoDuration('500ms')).toBeCloseTo(0.5, 9);
+    expect(parseGoDuration('3m0s')).toBe(180);
+    expect(Number.isNaN(parseGoDuration('soon'))).toBe(true);
+  });
+
+  it('Dec → Jan roll-over advances the year', () => {
+    const wall = new WallClock(resolveZone('UTC'));
+    const y = new YearClock(wall, { year: 2023 });
+    const a = y.parseShort('Dec 31 23:59:58 n kubelet[1]: x', 0);
+    const b = y.parseShort('Jan 01 00:00:03 n kubelet[1]: x', 0);
+    expect(new Date(a).toISOString()).toBe('2023-12-31T23:59:58.000Z');
+    expect(new Date(b).toISOString()).toBe('2024-01-01T00:00:03.000Z');
+  });
+
+  it('a weak anchor (collection time in January) puts a December start in the previous year', () => {
+    const wall = new WallClock(resolveZone('UTC'));
+    const y = new YearClock(wall, { notAfterMs: Date.UTC(2024, 0, 3) });
+    expect(new Date(y.parseShort('Dec 30 10:00:00 n k: x', 0)).toISOString()).toBe('2023-12-30T10:00:00.000Z');
+    expect(new Date(y.parseShort('Jan 02 10:00:00 n k: x', 0)).toISOString()).toBe('2024-01-02T10:00:00.000Z');
+  });
+
+  it('zones: fixed offsets and IANA names with DST', () => {
+    const berlin = new WallClock(resolveZone('Europe/Berlin'));
+    expect(new Date(berlin.toEpoch(2024, 0, 11, 10, 0, 0, 0)).toISOString()).toBe('2024-01-11T09:00:00.000Z');
+    expect(new Date(berlin.toEpoch(2024, 6, 11, 10, 0, 0, 0)).toISOString()).toBe('2024-07-11T08:00:00.000Z');
+    const plus = new WallClock(resolveZone('+05:30'));
+    expect(new Date(plus.toEpoch(2024, 0, 1, 5, 30, 0, 0)).toISOString()).toBe('2024-01-01T00:00:00.000Z');
+    expect(() => resolveZone('Mars/Olympus')).toThrow(/unknown time zone/);
+  });
+
+  it('RFC 3339 with Z, +hhmm, +hh:mm and none', () => {
+    const wall = new WallClock(resolveZone('UTC'));
+    expect(parseIso('2024-03-11T10:00:03.5Z', 0, wall)?.ms).toBe(Date.UTC(2024, 2, 11, 10, 0, 3, 500));
+    expect(parseIso('2024-03-11T10:00:03+0200', 0, wall)?.ms).toBe(Date.UTC(2024, 2, 11, 8, 0, 3));
+    expect(parseIso('2024-03-11T10:00:03.123456-05:00', 0, wall)?.ms).toBeCloseTo(Date.UTC(2024, 2, 11, 15, 0, 3, 123.456), 3);
+    expect(parseIso('not a time', 0, wall)).toBeNull();
+  });
+});
