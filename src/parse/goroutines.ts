@@ -60,7 +60,7 @@ export class GoroutineParser {
       const f = line.split('\t')[2];
       if (f) this.addFrame(f.replace(/\+0x[0-9a-f]+$/, ''));
     } else if (line.length > 0 && line.charCodeAt(0) !== 9 && line.charCodeAt(0) !== 32 && !line.startsWith('created by ')) {
-      this.addFrame(line.replace(/\(.*\)$/, ''));
+      this.addFrame(line.replace(/\([^()]*\)$/, ''));
     } else if (line.length === 0) {
       this.close();
     }

@@ -276,7 +276,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     explains: 'stall',
     when: [{ fact: 'stall.count', op: '>=', value: 1 }, { fact: 'cri.timeouts', op: '==', value: 0 }, { fact: 'runtime.unreachable', op: '==', value: 0 }],
     anyOf: [
-      [{ fact: 'stall.justOverThreshold', op: '>=', value: 1 }, { fact: 'stall.agesGrew', op: 'falsy' }],
+      [{ fact: 'stall.justOverThreshold', op: '>=', value: 2 }, { fact: 'stall.agesGrew', op: 'falsy' }],
       [{ fact: 'pods.running', op: '>=', value: 110 }],
       [{ fact: 'pods.containers', op: '>=', value: 400 }],
       [{ fact: 'relist.p99', op: '>=', value: 10 }],

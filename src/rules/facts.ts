@@ -281,9 +281,17 @@ function mostCommon(xs: string[]): string | null {
   return [...c.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
 }
 
+/** The pod of a container/sandbox ID: from the error itself, else from "PLEG: Ignoring events for pod" logged right after it. */
 function podForId(events: SignalEvent[], id: string): string | null {
+  const times: number[] = [];
   for (const e of events) {
-    if (e.type === 'cri-error' && (e.containerId === id || e.sandboxId === id) && e.pod) return e.pod;
+    if (e.type === 'cri-error' && (e.containerId === id || e.sandboxId === id)) {
+      if (e.pod) return e.pod;
+      times.push(e.ts);
+    }
+  }
+  for (const e of events) {
+    if (e.type === 'pod-inspect-failed' && e.pod && times.some((t) => e.ts >= t && e.ts - t <= 2000)) return e.pod;
   }
   return null;
 }

@@ -1,0 +1,205 @@
+// Compression is decided by magic bytes (names lie: `.gz` files that are plain text, rotated logs without a
+// suffix). gzip is decoded in-process; xz and bzip2 by the system tools, which are faster and lighter than
+// any pure-JS decoder.
+import { spawn } from 'node:child_process';
+import fsp from 'node:fs/promises';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import type { Compression } from './artifact.js';
+import { errorCode, mapStreamErrors, shortError } from './fserror.js';
+import type { Source } from './source.js';
+
+export const HEAD_BYTES = 64 * 1024;
+
+export interface Tools {
+  xz: string;
+  bzip2: string;
+}
+
+export const DEFAULT_TOOLS: Tools = { xz: 'xz', bzip2: 'bzip2' };
+
+/** Error codes set on decode errors, for consumers that want to branch without parsing messages. */
+export const TRUNCATED = 'ETRUNCATED';
+export const CORRUPT = 'ECORRUPT';
+export const NO_TOOL = 'ENOTOOL';
+
+export function compressionOf(b: Buffer): Compression {
+  if (b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b) return 'gzip';
+  if (b.length >= 6 && b[0] === 0xfd && b.toString('latin1', 1, 6) === '7zXZ\x00') return 'xz';
+  // 'BZh' + block size digit; the digit keeps a text file starting with "BZh" from being taken for bzip2.
+  if (b.length >= 4 && b.toString('latin1', 0, 3) === 'BZh' && (b[3] as number) >= 0x31 && (b[3] as number) <= 0x39) {
+    return 'bzip2';
+  }
+  return null;
+}
+
+const toolCache = new Map<string, Promise<boolean>>();
+
+/** Whether a command can be run; looked up once per command per process (PATH search, no spawn). */
+export function haveTool(cmd: string): Promise<boolean> {
+  let found = toolCache.get(cmd);
+  if (!found) {
+    found = findExecutable(cmd);
+    toolCache.set(cmd, found);
+  }
+  return found;
+}
+
+async function findExecutable(cmd: string): Promise<boolean> {
+  const candidates = cmd.includes('/')
+    ? [cmd]
+    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, cmd));
+  for (const candidate of candidates) {
+    try {
+      await fsp.access(candidate, fs.constants.X_OK);
+      if ((await fsp.stat(candidate)).isFile()) return true;
+    } catch {
+      // not here
+    }
+  }
+  return false;
+}
+
+export function missingToolError(compression: Compression, cmd: string): Error {
+  const name = compression ?? 'compressed';
+  return Object.assign(
+    new Error(`${name}-compressed: cannot be read without the \`${cmd}\` tool (install it, or decompress the file first)`),
+    { code: NO_TOOL },
+  );
+}
+
+export function toolFor(compression: Compression, tools: Tools): string | null {
+  return compression === 'xz' ? tools.xz : compression === 'bzip2' ? tools.bzip2 : null;
+}
+
+/**
+ * The decompressed bytes of `raw`. Damage surfaces as one ordinary 'error' on the returned stream
+ * (`truncated gzip stream`, code ETRUNCATED; `corrupt … stream (…)`, code ECORRUPT), after every byte that
+ * could be decoded has been delivered, so a consumer can warn and keep what it read.
+ */
+export function decode(raw: Readable, compression: Compression, tools: Tools = DEFAULT_TOOLS): Readable {
+  if (compression === null) return raw;
+  if (compression === 'gzip') return gunzip(raw);
+  const cmd = toolFor(compression, tools) as string;
+  return spawnDecoder(raw, compression, cmd);
+}
+
+function gunzip(raw: Readable): Readable {
+  const z = zlib.createGunzip();
+  mapStreamErrors(z, gzipError);
+  raw.on('error', (err) => z.destroy(err));
+  z.on('close', () => raw.destroy());
+  raw.pipe(z);
+  return z;
+}
+
+function gzipError(err: Error): Error {
+  const code = errorCode(err);
+  if (code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(err.message)) {
+    return Object.assign(new Error('truncated gzip stream'), { code: TRUNCATED });
+  }
+  if (code?.startsWith('Z_')) return Object.assign(new Error(`corrupt gzip stream (${err.message})`), { code: CORRUPT });
+  return err;
+}
+
+function spawnDecoder(raw: Readable, compression: 'xz' | 'bzip2', cmd: string): Readable {
+  const out = new PassThrough();
+  const args = compression === 'xz' ? ['-d', '-c', '-T0'] : ['-d', '-c'];
+  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let exited = false;
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d: string) => {
+    if (stderr.length < 4096) stderr += d;
+  });
+  child.on('error', (err) => {
+    exited = true;
+    out.destroy(errorCode(err) === 'ENOENT' ? missingToolError(compression, cmd) : shortError(err));
+  });
+  // EPIPE when the decoder stops reading (damage, or we killed it after the head): its exit status tells.
+  child.stdin.on('error', () => undefined);
+  raw.on('error', (err) => out.destroy(err));
+  raw.pipe(child.stdin);
+  child.stdout.pipe(out, { end: false });
+  child.on('close', (code, signal) => {
+    exited = true;
+    if (out.destroyed) return;
+    if (code === 0) out.end();
+    else out.destroy(toolError(compression, cmd, stderr, code, signal));
+  });
+  out.on('close', () => {
+    raw.destroy();
+    if (!exited) child.kill();
+  });
+  return out;
+}
+
+function toolError(compression: string, cmd: string, stderr: string, code: number | null, signal: string | null): Error {
+  if (/unexpected end of input|ends unexpectedly/i.test(stderr)) {
+    return Object.assign(new Error(`truncated ${compression} stream`), { code: TRUNCATED });
+  }
+  const detail = stderr
+    .split('\n')
+    .map((l) => l.replace(/^[^:]*: \(stdin\): /, '').replace(/^\S+: /, '').trim())
+    .find((l) => l !== '');
+  const why = detail ?? (signal ? `${cmd} killed by ${signal}` : `${cmd} exited with status ${code}`);
+  return Object.assign(new Error(`corrupt ${compression} stream (${why})`), { code: CORRUPT });
+}
+
+export interface Head {
+  head: Buffer;
+  /** True when the stream ended within the limit: `head` is the whole content. */
+  complete: boolean;
+  error: Error | null;
+}
+
+/** The first `max` bytes of a stream; the stream is destroyed as soon as they are in. */
+export function readHead(stream: Readable, max: number): Promise<Head> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    let n = 0;
+    let done = false;
+    const finish = (complete: boolean, error: Error | null) => {
+      if (done) return;
+      done = true;
+      stream.off('data', onData);
+      resolve({ head: Buffer.concat(parts, Math.min(n, max)), complete, error });
+      if (!complete && !error) stream.destroy();
+    };
+    const onData = (chunk: Buffer | string) => {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      parts.push(b);
+      n += b.length;
+      if (n >= max) finish(false, null);
+    };
+    stream.on('data', onData);
+    stream.once('end', () => finish(true, null));
+    // Stays attached: a stream destroyed after the head may still report an error nobody else listens to.
+    stream.on('error', (err) => finish(false, err));
+  });
+}
+
+export interface Probe {
+  compression: Compression;
+  /** First bytes of the decompressed content. */
+  head: Buffer;
+  complete: boolean;
+  /** Why the content could not be (fully) read within the head, if it could not. */
+  error: Error | null;
+}
+
+/** Magic bytes, then the decompressed head; at most `max` decompressed bytes are ever produced. */
+export async function probe(source: Source, tools: Tools, max: number = HEAD_BYTES): Promise<Probe> {
+  const raw = await readHead(source.peek(), max);
+  const compression = compressionOf(raw.head);
+  if (raw.error) return { compression, head: compression ? Buffer.alloc(0) : raw.head, complete: false, error: raw.error };
+  if (compression === null) return { compression, ...raw };
+  const cmd = toolFor(compression, tools);
+  if (cmd !== null && !(await haveTool(cmd))) {
+    return { compression, head: Buffer.alloc(0), complete: false, error: missingToolError(compression, cmd) };
+  }
+  const decoded = await readHead(decode(source.peek(), compression, tools), max);
+  return { compression, ...decoded };
+}

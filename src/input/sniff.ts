@@ -1,0 +1,413 @@
+// Role and format from content. File names lie (`messages`, `0.log`, `current.log`, `metrics.json` holding
+// Prometheus text), so the name is only consulted to break a tie the content leaves open.
+import type { Role } from '../contract/analysis.js';
+
+export interface Sniffed {
+  role: Role;
+  format: string;
+}
+
+/** Formats that mark a file as unusable rather than as a kind of log. */
+export const PROBLEM_FORMATS: ReadonlySet<string> = new Set([
+  'empty', 'binary', 'journal-binary', 'archive', 'encrypted', 'compressed', 'unreadable',
+]);
+
+const SAMPLE_LINES = 50;
+/** Bytes inspected for binary detection; enough to judge, cheap on a 64 KiB head. */
+const BINARY_WINDOW = 16 * 1024;
+
+const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
+const WEEKDAYS = 'Mon|Tue|Wed|Thu|Fri|Sat|Sun';
+// host ident[pid]: payload — ident without pid covers rsyslog files and `kernel:` lines.
+const SYSLOG_TAIL = String.raw`(\S+) ([^\s\[\]:]+)(?:\[\d+\])?:(?: (.*))?$`;
+const ZONE = String.raw`(?:Z|[+-]\d\d:?\d\d)`;
+
+const RE_SHORT = new RegExp(String.raw`^(?:${MONTHS}) (?:\d\d| \d) \d\d:\d\d:\d\d ${SYSLOG_TAIL}`);
+const RE_SHORT_PRECISE = new RegExp(String.raw`^(?:${MONTHS}) (?:\d\d| \d) \d\d:\d\d:\d\d\.\d{1,9} ${SYSLOG_TAIL}`);
+const RE_SHORT_ISO = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d${ZONE} ${SYSLOG_TAIL}`);
+const RE_SHORT_ISO_PRECISE = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}${ZONE} ${SYSLOG_TAIL}`);
+const RE_CRI = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) (?:stdout|stderr) [FP](?: (.*))?$/;
+const RE_RFC3339 = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?${ZONE} (.*)$`);
+const RE_KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^ \]]+:\d+\](?: |$)/;
+const RE_LOGRUS = /^time="[^"]*" level=[a-zA-Z]+(?: |$)/;
+const RE_DMESG = /^(?:<\d{1,3}>)?\[ *\d+\.\d+\](?: |$)/;
+const RE_DMESG_T = new RegExp(String.raw`^\[(?:${WEEKDAYS}) (?:${MONTHS}) [ \d]\d \d\d:\d\d:\d\d \d{4}\](?: |$)`);
+const RE_PROM_META = /^# (?:HELP|TYPE|UNIT) [a-zA-Z_:][a-zA-Z0-9_:]*(?: |$)|^# EOF\s*$/;
+// The text format has no trailing comments; ` # {…}` is an OpenMetrics exemplar. Names need a `_` or labels:
+// real series have them, while `name number` tables (/etc/rpc, /etc/ethertypes) mostly do not.
+const RE_PROM_SAMPLE =
+  /^(?:[a-zA-Z:][a-zA-Z0-9:]*_[a-zA-Z0-9_:]*|_[a-zA-Z0-9_:]*|[a-zA-Z_:][a-zA-Z0-9_:]*(?=\{))(?:\{.*\})?[ \t]+[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|NaN|Inf|inf)(?:[ \t]+-?\d+(?:\.\d+)?)?(?:[ \t]+#[ \t]+\{.*)?$/;
+const RE_GOROUTINE = /^goroutine \d+ \[[^\]]*\]:\s*$/;
+const RE_GOROUTINE_PROFILE = /^goroutine profile: total \d+\s*$/;
+const RE_STACK_FRAME = /^(?:\t.+:\d+(?: \+0x[0-9a-f]+)?\s*$|created by |[\w.\-/*()[\]{}]+\(.*\)\s*$|\.\.\.additional frames elided\.\.\.)/;
+// journalctl's own lines: headers, boot separators, "no entries".
+const RE_JOURNAL_NOTE = /^-- (?:Logs begin at|Journal begins at|Reboot|Boot |No entries|Journal started|Journal ends)|^-- .* --\s*$/;
+
+// Kubelet-specific text (the brief's list): never a list of journal identifiers, which vary by distro.
+const RE_KUBELET_TEXT = /kubelet|kuberuntime|pleg|generic\.go|remote_runtime\.go/i;
+const RE_RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|crio|cri-o|conmon|runc)$/;
+
+type Envelope =
+  | 'journal-short' | 'journal-short-precise' | 'journal-short-iso' | 'journal-short-iso-precise' | 'journal-json'
+  | 'klog' | 'json-log' | 'cri-log' | 'docker-json-log' | 'rfc3339-prefixed' | 'logrus' | 'dmesg' | 'dmesg-T' | 'prom';
+
+type Family = 'journal' | 'wrapped' | 'klog' | 'json-log' | 'logrus' | 'kernel' | 'prom';
+
+const FAMILY: Record<Envelope, Family> = {
+  'journal-short': 'journal', 'journal-short-precise': 'journal', 'journal-short-iso': 'journal',
+  'journal-short-iso-precise': 'journal', 'journal-json': 'journal', klog: 'klog', 'json-log': 'json-log',
+  'cri-log': 'wrapped', 'docker-json-log': 'wrapped', 'rfc3339-prefixed': 'wrapped', logrus: 'logrus',
+  dmesg: 'kernel', 'dmesg-T': 'kernel', prom: 'prom',
+};
+
+interface LineInfo {
+  env: Envelope;
+  /** The message inside the envelope, when there is one. */
+  payload?: string;
+  ident?: string;
+  kernel?: boolean;
+  promMeta?: boolean;
+}
+
+export function sniff(head: Buffer, name: string): Sniffed {
+  if (head.length === 0) return other('empty');
+  const magic = magicFormat(head);
+  if (magic) return other(magic);
+  if (looksBinary(head)) return other('binary');
+
+  // A NUL block (crash padding) ends where writing resumed, so it stands for a line break.
+  const text = head.toString('utf8').replace(/^\uFEFF/, '').replace(/\0+/g, '\n');
+  if (text.startsWith('-----BEGIN PGP MESSAGE-----')) return other('encrypted');
+  const lines = splitLines(text);
+  const content = lines.filter((l) => l.trim() !== '' && !RE_JOURNAL_NOTE.test(l));
+  if (content.length === 0) return other('empty');
+
+  const doc = k8sDocument(text, content);
+  if (doc) return doc;
+  const sample = content.slice(0, SAMPLE_LINES);
+  if (isGoroutineDump(sample)) return { role: 'goroutine-dump', format: 'goroutine-dump' };
+
+  const env = pickEnvelope(sample);
+  if (!env) return other('other');
+  const family = FAMILY[env];
+  if (family === 'prom') return { role: 'metrics', format: isOpenMetrics(text) ? 'openmetrics' : 'prometheus-text' };
+  if (family === 'kernel') return { role: 'kernel-log', format: env };
+  if (family === 'klog' || family === 'json-log') return { role: 'kubelet-log', format: env };
+  if (family === 'logrus') return { role: 'runtime-log', format: env };
+  // Role evidence comes from every line of the head, not only the sample: a kubelet line may sit behind
+  // a screenful of systemd or kernel lines.
+  const infos: LineInfo[] = [];
+  for (const line of content) {
+    const info = classify(line);
+    if (info && FAMILY[info.env] === family) infos.push(info);
+  }
+  return { role: family === 'journal' ? journalRole(infos) : wrappedRole(infos, name), format: env };
+}
+
+function other(format: string): Sniffed {
+  return { role: 'other', format };
+}
+
+/** Content that is a known container of something else, never text. */
+function magicFormat(b: Buffer): string | null {
+  if (startsWith(b, 'LPKSHHRH')) return 'journal-binary';
+  if (compressedKind(b)) return 'compressed';
+  if (b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && (b[2] === 3 || b[2] === 5 || b[2] === 7) && b[3] === b[2] + 1) {
+    return 'archive';
+  }
+  if (b.length >= 262 && b.toString('latin1', 257, 262) === 'ustar') return 'archive';
+  if (startsWithBytes(b, [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]) || startsWith(b, 'Rar!\x1a\x07')) return 'archive';
+  if (looksOpenPgp(b)) return 'encrypted';
+  return null;
+}
+
+/** Compression found inside content (nested, or a method plegscope does not decode). */
+export function compressedKind(b: Buffer): string | null {
+  if (b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b) return 'gzip';
+  if (startsWithBytes(b, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])) return 'xz';
+  if (b.length >= 4 && startsWith(b, 'BZh') && (b[3] as number) >= 0x31 && (b[3] as number) <= 0x39) return 'bzip2';
+  if (startsWithBytes(b, [0x28, 0xb5, 0x2f, 0xfd])) return 'zstd';
+  if (startsWithBytes(b, [0x04, 0x22, 0x4d, 0x18])) return 'lz4';
+  return null;
+}
+
+function startsWith(b: Buffer, s: string): boolean {
+  return b.length >= s.length && b.toString('latin1', 0, s.length) === s;
+}
+
+function startsWithBytes(b: Buffer, bytes: number[]): boolean {
+  return b.length >= bytes.length && bytes.every((v, i) => b[i] === v);
+}
+
+/** Binary OpenPGP: a public-key or symmetric session-key packet first (what `gpg -e` / `gpg -c` write). */
+function looksOpenPgp(b: Buffer): boolean {
+  if (b.length < 4 || !looksBinary(b)) return false;
+  const tag = b[0] as number;
+  if ((tag & 0xc0) === 0x80) {
+    // Old format: tag in bits 5..2, length type in bits 1..0.
+    const packet = (tag >> 2) & 0x0f;
+    const lenBytes = [1, 2, 4, 0][tag & 3] as number;
+    const version = b[1 + lenBytes];
+    return (packet === 1 && version === 3) || (packet === 3 && (version === 4 || version === 5));
+  }
+  if ((tag & 0xc0) === 0xc0) {
+    const packet = tag & 0x3f;
+    const first = b[1] as number;
+    const version = first < 192 ? b[2] : first < 224 ? b[3] : undefined;
+    return (packet === 1 && (version === 3 || version === 6)) || (packet === 3 && (version === 4 || version === 5 || version === 6));
+  }
+  return false;
+}
+
+/**
+ * NULs, C0 controls and invalid UTF-8 are counted; a long NUL run is not (a log after a crash often holds a
+ * block of zeros and is still a log). Binary when more than a tenth of what is left is bad.
+ */
+export function looksBinary(head: Buffer): boolean {
+  const n = Math.min(head.length, BINARY_WINDOW);
+  let bad = 0;
+  let counted = 0;
+  let i = 0;
+  while (i < n) {
+    const c = head[i] as number;
+    if (c === 0) {
+      let j = i;
+      while (j < n && head[j] === 0) j++;
+      if (j - i < 16) {
+        bad += j - i;
+        counted += j - i;
+      }
+      i = j;
+      continue;
+    }
+    counted++;
+    if (c < 0x80) {
+      // TAB LF VT FF CR, BS and ESC (colour codes) occur in real logs.
+      if ((c < 0x20 && c !== 9 && c !== 10 && c !== 11 && c !== 12 && c !== 13 && c !== 8 && c !== 27) || c === 0x7f) bad++;
+      i++;
+      continue;
+    }
+    const need = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+    if (need < 0) {
+      bad++;
+      i++;
+      continue;
+    }
+    if (i + need >= n) break; // cut at the window edge, not invalid
+    let ok = true;
+    for (let k = 1; k <= need; k++) {
+      const cc = head[i + k] as number;
+      if (cc < 0x80 || cc > 0xbf) ok = false;
+    }
+    if (ok) {
+      counted += need;
+      i += need + 1;
+    } else {
+      bad++;
+      i++;
+    }
+  }
+  return counted === 0 || bad / counted > 0.1;
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split('\n');
+  // The head usually ends mid-line; that fragment would only add noise.
+  if (lines.length > 1 && !text.endsWith('\n')) lines.pop();
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+function classify(line: string): LineInfo | null {
+  const c0 = line.charCodeAt(0);
+  if (c0 === 0x7b /* { */) return classifyJson(line);
+  let m: RegExpExecArray | null;
+  if (c0 >= 0x30 && c0 <= 0x39) {
+    if ((m = RE_CRI.exec(line))) return { env: 'cri-log', payload: m[1] ?? '' };
+    if ((m = RE_SHORT_ISO_PRECISE.exec(line))) return journal('journal-short-iso-precise', m);
+    if ((m = RE_SHORT_ISO.exec(line))) return journal('journal-short-iso', m);
+    if ((m = RE_RFC3339.exec(line))) return { env: 'rfc3339-prefixed', payload: m[1] ?? '' };
+    return null;
+  }
+  if ((m = RE_SHORT.exec(line))) return journal('journal-short', m);
+  if ((m = RE_SHORT_PRECISE.exec(line))) return journal('journal-short-precise', m);
+  if (RE_KLOG.test(line)) return { env: 'klog', payload: line };
+  if (RE_LOGRUS.test(line)) return { env: 'logrus', payload: line };
+  if (RE_DMESG.test(line)) return { env: 'dmesg' };
+  if (RE_DMESG_T.test(line)) return { env: 'dmesg-T' };
+  if (RE_PROM_META.test(line)) return { env: 'prom', promMeta: true };
+  if (c0 !== 0x23 /* # */ && RE_PROM_SAMPLE.test(line)) return { env: 'prom' };
+  return null;
+}
+
+function journal(env: Envelope, m: RegExpExecArray): LineInfo {
+  const ident = m[2] ?? '';
+  return { env, ident, payload: m[3] ?? '', kernel: ident === 'kernel' };
+}
+
+function classifyJson(line: string): LineInfo | null {
+  const t = line.trimEnd();
+  if (!t.endsWith('}')) return null;
+  let o: unknown;
+  try {
+    o = JSON.parse(t);
+  } catch {
+    return null;
+  }
+  if (!o || typeof o !== 'object' || Array.isArray(o)) return null;
+  const r = o as Record<string, unknown>;
+  if (typeof r.log === 'string' && ('stream' in r || 'time' in r)) return { env: 'docker-json-log', payload: r.log };
+  if ('__REALTIME_TIMESTAMP' in r || ('MESSAGE' in r && ('_HOSTNAME' in r || 'SYSLOG_IDENTIFIER' in r || '__CURSOR' in r))) {
+    const ident = typeof r.SYSLOG_IDENTIFIER === 'string' ? r.SYSLOG_IDENTIFIER : typeof r._COMM === 'string' ? r._COMM : '';
+    return { env: 'journal-json', ident, payload: journalMessage(r.MESSAGE), kernel: r._TRANSPORT === 'kernel' || ident === 'kernel' };
+  }
+  if ((typeof r.ts === 'number' || typeof r.ts === 'string') && typeof r.msg === 'string') return { env: 'json-log', payload: t };
+  return null;
+}
+
+/** journald writes MESSAGE as a byte array when it is not valid UTF-8. */
+function journalMessage(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return Buffer.from(v as number[]).toString('utf8');
+  return '';
+}
+
+function isKubeletJson(payload: string): boolean {
+  return payload.startsWith('{') && /"ts":\s*[\d"]/.test(payload) && /"msg":/.test(payload);
+}
+
+function pickEnvelope(sample: string[]): Envelope | null {
+  const counts = new Map<Envelope, number>();
+  let counted = 0;
+  let promMeta = 0;
+  for (const line of sample) {
+    // Continuation lines of multi-line entries (journal, klog `key=<`, stack traces) start with blanks.
+    if (line.startsWith(' ') || line.startsWith('\t')) continue;
+    counted++;
+    const info = classify(line);
+    if (!info) continue;
+    counts.set(info.env, (counts.get(info.env) ?? 0) + 1);
+    if (info.promMeta) promMeta++;
+  }
+  let best: Envelope | null = null;
+  let bestCount = 0;
+  for (const [env, n] of counts) {
+    if (n > bestCount) {
+      best = env;
+      bestCount = n;
+    }
+  }
+  // Tolerate a partial first line, deprecation notices printed before the first klog line, and the like.
+  if (!best || bestCount < Math.max(1, Math.ceil(counted * 0.3))) return null;
+  // A few `name value` lines are too weak alone to call a file metrics.
+  if (best === 'prom' && promMeta === 0 && bestCount < 3) return null;
+  return best;
+}
+
+function journalRole(infos: LineInfo[]): Role {
+  let kubelet = 0;
+  let runtime = 0;
+  let kernel = 0;
+  for (const info of infos) {
+    const payload = info.payload ?? '';
+    const ident = info.ident ?? '';
+    if (info.kernel) {
+      // Kernel lines name the kubelet too (OOM kills, /var/lib/kubelet mounts): they are not kubelet lines.
+      kernel++;
+    } else if (RE_RUNTIME_IDENT.test(ident) || RE_LOGRUS.test(payload)) {
+      // Runtimes log kubelet paths and pod names; only a kubelet-shaped line under such an identifier counts.
+      if ((RE_KLOG.test(payload) || isKubeletJson(payload)) && RE_KUBELET_TEXT.test(payload)) kubelet++;
+      else runtime++;
+    } else if (RE_KLOG.test(payload) || isKubeletJson(payload) || RE_KUBELET_TEXT.test(payload)) {
+      kubelet++;
+    }
+  }
+  if (kubelet > 0) return 'kubelet-log';
+  if (runtime > 0) return 'runtime-log';
+  if (kernel > 0) return 'kernel-log';
+  return 'other';
+}
+
+/** Container log envelopes wrap any component's output: demand kubelet text, not just a klog header. */
+function wrappedRole(infos: LineInfo[], name: string): Role {
+  let kubelet = 0;
+  let kubeletShaped = 0;
+  let runtime = 0;
+  for (const info of infos) {
+    const payload = info.payload ?? '';
+    const shaped = RE_KLOG.test(payload) || isKubeletJson(payload);
+    if (shaped && RE_KUBELET_TEXT.test(payload)) kubelet++;
+    else if (shaped) kubeletShaped++;
+    else if (RE_LOGRUS.test(payload)) runtime++;
+  }
+  if (kubelet > 0) return 'kubelet-log';
+  if (runtime > 0) return 'runtime-log';
+  if (kubeletShaped > 0 && /kubelet/i.test(name)) return 'kubelet-log';
+  return 'other';
+}
+
+function isGoroutineDump(sample: string[]): boolean {
+  if (sample[0] !== undefined && RE_GOROUTINE_PROFILE.test(sample[0])) return true;
+  let headers = 0;
+  let frames = 0;
+  for (const line of sample) {
+    // Frames are short; a long line is not one (and would make the frame pattern slow).
+    if (line.length > 2000) continue;
+    if (RE_GOROUTINE.test(line)) headers++;
+    else if (RE_STACK_FRAME.test(line)) frames++;
+  }
+  return headers > 0 && headers + frames >= sample.length * 0.6;
+}
+
+function isOpenMetrics(text: string): boolean {
+  return (
+    /^# EOF\s*$/m.test(text) ||
+    /^# UNIT /m.test(text) ||
+    /^# TYPE \S+ (?:gaugehistogram|stateset|info|unknown)\s*$/m.test(text) ||
+    /^[a-zA-Z_:][^#\n]* # \{/m.test(text)
+  );
+}
+
+/**
+ * A Kubernetes object document (kubectl -o yaml/json, must-gather). Only Node objects have a role; other
+ * objects are named yaml/json so a later stage can still find them.
+ */
+function k8sDocument(text: string, content: string[]): Sniffed | null {
+  const first = content[0] ?? '';
+  if (first.startsWith('{') || first.startsWith('[')) return jsonDocument(text);
+  const firstKey = content.find((l) => !l.startsWith('#') && l.trim() !== '---');
+  if (!firstKey || !/^[A-Za-z_][\w.-]*:(?: |$)/.test(firstKey)) return null;
+  if (/^kind: ?['"]?Node(?:List)?['"]?\s*$/m.test(text)) return { role: 'node-object', format: 'yaml' };
+  // `kubectl get nodes -o yaml`: the list's own `kind: List` comes after the items, past a short head.
+  if (/^items:\s*$/m.test(text) && /^(?:- | {2})kind: ?['"]?Node['"]?\s*$/m.test(text)) return { role: 'node-object', format: 'yaml' };
+  if (/^apiVersion: \S/m.test(text) && /^kind: \S/m.test(text)) return other('yaml');
+  if (/^items:\s*$/m.test(text) && /^- apiVersion: \S/m.test(text)) return other('yaml');
+  return null;
+}
+
+function jsonDocument(text: string): Sniffed | null {
+  let parsed: unknown;
+  let ok = false;
+  try {
+    parsed = JSON.parse(text);
+    ok = true;
+  } catch {
+    ok = false;
+  }
+  if (ok) {
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+    const o = parsed as Record<string, unknown>;
+    if (o.kind === 'Node') return { role: 'node-object', format: 'json' };
+    if ((o.kind === 'NodeList' || o.kind === 'List') && Array.isArray(o.items) &&
+        o.items.some((i) => !!i && typeof i === 'object' && (i as Record<string, unknown>).kind === 'Node')) {
+      return { role: 'node-object', format: 'json' };
+    }
+    if (typeof o.kind === 'string' && typeof o.apiVersion === 'string') return other('json');
+    return null;
+  }
+  // A head cut inside a pretty-printed object: judge by the indentation kubectl uses (4 spaces per level).
+  if (!/^\{\s*$/.test(text.split('\n', 1)[0] ?? '')) return null;
+  if (/^ {0,4}"kind": ?"Node(?:List)?",?\s*$/m.test(text)) return { role: 'node-object', format: 'json' };
+  if (/^ {4}"items": \[/m.test(text) && /^ {12}"kind": ?"Node",?\s*$/m.test(text)) return { role: 'node-object', format: 'json' };
+  if (/^ {0,4}"apiVersion": ?"/m.test(text)) return other('json');
+  return null;
+}

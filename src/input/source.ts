@@ -1,0 +1,189 @@
+// A Source is one file's raw (possibly compressed) bytes, wherever they live. Loose files and stdin are the
+// sources today; archive members (tar/zip entries) are meant to plug in later as another Source, so nothing
+// above this layer assumes a real path on disk.
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { fsErrorMessage, mapStreamErrors, shortError } from './fserror.js';
+
+export interface Source {
+  /** Path as the user will find it (relative to the input they named, or as they typed it). */
+  readonly path: string;
+  /** Size of the raw bytes, null when unknown (stdin). */
+  readonly size: number | null;
+  /** Modification time, epoch ms, null when unknown. */
+  readonly mtime: number | null;
+  /** False when the bytes can be streamed only once (stdin); open() may then be called a single time. */
+  readonly rereadable: boolean;
+  /** A stream over the start of the raw bytes for sniffing. Destroying it early must not lose bytes for a later open(). */
+  peek(): Readable;
+  /** A stream of all raw bytes from the start. */
+  open(): Readable;
+}
+
+// O_NOFOLLOW: the walker validated the real path; if someone swaps it for a symlink afterwards we refuse rather
+// than follow it. O_NONBLOCK: a file swapped for a fifo must not hang the open.
+const OPEN_FLAGS =
+  fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
+export class FileSource implements Source {
+  readonly rereadable = true;
+
+  constructor(
+    readonly path: string,
+    /** Fully resolved path; the only path ever opened. */
+    readonly realPath: string,
+    readonly size: number | null,
+    readonly mtime: number | null,
+  ) {}
+
+  peek(): Readable {
+    return this.open();
+  }
+
+  open(): Readable {
+    // Numeric flags go straight to fs.open (as documented there); the typings only admit strings.
+    const stream = fs.createReadStream(this.realPath, { flags: OPEN_FLAGS as unknown as string, highWaterMark: 64 * 1024 });
+    mapStreamErrors(stream, (err) => shortError(err));
+    stream.once('open', (fd: number) => {
+      // The walk checked the type already; this closes the window between that check and the open.
+      fs.fstat(fd, (err, st) => {
+        if (err) stream.destroy(err);
+        else if (!st.isFile()) stream.destroy(Object.assign(new Error('not a regular file'), { code: 'ENOTREG' }));
+      });
+    });
+    return stream;
+  }
+}
+
+/**
+ * stdin is read once: sniffing records the chunks it pulls, and the one real open() replays them before
+ * streaming the live rest, so only the sniffed prefix is ever held in memory.
+ */
+export class StreamSource implements Source {
+  readonly rereadable = false;
+  readonly size = null;
+  readonly mtime = null;
+  private readonly chunks: Buffer[] = [];
+  private ended = false;
+  private failure: Error | null = null;
+  private taken = false;
+  /** Serialises pulls so two peeks never race for the same live chunk. */
+  private pulling: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly path: string,
+    private readonly input: Readable,
+  ) {
+    input.pause();
+  }
+
+  peek(): Readable {
+    if (this.taken) return failed(new Error('input was already read'));
+    let i = 0;
+    const out: Readable = new Readable({
+      read: () => {
+        this.pull(i, true).then(
+          ({ chunk }) => {
+            if (out.destroyed) return;
+            if (chunk !== null) i += 1;
+            out.push(chunk);
+          },
+          (err: unknown) => out.destroy(toError(err)),
+        );
+      },
+    });
+    return out;
+  }
+
+  open(): Readable {
+    if (this.taken) return failed(new Error('stdin can be read only once'));
+    this.taken = true;
+    let i = 0;
+    const out: Readable = new Readable({
+      read: () => {
+        this.pull(i, false).then(
+          ({ chunk, recorded }) => {
+            if (recorded) {
+              // The replayed prefix can be collected once handed on.
+              this.chunks[i] = EMPTY;
+              i += 1;
+            }
+            if (!out.destroyed) out.push(chunk);
+          },
+          (err: unknown) => out.destroy(toError(err)),
+        );
+      },
+    });
+    return out;
+  }
+
+  /**
+   * Chunk number i: from the recorded prefix when there, else the next live chunk (recorded when `record`).
+   * Pulls are serialised: a peek destroyed while waiting still records its chunk before anyone else reads,
+   * and whoever asks next finds it in the recording.
+   */
+  private pull(i: number, record: boolean): Promise<{ chunk: Buffer | null; recorded: boolean }> {
+    const next = this.pulling.then(async (): Promise<{ chunk: Buffer | null; recorded: boolean }> => {
+      if (i < this.chunks.length) return { chunk: this.chunks[i] as Buffer, recorded: true };
+      if (this.failure) throw this.failure;
+      if (this.ended) return { chunk: null, recorded: false };
+      const chunk = await this.readLive();
+      if (chunk !== null && record) this.chunks.push(chunk);
+      return { chunk, recorded: chunk !== null && record };
+    });
+    this.pulling = next.catch(() => undefined);
+    return next;
+  }
+
+  private readLive(): Promise<Buffer | null> {
+    const src = this.input;
+    return new Promise<Buffer | null>((resolve, reject) => {
+      if (this.ended || src.readableEnded) {
+        this.ended = true;
+        resolve(null);
+        return;
+      }
+      const cleanup = () => {
+        src.off('readable', onReadable);
+        src.off('end', onEnd);
+        src.off('error', onError);
+      };
+      const tryRead = (): boolean => {
+        const chunk = src.read() as Buffer | string | null;
+        if (chunk === null) return false;
+        cleanup();
+        resolve(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+        return true;
+      };
+      const onReadable = () => {
+        tryRead();
+      };
+      const onEnd = () => {
+        cleanup();
+        this.ended = true;
+        resolve(null);
+      };
+      const onError = (err: Error) => {
+        cleanup();
+        this.failure = shortError(err, fsErrorMessage(err));
+        reject(this.failure);
+      };
+      src.on('readable', onReadable);
+      src.on('end', onEnd);
+      src.on('error', onError);
+      tryRead();
+    });
+  }
+}
+
+function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function failed(err: Error): Readable {
+  const r = new Readable({ read() {} });
+  process.nextTick(() => r.destroy(err));
+  return r;
+}

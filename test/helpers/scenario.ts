@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { analyze } from '../../src/analyze.js';
+import type { Analysis, NodeReport } from '../../src/contract/analysis.js';
+
+const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A kubelet journal line in `journalctl` short format with a klog header, at `t` (epoch ms, UTC). */
+export function kl(t: number, level: 'I' | 'W' | 'E', caller: string, payload: string, o: { host?: string; pid?: number; ident?: string } = {}): string {
+  const d = new Date(t);
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  const hms = `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}`;
+  const us = String(d.getUTCMilliseconds() * 1000).padStart(6, '0');
+  const pid = o.pid ?? 2817;
+  return `${MON[d.getUTCMonth()]} ${p2(d.getUTCDate())} ${hms} ${o.host ?? 'worker-3'} ${o.ident ?? 'kubelet'}[${pid}]: ${level}${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())} ${hms}.${us} ${String(pid).padStart(7, ' ')} ${caller}] ${payload}`;
+}
+
+/** A journal line from another identifier (runtime daemons, kernel, systemd). */
+export function jl(t: number, ident: string, payload: string, host = 'worker-3'): string {
+  const d = new Date(t);
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  return `${MON[d.getUTCMonth()]} ${p2(d.getUTCDate())} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())} ${host} ${ident}: ${payload}`;
+}
+
+export const at = (hms: string, day = '2024-03-11') => Date.parse(`${day}T${hms}Z`);
+
+/** Go's %v of a time.Duration for the ages the kubelet prints. */
+export function goDur(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds - h * 3600 - m * 60;
+  const ss = `${Number(s.toFixed(9))}s`;
+  return h > 0 ? `${h}h${m}m${ss}` : m > 0 ? `${m}m${ss}` : ss;
+}
+
+export type Style = 'structured' | 'printf' | 'glog';
+
+/** The sync loop's "skipping" lines for a stall: from L+3m to `until`, every 5 s (after the back-off steps). */
+export function skipLines(lastRelist: number, until: number, style: Style = 'structured', o: { host?: string; pid?: number; runtimeDown?: boolean } = {}): string[] {
+  const out: string[] = [];
+  let t = lastRelist + 180_500;
+  const steps = [100, 200, 400, 800, 1600, 3200];
+  let i = 0;
+  while (t <= until) {
+    const age = goDur((t - lastRelist) / 1000);
+    const pleg = `PLEG is not healthy: pleg was last seen active ${age} ago; threshold is 3m0s`;
+    if (style === 'structured') out.push(kl(t, 'E', 'kubelet.go:2373', `"Skipping pod synchronization" err="${o.runtimeDown ? `[container runtime is down, ${pleg}]` : pleg}"`, o));
+    else if (style === 'printf') out.push(kl(t, 'E', 'kubelet.go:1846', `skipping pod synchronization - ${o.runtimeDown ? `[container runtime is down, ${pleg}]` : pleg}`, o));
+    else out.push(kl(t, 'I', 'kubelet.go:1835', `skipping pod synchronization - [${o.runtimeDown ? 'container runtime is down ' : ''}${pleg}]`, o));
+    t += i < steps.length ? steps[i++]! : 5000;
+  }
+  return out;
+}
+
+export function syncLoopEvent(t: number, style: Style = 'structured', o: { host?: string; pid?: number } = {}): string {
+  return style === 'structured'
+    ? kl(t, 'I', 'kubelet.go:2434', '"SyncLoop (PLEG): event for pod" pod="default/web-0" event={"ID":"0892e7d7-4185-4b43-ac7d-497027d06088","Type":"ContainerStarted","Data":"a13cf8c09114"}', o)
+    : kl(t, 'I', 'kubelet.go:1907', 'SyncLoop (PLEG): "web-0_default(0892e7d7-4185-4b43-ac7d-497027d06088)", event: &pleg.PodLifecycleEvent{ID:"0892e7d7-4185-4b43-ac7d-497027d06088", Type:"ContainerStarted", Data:"a13cf8c09114"}', o);
+}
+
+export function sorted(lines: string[]): string[] {
+  // Lines are built per concern; the journal is in time order. Sort on the parsed time of each line.
+  const key = (l: string) => {
+    const m = /^(\w{3}) (\d{2}) (\d{2}:\d{2}:\d{2})/.exec(l);
+    return m ? `${String(MON.indexOf(m[1]!)).padStart(2, '0')}${m[2]}${m[3]}` : '';
+  };
+  return lines.map((l, i) => ({ l, i, k: key(l) })).sort((a, b) => a.k.localeCompare(b.k) || a.i - b.i).map((x) => x.l);
+}
+
+/** Writes files into a temp dir, analyzes it, removes it. */
+export async function analyzeFiles(files: Record<string, string | Buffer>, opts: { year?: number; tz?: string } = {}): Promise<Analysis> {
+  const dir = mkdtempSync(join(tmpdir(), 'plegscope-'));
+  try {
+    for (const [name, content] of Object.entries(files)) {
+      const p = join(dir, name);
+      mkdirSync(dirname(p), { recursive: true });
+      writeFileSync(p, content);
+    }
+    const run = await analyze({ paths: [dir], year: opts.year ?? 2024, tz: opts.tz ?? 'UTC' });
+    return run.analysis;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function nodeOf(files: Record<string, string | Buffer>, opts: { year?: number } = {}): Promise<NodeReport> {
+  const a = await analyzeFiles(files, opts);
+  if (a.nodes.length !== 1) throw new Error(`expected one node, got ${a.nodes.map((n) => n.name).join(', ')}`);
+  return a.nodes[0]!;
+}
+
+export const lines = (ls: string[]) => sorted(ls).join('\n') + '\n';
