@@ -12,6 +12,8 @@ import { renderText } from '../report/text.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { rulesList, rulesShow } from './rules-command.js';
+import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
+import { readSmallTextFile } from '../input/text-file.js';
 
 class UsageError extends Error {}
 
@@ -38,6 +40,17 @@ interface AnalyzeFlags {
   color?: boolean;
   debug?: boolean;
   prefilter?: boolean;
+  rules?: string;
+}
+
+function readPack(file: string): LoadedPack {
+  const text = readSmallTextFile(file);
+  try {
+    return loadRulePack(text, file);
+  } catch (err) {
+    if (err instanceof RulePackError) throw new InputError(file, err.message);
+    throw err;
+  }
 }
 
 function parseYear(v: string): number {
@@ -52,9 +65,12 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   } catch {
     throw new UsageError(`--tz: unknown time zone "${flags.tz}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
   }
+  const pack = flags.rules ? readPack(flags.rules) : null;
   const showProgress = process.stderr.isTTY === true && !flags.output?.startsWith('/dev/');
   const run = await analyze({
     paths,
+    rules: pack ? mergeRules(BUILTIN_RULES, pack.pack) : undefined,
+    customSignals: pack?.patterns,
     year: flags.year,
     tz: flags.tz,
     noPrefilter: flags.prefilter === false,
@@ -90,6 +106,7 @@ export function buildProgram(): Command {
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
     .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC)', 'UTC')
     .addOption(new Option('--fail-on <level>', 'exit 1 when a finding at or above this severity exists (or any stall)').choices([...SEVERITIES, 'stall']))
+    .option('--rules <file>', 'add a rule pack (YAML or JSON; see README "Rule packs"); its rules join the built-in catalog')
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
     .option('--debug', 'print stack traces on errors')
     .addOption(new Option('--no-prefilter', 'parse every line (slow; for checking the fast path)').hideHelp())
@@ -105,12 +122,13 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
       process.exitCode = await runAnalyze(paths, flags);
     });
 
-  const rules = program.command('rules').description('show the built-in cause catalog');
-  rules.command('list').description('one line per rule').action(() => {
-    process.stdout.write(rulesList(BUILTIN_RULES));
+  const rules = program.command('rules').description('show the cause catalog (built-in rules, plus a pack with --rules)');
+  const catalog = (file?: string) => (file ? mergeRules(BUILTIN_RULES, readPack(file).pack) : BUILTIN_RULES);
+  rules.command('list').description('one line per rule').option('--rules <file>', 'include a rule pack').action((o: { rules?: string }) => {
+    process.stdout.write(rulesList(catalog(o.rules)));
   });
-  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').action((id: string) => {
-    const out = rulesShow(BUILTIN_RULES, id);
+  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').option('--rules <file>', 'include a rule pack').action((id: string, o: { rules?: string }) => {
+    const out = rulesShow(catalog(o.rules), id);
     if (out === null) throw new UsageError(`rules show: no rule "${id}" (see "plegscope rules list")`);
     process.stdout.write(out);
   });

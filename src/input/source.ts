@@ -3,7 +3,7 @@
 // above this layer assumes a real path on disk.
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import { fsErrorMessage, mapStreamErrors, shortError } from './fserror.js';
+import { mapStreamErrors, shortError } from './fserror.js';
 
 export interface Source {
   /** Path as the user will find it (relative to the input they named, or as they typed it). */
@@ -75,6 +75,10 @@ export class StreamSource implements Source {
     private readonly input: Readable,
   ) {
     input.pause();
+    // An error between two pulls has no other listener: record it instead of crashing the process.
+    input.on('error', (err: Error) => {
+      this.failure ??= shortError(err);
+    });
   }
 
   peek(): Readable {
@@ -138,6 +142,10 @@ export class StreamSource implements Source {
   private readLive(): Promise<Buffer | null> {
     const src = this.input;
     return new Promise<Buffer | null>((resolve, reject) => {
+      if (this.failure) {
+        reject(this.failure);
+        return;
+      }
       if (this.ended || src.readableEnded) {
         this.ended = true;
         resolve(null);
@@ -165,7 +173,7 @@ export class StreamSource implements Source {
       };
       const onError = (err: Error) => {
         cleanup();
-        this.failure = shortError(err, fsErrorMessage(err));
+        this.failure ??= shortError(err);
         reject(this.failure);
       };
       src.on('readable', onReadable);
