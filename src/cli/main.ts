@@ -92,10 +92,12 @@ export function buildProgram(): Command {
   const program = new Command();
   program
     .name('plegscope')
-    .description('Why did PLEG stall? Reads kubelet journals, runtime and kernel logs and kubelet /metrics snapshots,\nrebuilds the relist timeline and names the cause, citing the lines it rests on.')
+    .description('Why did PLEG stall? Reads kubelet journals, runtime and kernel logs and kubelet /metrics snapshots, rebuilds the relist timeline and names the cause, citing the lines it rests on.')
     .version(TOOL_VERSION, '-V, --version')
     .showHelpAfterError('(run "plegscope --help" for usage)')
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    // Set before the subcommands are made: they inherit it, so usage errors reach main() and become exit 2.
+    .exitOverride();
 
   program
     .command('analyze')
@@ -138,7 +140,6 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
 export async function main(argv: string[]): Promise<void> {
   const debug = argv.includes('--debug');
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
   } catch (err) {

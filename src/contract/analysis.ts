@@ -158,6 +158,8 @@ export interface Analysis {
   tool: { name: 'plegscope'; version: string };
   generatedAt: string;
   inputs: InputInfo[];
+  /** Two or more nodes: the cluster summary (see ClusterSummary). Absent for a single node. */
+  cluster?: ClusterSummary;
   nodes: NodeReport[];
   warnings: Warning[];
 }
@@ -175,4 +177,68 @@ export interface KubeletRestart {
   at: string;
   version: string | null;
   evidence: EvidenceRef[];
+}
+
+// Several nodes at once (a must-gather, several sosreports): which nodes flapped, when, and what they share. Present only
+// when the analysis holds two or more nodes; every view leads with it.
+export interface ClusterSummary {
+  /** Nodes in the analysis. */
+  nodes: number;
+  /** Nodes with at least one PLEG stall, in the order of their first stall. */
+  flapped: ClusterNode[];
+  /** Nodes without a stall that were NotReady for another reason. */
+  notReadyOther: string[];
+  /** Nodes with neither a stall nor a NotReady window. */
+  healthy: string[];
+  /** Stalls of different nodes that overlap or lie within 5 minutes of each other, merged: the cluster's waves. */
+  waves: ClusterWave[];
+  /** Kubelet version, runtime and primary cause among the flapped nodes, against the other nodes. */
+  shared: SharedTrait[];
+  /** Running pods (from kubelet metrics) of flapped nodes against the others; null where no node of the group had metrics. */
+  podDensity: { flapped: PodRange | null; others: PodRange | null };
+}
+
+export interface ClusterNode {
+  name: string;
+  stalls: number;
+  /** `unhealthyFrom` of the node's first stall. */
+  firstUnhealthyFrom: string;
+  /** `endedAt` of the node's last stall; null when it had not ended by the end of the log. */
+  lastEndedAt: string | null;
+  longestStallSeconds: number;
+  nodeNotReady: boolean;
+  primaryCause: Cause | null;
+  kubeletVersion: string | null;
+  runtime: RuntimeName | null;
+  runningPods: number | null;
+}
+
+export interface ClusterWave {
+  from: string;
+  /** null when a stall in the wave had not ended by the end of its log. */
+  to: string | null;
+  nodes: string[];
+}
+
+export interface SharedTrait {
+  trait: 'kubeletVersion' | 'runtime' | 'primaryCause';
+  /** The value every flapped node has; null when they differ or some do not say. */
+  common: string | null;
+  /** Values among the flapped nodes, most frequent first (`unknown` where a node does not say). */
+  flapped: TraitCount[];
+  /** The same among the nodes that did not flap. */
+  others: TraitCount[];
+}
+
+export interface TraitCount {
+  value: string;
+  nodes: number;
+}
+
+export interface PodRange {
+  /** Nodes of the group whose running-pod count is known. */
+  known: number;
+  min: number;
+  median: number;
+  max: number;
 }

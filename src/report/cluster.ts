@@ -1,0 +1,204 @@
+// The cluster summary: with several nodes (a must-gather, several sosreports) the first question is not "why did this
+// node stall" but "which nodes flapped, together or apart, and what do they have in common" — a shared kubelet version,
+// runtime or cause points at a fleet-wide problem, a shared time window at something outside the nodes. Derived from
+// the NodeReports alone, so every view (and a redacted analysis) computes the same thing.
+import { DateTime } from 'luxon';
+import type {
+  Analysis, ClusterNode, ClusterSummary, ClusterWave, NodeReport, PodRange, SharedTrait, TraitCount,
+} from '../contract/analysis.js';
+import { sanitize } from '../util/sanitize.js';
+import { fmtDuration } from './text.js';
+
+/** Stalls of different nodes closer than this belong to one wave: a common trigger rarely hits all nodes at once. */
+const WAVE_GAP_MS = 5 * 60_000;
+
+export function summarizeCluster(nodes: readonly NodeReport[]): ClusterSummary | null {
+  if (nodes.length < 2) return null;
+  const flappedReports = nodes.filter((n) => n.stalls.length > 0);
+  const flapped: ClusterNode[] = flappedReports.map((n) => ({
+    name: n.name,
+    stalls: n.stalls.length,
+    firstUnhealthyFrom: minIso(n.stalls.map((s) => s.unhealthyFrom)) as string,
+    lastEndedAt: n.stalls.some((s) => s.endedAt === null) ? null : maxIso(n.stalls.map((s) => s.endedAt as string)),
+    longestStallSeconds: Math.max(...n.stalls.map((s) => s.durationSeconds)),
+    nodeNotReady: n.stalls.some((s) => s.nodeNotReady) || n.notReady.length > 0,
+    primaryCause: n.verdict.primaryCause,
+    kubeletVersion: n.kubeletVersion,
+    runtime: n.runtime,
+    runningPods: n.pods.running,
+  }));
+  flapped.sort((a, b) => Date.parse(a.firstUnhealthyFrom) - Date.parse(b.firstUnhealthyFrom) || a.name.localeCompare(b.name));
+  const others = nodes.filter((n) => n.stalls.length === 0);
+  const traits: Array<[SharedTrait['trait'], (n: NodeReport) => string | null]> = [
+    ['kubeletVersion', (n) => n.kubeletVersion],
+    ['runtime', (n) => n.runtime],
+    ['primaryCause', (n) => n.verdict.primaryCause],
+  ];
+  return {
+    nodes: nodes.length,
+    flapped,
+    notReadyOther: others.filter((n) => n.notReady.length > 0).map((n) => n.name),
+    healthy: others.filter((n) => n.notReady.length === 0).map((n) => n.name),
+    waves: waves(flappedReports),
+    shared: flapped.length === 0 ? [] : traits.map(([trait, get]) => shared(trait, flappedReports.map(get), others.map(get))),
+    podDensity: { flapped: podRange(flappedReports), others: podRange(others) },
+  };
+}
+
+/** The summary the analysis carries, or the one its nodes imply (for analyses made before the field existed). */
+export function clusterOf(analysis: Analysis): ClusterSummary | null {
+  return analysis.cluster ?? summarizeCluster(analysis.nodes);
+}
+
+/** The analysis with its cluster summary set, placed before `nodes` so the JSON reads in the order the views do. */
+export function withCluster(analysis: Analysis): Analysis {
+  if (analysis.cluster !== undefined) return analysis;
+  const cluster = summarizeCluster(analysis.nodes);
+  if (!cluster) return analysis;
+  const { nodes, warnings, ...head } = analysis;
+  return { ...head, cluster, nodes, warnings };
+}
+
+function waves(nodes: NodeReport[]): ClusterWave[] {
+  const spans = nodes.flatMap((n) => n.stalls.map((s) => ({
+    node: n.name,
+    from: Date.parse(s.unhealthyFrom),
+    // An open stall lasts to the end of what its node's log covers.
+    to: s.endedAt ? Date.parse(s.endedAt) : Date.parse(n.coverage.to ?? n.window.end ?? s.unhealthyFrom),
+    open: s.endedAt === null,
+  }))).sort((a, b) => a.from - b.from || a.node.localeCompare(b.node));
+  const out: Array<{ from: number; to: number; open: boolean; nodes: string[] }> = [];
+  for (const s of spans) {
+    const cur = out[out.length - 1];
+    if (cur && s.from <= cur.to + WAVE_GAP_MS) {
+      cur.to = Math.max(cur.to, s.to);
+      cur.open ||= s.open;
+      if (!cur.nodes.includes(s.node)) cur.nodes.push(s.node);
+    } else {
+      out.push({ from: s.from, to: s.to, open: s.open, nodes: [s.node] });
+    }
+  }
+  return out.map((w) => ({ from: new Date(w.from).toISOString(), to: w.open ? null : new Date(w.to).toISOString(), nodes: w.nodes }));
+}
+
+function counts(values: Array<string | null>): TraitCount[] {
+  const m = new Map<string, number>();
+  for (const v of values) m.set(v ?? 'unknown', (m.get(v ?? 'unknown') ?? 0) + 1);
+  return [...m.entries()].map(([value, nodes]) => ({ value, nodes })).sort((a, b) => b.nodes - a.nodes || a.value.localeCompare(b.value));
+}
+
+function shared(trait: SharedTrait['trait'], flapped: Array<string | null>, others: Array<string | null>): SharedTrait {
+  const f = counts(flapped);
+  const only = f.length === 1 ? f[0] : undefined;
+  return { trait, common: only && only.value !== 'unknown' ? only.value : null, flapped: f, others: counts(others) };
+}
+
+function podRange(nodes: NodeReport[]): PodRange | null {
+  const v = nodes.map((n) => n.pods.running).filter((x): x is number => x !== null).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const mid = Math.floor(v.length / 2);
+  const median = v.length % 2 ? (v[mid] as number) : ((v[mid - 1] as number) + (v[mid] as number)) / 2;
+  return { known: v.length, min: v[0] as number, median, max: v[v.length - 1] as number };
+}
+
+function minIso(xs: string[]): string | null {
+  let best: string | null = null;
+  for (const x of xs) if (best === null || Date.parse(x) < Date.parse(best)) best = x;
+  return best;
+}
+
+function maxIso(xs: string[]): string | null {
+  let best: string | null = null;
+  for (const x of xs) if (best === null || Date.parse(x) > Date.parse(best)) best = x;
+  return best;
+}
+
+/** An ISO time shown in the report's zone: `2024-03-11 10:03:02 +00:00`, or only the clock when `withDate` is false. */
+export function displayTime(isoStr: string | null, zone: string, withDate = true): string {
+  if (!isoStr) return '—';
+  const d = DateTime.fromISO(isoStr, { setZone: true }).setZone(zone);
+  if (!d.isValid) return isoStr;
+  return d.toFormat(withDate ? 'yyyy-MM-dd HH:mm:ss ZZ' : 'HH:mm:ss');
+}
+
+/** A time span shown compactly: the end without its date when both fall on the same day. */
+export function displaySpan(from: string, to: string | null, zone: string, openLabel = 'end of log'): string {
+  if (to === null) return `${displayTime(from, zone)} → ${openLabel}`;
+  const sameDay = displayTime(from, zone).slice(0, 10) === displayTime(to, zone).slice(0, 10);
+  return `${displayTime(from, zone)} → ${displayTime(to, zone, !sameDay)}`;
+}
+
+const TRAIT_LABEL: Record<SharedTrait['trait'], string> = { kubeletVersion: 'kubelet', runtime: 'runtime', primaryCause: 'cause' };
+
+function traitList(t: TraitCount[]): string {
+  return t.map((c) => `${c.value} ×${c.nodes}`).join(', ');
+}
+
+function podText(r: PodRange | null): string {
+  return r ? `${r.min}–${r.max} running pods (median ${r.median}, ${r.known} node(s) with metrics)` : 'pod count unknown';
+}
+
+/**
+ * The summary as plain sentences (log-derived names included raw: each view sanitises and escapes them). Shared by
+ * every format so they all say the same thing.
+ */
+export function clusterSentences(c: ClusterSummary, zone: string): string[] {
+  const out: string[] = [];
+  const nf = c.flapped.length;
+  out.push(nf === 0
+    ? `None of the ${c.nodes} nodes had a PLEG stall.`
+    : `${nf} of ${c.nodes} nodes had a PLEG stall: ${c.flapped.map((n) => n.name).join(', ')}.`);
+  if (c.notReadyOther.length > 0) out.push(`NotReady without a PLEG stall: ${c.notReadyOther.join(', ')}.`);
+  if (nf > 0 && c.waves.length > 0) {
+    const multi = c.waves.filter((w) => w.nodes.length > 1);
+    if (c.waves.length === 1 && multi.length === 1) {
+      out.push(`They stalled together: ${waveText(c.waves[0] as ClusterWave, zone)} — look for a trigger the nodes share (storage, network, a rollout).`);
+    } else {
+      out.push(`${c.waves.length} separate stall window(s): ${c.waves.map((w) => waveText(w, zone)).join('; ')}.`);
+    }
+  }
+  for (const t of c.shared) {
+    const label = TRAIT_LABEL[t.trait];
+    if (t.common !== null) {
+      const alsoOthers = t.others.find((o) => o.value === t.common)?.nodes ?? 0;
+      out.push(`All flapped nodes share ${label} ${t.common}` + (c.nodes - nf === 0 ? '.' : alsoOthers === 0
+        ? ` — no other node has it (others: ${traitList(t.others)}).`
+        : ` — so do ${alsoOthers} of the ${c.nodes - nf} other node(s).`));
+    } else if (nf > 1) {
+      out.push(`Flapped nodes differ in ${label}: ${traitList(t.flapped)}.`);
+    }
+  }
+  if (nf > 0 && (c.podDensity.flapped || c.podDensity.others)) {
+    out.push(`Pod density: flapped nodes ${podText(c.podDensity.flapped)}; others ${podText(c.podDensity.others)}.`);
+  }
+  return out;
+}
+
+function waveText(w: ClusterWave, zone: string): string {
+  const dur = w.to ? ` (${fmtDuration((Date.parse(w.to) - Date.parse(w.from)) / 1000)})` : '';
+  return `${displaySpan(w.from, w.to, zone)}${dur} ${w.nodes.join(', ')}`;
+}
+
+/**
+ * The cluster block of the text report (printed before the per-node sections). Empty for a single node.
+ * Colour only as the text report uses it: bold headings.
+ */
+export function renderClusterText(analysis: Analysis, opts: { color: boolean; zone: string }): string {
+  const c = clusterOf(analysis);
+  if (!c) return '';
+  const bold = (s: string): string => (opts.color ? `\x1b[1m${s}\x1b[0m` : s);
+  const out: string[] = [bold(`Cluster — ${c.nodes} nodes`)];
+  for (const s of clusterSentences(c, opts.zone)) out.push(`  ${sanitize(s)}`);
+  if (c.flapped.length > 0) {
+    const rows = c.flapped.map((n) => [
+      sanitize(n.name), String(n.stalls), displayTime(n.firstUnhealthyFrom, opts.zone), fmtDuration(n.longestStallSeconds),
+      n.nodeNotReady ? 'yes' : 'no', n.primaryCause ?? 'unknown', sanitize(n.kubeletVersion ?? '?'), n.runtime ?? '?',
+      n.runningPods === null ? '—' : String(n.runningPods),
+    ]);
+    const head = ['node', 'stalls', 'first unhealthy', 'longest', 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+    const line = (r: string[]): string => '  ' + r.map((x, i) => x.padEnd(widths[i] as number)).join('  ').trimEnd();
+    out.push(line(head), ...rows.map(line));
+  }
+  return out.join('\n') + '\n\n';
+}
