@@ -64,7 +64,7 @@ export function timelineBar(node: NodeReport, width: number): string | null {
   const a = Date.parse(node.coverage.from ?? node.window.start ?? '');
   const b = Date.parse(node.coverage.to ?? node.window.end ?? '');
   if (!Number.isFinite(a) || !Number.isFinite(b) || b <= a) return null;
-  const cells = new Array<string>(width).fill('·');
+  const cells: string[] = Array.from({ length: width }, () => '·');
   const col = (t: number): number => Math.min(width - 1, Math.max(0, Math.floor(((t - a) / (b - a)) * width)));
   for (const w of node.notReady) {
     const from = col(Date.parse(w.from));

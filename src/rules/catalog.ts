@@ -3,7 +3,6 @@
 // piece of evidence closes the remaining doubt.
 import type { GapSpec, RuleSpec } from './spec.js';
 
-const K8S_PLEG_ISSUE = 'https://github.com/kubernetes/kubernetes/issues/45419';
 const RH_BLOG = 'https://developers.redhat.com/blog/2019/11/13/pod-lifecycle-event-generator-understanding-the-pleg-is-not-healthy-issue-in-kubernetes';
 
 export const BUILTIN_RULES: RuleSpec[] = [

@@ -77,7 +77,7 @@ export function formatDuration(seconds: number): string {
 }
 
 export function render(template: string, facts: Facts): string {
-  return template.replace(/\{([A-Za-z][\w.\-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how));
+  return template.replace(/\{([A-Za-z][\w.-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how));
 }
 
 function cite(pools: FactSheet['pools'], names: string[]): Cite[] {

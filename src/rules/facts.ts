@@ -270,7 +270,8 @@ export function computeFacts(node: NodeModel): FactSheet {
     if (e.type !== 'custom') continue;
     const k = `custom.${e.signal}`;
     f[k] = ((f[k] as number | undefined) ?? 0) + 1;
-    (p[k] ??= []).length < POOL_CAP && (p[k] as Cite[]).push(e.ref);
+    const list = (p[k] ??= []);
+    if (list.length < POOL_CAP) list.push(e.ref);
   }
   return { facts: f, pools: p };
 }

@@ -119,7 +119,7 @@ export function literalOf(pattern: string): string | null {
     }
     if (ch === '\\') {
       const next = pattern[i + 1] ?? '';
-      if (/[.\\/\[\](){}*+?|^$-]/.test(next)) {
+      if (/[.\\/[\](){}*+?|^$-]/.test(next)) {
         cur += next;
         i++;
         continue;

@@ -389,7 +389,7 @@ export const MATCHERS: Matcher[] = [
       }
       if (rt === null && rec.kind !== 'logrus') return null;
       if (/^Starting up$|^API listen on|^starting containerd|successfully booted|^Starting CRI-O/.test(m)) return { type: 'runtime-lifecycle', runtime: rt ?? runtimeFromText(m), phase: 'start' };
-      if (/^Processing signal 'terminated'/.test(m)) return { type: 'runtime-lifecycle', runtime: rt, phase: 'stop' };
+      if (m.startsWith("Processing signal 'terminated'")) return { type: 'runtime-lifecycle', runtime: rt, phase: 'stop' };
       if (t.includes('broken pipe') && /containers\/json|\/containers\/|docker\.sock/.test(t)) return { type: 'runtime-daemon-error', runtime: rt ?? 'docker', kind: 'broken-pipe', containerId: null };
       if (/get state for|failed to get state/.test(m) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt ?? 'containerd', kind: 'state-timeout', containerId: id };
       if (/dead shim|shim disconnected/.test(m)) return { type: 'runtime-daemon-error', runtime: rt ?? 'containerd', kind: 'shim-cleanup', containerId: id };

@@ -192,7 +192,7 @@ export class MetricsParser {
   }
 
   // `# HELP`, `# TYPE`, `# UNIT`, `# EOF`; any other `#` line is a free comment in 0.0.4.
-  private comment(text: string, start: number, lineNo: number): void {
+  private comment(text: string, start: number, _lineNo: number): void {
     const words = text.slice(start + 1).trim().split(/[ \t]+/);
     const keyword = words[0];
     if (keyword === 'EOF' && words.length === 1) {
