@@ -11,7 +11,10 @@ import { LineScanner, scanStream } from './parse/lines.js';
 import { MetricsParser } from './parse/metrics/exposition.js';
 import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
 import { iso, resolveZone } from './parse/time.js';
-import { extractSignals, type ArtifactSignals, type CustomPattern } from './signals/extract.js';
+import { extractSignals, type ArtifactSignals } from './signals/extract.js';
+import { compileCustom, type CustomSignalSpec } from './signals/custom.js';
+import { SignalPool, workerScript } from './signals/pool.js';
+import { availableParallelism } from 'node:os';
 import { buildNodes, type ArtifactData, type NodeModel } from './model/node.js';
 import type { MetricsSource } from './model/metrics.js';
 import { isModelMetric } from './model/metric-names.js';
@@ -29,7 +32,9 @@ export interface AnalyzeOptions {
   noPrefilter?: boolean;
   rules?: RuleSpec[];
   gaps?: GapSpec[];
-  customSignals?: CustomPattern[];
+  customSignals?: CustomSignalSpec[];
+  /** Worker threads for signal extraction: 0 = in this thread; default: one per core (when running compiled). */
+  workers?: number;
   stdin?: Readable;
   onProgress?: (p: { file: string; index: number; total: number }) => void;
   now?: () => Date;
@@ -63,24 +68,31 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     perArtifactWarnings.set(a.id, (perArtifactWarnings.get(a.id) ?? 0) + 1);
   };
 
-  const order = [...disc.artifacts].sort((a, b) => Number(!YEARFUL.test(a.format)) - Number(!YEARFUL.test(b.format)) || a.id - b.id);
+  // Year-carrying formats first: their times anchor the year of the year-less ones (journal short, klog headers).
+  const yearful = disc.artifacts.filter((a) => YEARFUL.test(a.format));
+  const rest = disc.artifacts.filter((a) => !YEARFUL.test(a.format));
+  // Threads pay off when there is independent work: two or more logs. One log is scanned here, where it is read.
+  const logCount = disc.artifacts.filter((a) => LOG_ROLES.has(a.role)).length;
+  const script = opts.workers === 0 || (opts.workers === undefined && logCount < 2) ? null : workerScript();
+  const size = opts.workers ?? Math.min(4, availableParallelism());
+  const pool = script && size > 0 ? new SignalPool(script, size) : null;
+  const custom = opts.customSignals ?? [];
+  const compiled = custom.map(compileCustom);
   let anchorMs: number | null = null;
   const data: ArtifactData[] = [];
-  let index = 0;
-  for (const a of order) {
-    opts.onProgress?.({ file: a.path, index: index++, total: order.length });
+  let done = 0;
+
+  const readOne = async (a: Artifact): Promise<void> => {
     const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, signals: null, metrics: null, goroutines: null, truncated: false };
     try {
       if (LOG_ROLES.has(a.role)) {
-        const sig: ArtifactSignals = await extractSignals(a.open(), {
-          artifact: a.id, zone, year: opts.year, notAfterMs: anchorMs ?? a.mtime, noPrefilter: opts.noPrefilter, custom: opts.customSignals,
-        });
+        const job = { artifact: a.id, zone: opts.tz ?? 'UTC', year: opts.year, notAfterMs: anchorMs ?? a.mtime, noPrefilter: opts.noPrefilter, custom };
+        const sig: ArtifactSignals = pool
+          ? await pool.extract(a.open(), job)
+          : await extractSignals(a.open(), { ...job, zone, custom: compiled });
         d.signals = sig;
         lines.set(a.id, sig.scan.lines);
         for (const w of sig.warnings) warn(a, w.line, w.message);
-        if (YEARFUL.test(a.format)) {
-          for (const h of sig.hosts) anchorMs = Math.max(anchorMs ?? -Infinity, h.last + 86400000);
-        }
         if (sig.warnings.some((w) => w.message.startsWith('read stopped'))) d.truncated = true;
       } else if (a.role === 'metrics') {
         d.metrics = await readMetrics(a, (n) => lines.set(a.id, n), (line, msg) => warn(a, line, msg));
@@ -91,6 +103,17 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       warn(a, null, `could not be read: ${(err as Error).message}`);
     }
     data.push(d);
+    opts.onProgress?.({ file: a.path, index: done++, total: disc.artifacts.length });
+  };
+
+  try {
+    await runLimited(yearful, (pool ? size : 0) + 1, readOne);
+    for (const d of data) {
+      for (const h of d.signals?.hosts ?? []) anchorMs = Math.max(anchorMs ?? -Infinity, h.last + 86400000);
+    }
+    await runLimited(rest, (pool ? size : 0) + 1, readOne);
+  } finally {
+    await pool?.close();
   }
   data.sort((x, y) => x.id - y.id);
 
@@ -133,6 +156,15 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     warnings: sortWarnings(warnings),
   };
   return { analysis, evaluated, artifacts: disc.artifacts };
+}
+
+/** Runs `fn` over `items` with at most `limit` at a time, in order of start. */
+async function runLimited<T>(items: T[], limit: number, fn: (x: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++] as T);
+  });
+  await Promise.all(lanes);
 }
 
 function sortWarnings(ws: Warning[]): Warning[] {

@@ -70,7 +70,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   const run = await analyze({
     paths,
     rules: pack ? mergeRules(BUILTIN_RULES, pack.pack) : undefined,
-    customSignals: pack?.patterns,
+    customSignals: pack?.signals,
     year: flags.year,
     tz: flags.tz,
     noPrefilter: flags.prefilter === false,

@@ -4,15 +4,18 @@
 // Chunks are decoded as latin1, where one char = one byte, so string indices are byte offsets; visited lines are
 // re-decoded as UTF-8 from the bytes.
 import type { Readable } from 'node:stream';
+import type { MultiSearch } from './multisearch.js';
 
 export interface LineVisitor {
-  /** A line to parse (UTF-8, without the newline). `lineNo` is 1-based, `offset` the byte offset of its start. */
-  line(text: string, lineNo: number, offset: number): void;
+  /** A line to parse (UTF-8, without the newline). `lineNo` is 1-based, `offset` the byte offset of its start;
+   *  `buf[from, to)` are its bytes, for byte-level searches. */
+  line(text: string, lineNo: number, offset: number, buf: Buffer, from: number, to: number): void;
 }
 
 export interface ScanOptions {
-  /** Global regex; a line is visited when it contains a match. Lines up to `headLines` are always visited. */
-  prefilter: RegExp | null;
+  /** A line is visited when it contains one of the needles; lines up to `headLines` and journal markers (`-- …`)
+   *  always are. */
+  prefilter: MultiSearch | null;
   headLines?: number;
   /** Longer lines are cut to this many bytes (a 50 MB single line must not become a 50 MB string). */
   maxLineBytes?: number;
@@ -29,6 +32,11 @@ export interface ScanResult {
 }
 
 const DEFAULT_MAX_LINE = 256 * 1024;
+
+/** journalctl's `-- Logs begin at …`, `-- Reboot --`, `-- Boot …` lines carry the year and boot boundaries. */
+function isMarker(s: string, i: number): boolean {
+  return s.charCodeAt(i) === 45 && s.charCodeAt(i + 1) === 45 && s.charCodeAt(i + 2) === 32;
+}
 const NO_MATCH = Number.MAX_SAFE_INTEGER;
 
 export class LineScanner {
@@ -39,14 +47,13 @@ export class LineScanner {
   private lineNo = 0;
   private readonly headLines: number;
   private readonly maxLine: number;
-  private readonly re: RegExp | null;
+  private readonly search: MultiSearch | null;
   private last: { buf: Buffer; from: number; to: number; lineNo: number; abs: number } | null = null;
   private longLines: number[] = [];
   private longLineCount = 0;
 
   constructor(private readonly visitor: LineVisitor, opts: ScanOptions) {
-    if (opts.prefilter && !opts.prefilter.global) throw new Error('prefilter must be a global regex');
-    this.re = opts.prefilter;
+    this.search = opts.prefilter;
     this.headLines = opts.headLines ?? 64;
     this.maxLine = opts.maxLineBytes ?? DEFAULT_MAX_LINE;
   }
@@ -79,28 +86,29 @@ export class LineScanner {
     this.chunkAbs += chunk.length;
 
     const s = buf.toString('latin1');
-    const re = this.re;
+    const search = this.search;
     let pos = 0;
     let nextMatch = -1;
     for (;;) {
       const nl = s.indexOf('\n', pos);
       if (nl < 0) break;
       this.lineNo++;
-      let visit = re === null || this.lineNo <= this.headLines;
-      if (!visit && re !== null) {
-        if (nextMatch < pos) {
-          re.lastIndex = pos;
-          const m = re.exec(s);
-          nextMatch = m ? m.index : NO_MATCH;
+      let visit = search === null || this.lineNo <= this.headLines || isMarker(s, pos);
+      if (!visit && search !== null) {
+        if (nextMatch < pos && nextMatch !== NO_MATCH) {
+          const m = search.next(buf, pos);
+          nextMatch = m < 0 ? NO_MATCH : m;
         }
-        if (nextMatch === NO_MATCH) {
-          // Nothing of interest in the rest of this chunk: count its lines without materialising them.
+        if (nextMatch >= nl) {
+          // Lines without a needle up to the one holding the next match (or the chunk's end): count, don't read.
+          const stop = nextMatch === NO_MATCH ? s.length : s.lastIndexOf('\n', nextMatch);
           let lineStart = pos;
           let lineEnd = nl;
           let p = nl + 1;
-          for (;;) {
+          while (p <= stop) {
+            if (s.charCodeAt(p) === 45 && isMarker(s, p)) break;
             const k = s.indexOf('\n', p);
-            if (k < 0) break;
+            if (k < 0 || k > stop) break;
             this.lineNo++;
             lineStart = p;
             lineEnd = k;
@@ -108,9 +116,9 @@ export class LineScanner {
           }
           this.last = { buf, from: lineStart, to: lineEnd, lineNo: this.lineNo, abs: bufAbs };
           pos = p;
-          break;
+          continue;
         }
-        visit = nextMatch < nl;
+        visit = true;
       }
       if (visit) this.emit(buf, pos, nl, bufAbs);
       this.last = { buf, from: pos, to: nl, lineNo: this.lineNo, abs: bufAbs };
@@ -133,12 +141,9 @@ export class LineScanner {
   }
 
   private visitIfWanted(buf: Buffer, from: number, to: number, abs: number): void {
-    const re = this.re;
-    let want = re === null || this.lineNo <= this.headLines;
-    if (!want && re) {
-      re.lastIndex = 0;
-      want = re.test(buf.toString('latin1', from, to));
-    }
+    const search = this.search;
+    let want = search === null || this.lineNo <= this.headLines || isMarker(buf.toString('latin1', from, Math.min(to, from + 3)), 0);
+    if (!want && search) want = search.next(buf, from, to) >= 0;
     if (want) this.emit(buf, from, to, abs);
     this.last = { buf, from, to, lineNo: this.lineNo, abs };
   }
@@ -150,7 +155,7 @@ export class LineScanner {
       this.noteLong();
       end = from + this.maxLine;
     }
-    this.visitor.line(buf.toString('utf8', from, end), this.lineNo, abs + from);
+    this.visitor.line(buf.toString('utf8', from, end), this.lineNo, abs + from, buf, from, end);
   }
 
   finish(): ScanResult {

@@ -1,10 +1,9 @@
 // User rule packs (`--rules FILE`, YAML or JSON): the same shape as the built-in catalog plus regex signals, checked
 // field by field so a mistake fails with one line naming the rule and the field. User regexes are compiled with RE2
 // (re2js: linear time, no backreferences or lookaround), so a pattern like `^(a+)+$` cannot hang the tool.
-import { RE2JS } from 're2js';
 import { parse as parseYaml } from 'yaml';
 import { CAUSES, SEVERITIES } from '../contract/analysis.js';
-import type { CustomPattern } from '../signals/extract.js';
+import { compileCustom } from '../signals/custom.js';
 import type { Condition, CustomSignalSpec, RulePack, RuleSpec, Weighted } from './spec.js';
 
 export class RulePackError extends Error {}
@@ -12,8 +11,6 @@ export class RulePackError extends Error {}
 const OPS = ['>', '>=', '<', '<=', '==', '!=', 'exists', 'absent', 'truthy', 'falsy'];
 const EXPLAINS = ['stall', 'notready', 'warning'];
 const ID = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
-/** Lines are cut to this length before a user pattern sees them. */
-export const USER_MATCH_MAX = 8192;
 
 type Obj = Record<string, unknown>;
 
@@ -146,19 +143,13 @@ export function literalOf(pattern: string): string | null {
   return best.length >= 3 && !pattern.includes('|') ? best : null;
 }
 
-function checkSignal(raw: unknown, index: number): { spec: CustomSignalSpec; pattern: CustomPattern } {
+function checkSignal(raw: unknown, index: number): CustomSignalSpec {
   const where = isObj(raw) && typeof raw['id'] === 'string' ? `signal "${raw['id']}"` : `signals[${index}]`;
   const c: Checker = new Checker(where);
   if (!isObj(raw)) c.fail('', 'must be an object {id, pattern, needles}');
   const id = c.str(raw, 'id', { re: ID });
   const pattern = c.str(raw, 'pattern');
   if (pattern.length > 1000) c.fail('pattern', 'is longer than 1000 characters');
-  let re: RE2JS;
-  try {
-    re = RE2JS.compile(pattern);
-  } catch (err) {
-    c.fail('pattern', `is not a linear-time (RE2) regular expression: ${(err as Error).message}`);
-  }
   let needles = c.strList(raw, 'needles', true);
   if (needles.length === 0) {
     const lit = /\(\?[a-z]*i/.test(pattern) ? null : literalOf(pattern);
@@ -167,19 +158,17 @@ function checkSignal(raw: unknown, index: number): { spec: CustomSignalSpec; pat
   }
   if (needles.some((n) => n.length < 3)) c.fail('needles', 'entries must be at least 3 characters');
   const spec: CustomSignalSpec = { id, pattern, needles };
-  return {
-    spec,
-    pattern: {
-      id,
-      needles,
-      test: (line: string) => re.matcher(line.length > USER_MATCH_MAX ? line.slice(0, USER_MATCH_MAX) : line).find(),
-    },
-  };
+  try {
+    compileCustom(spec);
+  } catch (err) {
+    c.fail('pattern', `is not a linear-time (RE2) regular expression: ${(err as Error).message}`);
+  }
+  return spec;
 }
 
 export interface LoadedPack {
   pack: RulePack;
-  patterns: CustomPattern[];
+  signals: CustomSignalSpec[];
 }
 
 /** Parses and checks a pack. `name` is for messages only (the file as the user named it). */
@@ -203,7 +192,7 @@ export function loadRulePack(text: string, name: string): LoadedPack {
     if (ids.has(r.id)) throw new RulePackError(`rule "${r.id}": field "id" is used twice`);
     ids.add(r.id);
   }
-  return { pack: { rules, signals: signals.map((s) => s.spec) }, patterns: signals.map((s) => s.pattern) };
+  return { pack: { rules, signals }, signals };
 }
 
 /** Built-in rules with a pack's rules added; a pack rule with a built-in id replaces it. */

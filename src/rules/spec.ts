@@ -50,12 +50,8 @@ export interface GapSpec {
   collect: string;
 }
 
-export interface CustomSignalSpec {
-  id: string;
-  pattern: string;
-  /** Literal substrings for the prefilter (derived from the pattern when omitted). */
-  needles?: string[];
-}
+export type { CustomSignalSpec } from '../signals/custom.js';
+import type { CustomSignalSpec } from '../signals/custom.js';
 
 export interface RulePack {
   rules: RuleSpec[];

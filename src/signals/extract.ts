@@ -7,7 +7,11 @@ import { parseLine, parseMarker, type LogRecord, type ParseContext } from '../pa
 import { YearClock, WallClock } from '../parse/time.js';
 import type { Zone } from 'luxon';
 import type { Ref, SignalEvent } from './events.js';
-import { MATCHERS, allNeedles, escapeRegExp, type Matcher } from './matchers.js';
+import { MATCHERS, allNeedles, type Matcher } from './matchers.js';
+import { MultiSearch } from '../parse/multisearch.js';
+import type { CustomPattern } from './custom.js';
+
+export type { CustomPattern } from './custom.js';
 
 export interface HostWindow {
   host: string | null;
@@ -33,13 +37,6 @@ export interface ArtifactSignals {
   nodeNames: string[];
 }
 
-export interface CustomPattern {
-  id: string;
-  /** Linear-time matcher (user rule packs). */
-  test(line: string): boolean;
-  needles: string[];
-}
-
 export interface ExtractOptions {
   artifact: number;
   zone: Zone;
@@ -52,14 +49,22 @@ export interface ExtractOptions {
   maxRefText?: number;
 }
 
-const MARKER_NEEDLES = ['-- Logs begin', '-- Journal begins', '-- Reboot', '-- Boot '];
 /** Proofs kept between stalls, for density views; the first proof after an unhealthy line is always kept. */
 const PROOF_SPACING_MS = 60_000;
 const CLOCK_DISAGREE_MS = 60_000;
+/** Lines always parsed at the top of a file (the scanner's `headLines`): host, headers, start-up. */
+const HEAD_LINES = 64;
 
-export function buildPrefilter(custom: CustomPattern[] = []): RegExp {
-  const needles = allNeedles([...MARKER_NEEDLES, ...custom.flatMap((c) => c.needles)]);
-  return new RegExp(needles.map(escapeRegExp).join('|'), 'g');
+export function buildPrefilter(custom: CustomPattern[] = []): MultiSearch {
+  return new MultiSearch(allNeedles(custom.flatMap((c) => c.needles)));
+}
+
+/** Which matchers (by index in MATCHERS) and custom patterns each needle of the prefilter wakes. */
+function needleRoutes(search: MultiSearch, custom: CustomPattern[]): Array<{ matchers: number[]; custom: number[] }> {
+  return search.needles.map((n) => ({
+    matchers: MATCHERS.map((m, i) => (m.needles.includes(n) ? i : -1)).filter((i) => i >= 0),
+    custom: custom.map((c, i) => (c.needles.includes(n) ? i : -1)).filter((i) => i >= 0),
+  }));
 }
 
 interface HostState {
@@ -98,15 +103,32 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
     text: rec.text.length > maxText ? rec.text.slice(0, maxText) : rec.text,
   });
 
-  const applicable = (m: Matcher, rec: LogRecord): boolean => {
-    if (m.kinds && !m.kinds.includes(rec.kind)) return false;
-    const t = rec.text;
-    for (const n of m.needles) if (t.includes(n)) return true;
-    return false;
-  };
+  const search = buildPrefilter(custom);
+  const routes = needleRoutes(search, custom);
+  const wokenMatchers = new Uint8Array(MATCHERS.length);
+  const wokenCustom = new Uint8Array(custom.length);
 
-  const onRecord = (rec: LogRecord): void => {
+  // The same needle search decides which matchers see a line, with or without the chunk prefilter, so both paths
+  // give the same events by construction.
+  const onRecord = (rec: LogRecord, buf: Buffer, from: number, to: number): void => {
     if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) return;
+    wokenMatchers.fill(0);
+    wokenCustom.fill(0);
+    let any = false;
+    for (let p = from; p < to;) {
+      const at = search.next(buf, p, to);
+      if (at < 0) break;
+      const r = routes[search.lastNeedle];
+      if (r) {
+        for (const i of r.matchers) wokenMatchers[i] = 1;
+        for (const i of r.custom) wokenCustom[i] = 1;
+        any = true;
+      }
+      p = at + 1;
+    }
+    // Only lines a needle woke (and the head of the file) shape the windows and PID tracking: the prefilter lets
+    // exactly those through, so the slow path must not see more.
+    if (!any && rec.line > HEAD_LINES) return;
     const st = hostState(rec.host);
     const w = st.window;
     if (!Number.isNaN(rec.ts)) {
@@ -132,8 +154,10 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
       st.pidByIdent.set(key, rec.pid);
     }
 
-    for (const m of MATCHERS) {
-      if (!applicable(m, rec)) continue;
+    for (let mi = 0; mi < MATCHERS.length; mi++) {
+      if (!wokenMatchers[mi]) continue;
+      const m = MATCHERS[mi] as Matcher;
+      if (m.kinds && !m.kinds.includes(rec.kind)) continue;
       const out = m.match(rec);
       if (!out) continue;
       for (const d of Array.isArray(out) ? out : [out]) {
@@ -150,22 +174,23 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
         events.push({ ...d, ts: rec.ts, host: rec.host, ref: refOf(rec) } as SignalEvent);
       }
     }
-    for (const c of custom) {
-      if (c.test(rec.text)) events.push({ type: 'custom', signal: c.id, ts: rec.ts, host: rec.host, ref: refOf(rec) });
+    for (let ci = 0; ci < custom.length; ci++) {
+      const c = custom[ci] as CustomPattern;
+      if (wokenCustom[ci] && c.test(rec.text)) events.push({ type: 'custom', signal: c.id, ts: rec.ts, host: rec.host, ref: refOf(rec) });
     }
   };
 
   const scanner = new LineScanner({
-    line(text, lineNo, offset) {
+    line(text, lineNo, offset, buf, from, to) {
       if (text.charCodeAt(0) === 45 && text.startsWith('-- ')) {
         const mk = parseMarker(text);
         if (mk?.type === 'begin') years.setYear(mk.year, mk.month);
         return;
       }
       const rec = parseLine(text, lineNo, offset, ctx);
-      if (rec) onRecord(rec);
+      if (rec) onRecord(rec, buf, from, to);
     },
-  }, { prefilter: opts.noPrefilter ? null : buildPrefilter(custom) });
+  }, { prefilter: opts.noPrefilter ? null : search, headLines: HEAD_LINES });
 
   let scan: ScanResult;
   try {

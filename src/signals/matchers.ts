@@ -9,7 +9,8 @@ type Draft = SignalEvent extends infer E ? (E extends SignalEvent ? Omit<E, 'ts'
 
 export interface Matcher {
   id: string;
-  /** Case-sensitive substrings; the matcher runs when any is in the line. */
+  /** Case-sensitive substrings of 12+ bytes (the prefilter skips faster the longer the shortest needle); the matcher
+   *  runs on a line holding any of them. */
   needles: string[];
   /** Which payload kinds it applies to (kubelet lines are klog/json; runtime daemons logrus/text; kernel text). */
   kinds?: Array<LogRecord['kind']>;
@@ -115,7 +116,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'node-not-ready',
-    needles: ['NodeNotReady', 'became not ready'],
+    needles: ['event="NodeNotReady"', 'Recording NodeNotReady', 'became not ready'],
     kinds: KUBELET,
     match(rec) {
       const t = rec.payload;
@@ -129,7 +130,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'node-ready',
-    needles: ['NodeReady'],
+    needles: ['event="NodeReady"', 'Recording NodeReady'],
     kinds: KUBELET,
     match(rec) {
       if (rec.payload.includes('Recording NodeReady event') || rec.fields['event'] === 'NodeReady') return { type: 'node-ready' };
@@ -138,7 +139,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'relist-proof',
-    needles: ['SyncLoop (PLEG)', 'Generic (PLEG)', 'GenericPLEG'],
+    needles: ['SyncLoop (PLEG)', 'Generic (PLEG)', '"GenericPLEG"', 'GenericPLEG: '],
     kinds: KUBELET,
     match(rec) {
       const m = rec.msg;
@@ -152,7 +153,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'kubelet-start',
-    needles: ['Kubelet version', 'Version: v', 'Started kubelet', 'Starting kubelet main sync loop', 'Started Kubernetes', 'Started kubelet', 'Stopping Kubernetes', 'Stopped Kubernetes', 'kubelet.service: Main process exited', 'Stopping kubelet', 'Stopped kubelet'],
+    needles: ['Kubelet version', '] Version: v', 'Started kubelet', 'Starting kubelet main sync loop', 'Started Kubernetes', 'Started kubelet', 'Stopping Kubernetes', 'Stopped Kubernetes', 'kubelet.service: Main process exited', 'Stopping kubelet', 'Stopped kubelet'],
     match(rec) {
       const m = rec.msg;
       if (rec.kind === 'klog' || rec.kind === 'json') {
@@ -273,7 +274,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'cni',
-    needles: ['etworkPlugin', 'network plugin', 'failed to read pod IP', 'network for sandbox', "Couldn't find network status"],
+    needles: ['etworkPlugin ', 'network plugin', 'failed to read pod IP', 'network for sandbox', "Couldn't find network status"],
     kinds: ['klog', 'json', 'logrus', 'text'],
     match(rec) {
       const t = rec.payload;
@@ -316,7 +317,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'oom',
-    needles: ['Out of memory', 'oom-kill', 'invoked oom-killer', 'Killed process'],
+    needles: ['Out of memory', 'invoked oom-killer', 'Killed process', 'Kill process'],
     match(rec) {
       const t = rec.payload;
       const m = /Kill(?:ed)? process \d+ \(([^)]+)\)/.exec(t) ?? /oom-kill:.*task=([^,\s]+)/.exec(t) ?? /^(\S+) invoked oom-killer/.exec(t);
@@ -325,7 +326,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'pid-exhaustion',
-    needles: ['resource temporarily unavailable', 'Resource temporarily unavailable', 'pthread_create failed', 'read init-p', 'fork rejected by pids controller'],
+    needles: ['resource temporarily unavailable', 'Resource temporarily unavailable', 'pthread_create failed', 'read init-p:', 'fork rejected by pids controller'],
     match(rec) {
       const t = rec.payload;
       if (/fork\/exec|fork:|pthread_create|read init-p|fork rejected|cannot allocate|newosproc/.test(t)) {
@@ -353,7 +354,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'clock',
-    needles: ['Time has been changed', 'System clock wrong', 'clock was stepped', 'System clock was stepped', 'time stepped', 'Clock change detected'],
+    needles: ['Time has been changed', 'System clock wrong', 'clock was stepped', 'System clock was stepped', 'Clock change detected'],
     match(rec) {
       return { type: 'clock-change', detail: rec.msg.slice(0, 200) };
     },
@@ -368,7 +369,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'runtime-daemon',
-    needles: ['broken pipe', 'get state for', 'deadline exceeded', 'dead shim', 'shim disconnected', 'Stopping container', 'Stopped container', 'timeout (30s)', 'Starting up', 'API listen on', 'starting containerd', 'successfully booted', 'Starting CRI-O', 'Started Docker', 'Stopping Docker', 'Starting containerd', 'Stopping containerd', 'Started containerd', 'Container Runtime Interface for OCI', 'Main process exited', 'Processing signal'],
+    needles: ['write: broken pipe', 'get state for', 'deadline exceeded', 'up dead shim', 'shim disconnected', 'Stopping container', 'Stopped container', 'msg="Starting up', 'API listen on', 'starting containerd', 'successfully booted', 'Starting CRI-O', 'Started Docker', 'Stopping Docker', 'Starting containerd', 'Stopping containerd', 'Started containerd', 'Container Runtime Interface for OCI', 'Main process exited', 'Processing signal'],
     kinds: ['logrus', 'text'],
     match(rec) {
       const t = rec.payload;
@@ -410,11 +411,8 @@ export const MATCHERS: Matcher[] = [
 
 /** Every needle of every matcher: the scanner's chunk prefilter. */
 export function allNeedles(extra: string[] = []): string[] {
-  const set = new Set<string>(extra);
+  const set = new Set<string>();
   for (const m of MATCHERS) for (const n of m.needles) set.add(n);
+  for (const n of extra) set.add(n);
   return [...set];
-}
-
-export function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { literalOf, loadRulePack, mergeRules, RulePackError } from '../../src/rules/pack.js';
 import { BUILTIN_RULES } from '../../src/rules/catalog.js';
+import { compileCustom } from '../../src/signals/custom.js';
 import { analyze } from '../../src/analyze.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +43,8 @@ describe('rule packs', () => {
   it('backreferences and lookaround are rejected; a catastrophic pattern runs in linear time', () => {
     expect(() => loadRulePack("signals:\n  - id: br\n    pattern: '(a+)\\1 kubelet'\n", 'p.yaml')).toThrow(/signal "br": field "pattern" is not a linear-time/);
     expect(() => loadRulePack("signals:\n  - id: la\n    pattern: 'kubelet(?=x)'\n", 'p.yaml')).toThrow(/signal "la": field "pattern"/);
-    const { patterns } = loadRulePack("signals:\n  - id: evil\n    pattern: '^(a+)+$'\n    needles: ['aaa']\n", 'p.yaml');
+    const { signals } = loadRulePack("signals:\n  - id: evil\n    pattern: '^(a+)+$'\n    needles: ['aaa']\n", 'p.yaml');
+    const patterns = signals.map(compileCustom);
     const line = 'a'.repeat(30) + '!';
     const t0 = performance.now();
     expect(patterns[0]!.test(line)).toBe(false);
@@ -59,13 +61,13 @@ describe('rule packs', () => {
   });
 
   it('a pack rule fires on its own signal end to end, next to the built-in catalog', async () => {
-    const { pack, patterns } = loadRulePack(GOOD, 'pack.yaml');
+    const { pack, signals } = loadRulePack(GOOD, 'pack.yaml');
     const L = at('10:00:00');
     const csi = [1, 2, 3].map((i) => kl(L + i * 60_000, 'E', 'csi_attacher.go:1', `"NodeStageVolume failed" err="dial unix /var/lib/kubelet/plugins/ebs/csi-ebs.sock: rpc error: code = DeadlineExceeded desc = context deadline exceeded"`));
     const dir = mkdtempSync(join(tmpdir(), 'plegscope-pack-'));
     try {
       writeFileSync(join(dir, 'kubelet.log'), lines([kl(at('09:00:00'), 'I', 'server.go:487', '"Kubelet version" kubeletVersion="v1.28.3"'), ...skipLines(L, L + 600_000), ...csi]));
-      const run = await analyze({ paths: [dir], year: 2024, rules: mergeRules(BUILTIN_RULES, pack), customSignals: patterns });
+      const run = await analyze({ paths: [dir], year: 2024, rules: mergeRules(BUILTIN_RULES, pack), customSignals: signals });
       const n = run.analysis.nodes[0]!;
       expect(n.verdict.primaryCause).toBe('disk_io');
       expect(n.findings[0]!.ruleId).toBe('csi-hang');
