@@ -29,7 +29,11 @@ export interface ScanResult {
   /** Line numbers of lines cut at maxLineBytes (the first few). */
   longLines: number[];
   longLineCount: number;
+  /** [lineNo, byte offset] of every CHECKPOINT_EVERY-th line start: lets a viewer seek to a line without an index. */
+  checkpoints: Array<[number, number]>;
 }
+
+export const CHECKPOINT_EVERY = 1024;
 
 const DEFAULT_MAX_LINE = 256 * 1024;
 
@@ -51,6 +55,7 @@ export class LineScanner {
   private last: { buf: Buffer; from: number; to: number; lineNo: number; abs: number } | null = null;
   private longLines: number[] = [];
   private longLineCount = 0;
+  private readonly checkpoints: Array<[number, number]> = [[1, 0]];
 
   constructor(private readonly visitor: LineVisitor, opts: ScanOptions) {
     this.search = opts.prefilter;
@@ -69,6 +74,7 @@ export class LineScanner {
       }
       this.dropping = false;
       this.lineNo++;
+      if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, this.carryAbs]);
       this.noteLong();
       const c = this.carry as Buffer;
       this.carry = null;
@@ -93,6 +99,7 @@ export class LineScanner {
       const nl = s.indexOf('\n', pos);
       if (nl < 0) break;
       this.lineNo++;
+      if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, bufAbs + pos]);
       let visit = search === null || this.lineNo <= this.headLines || isMarker(s, pos);
       if (!visit && search !== null) {
         if (nextMatch < pos && nextMatch !== NO_MATCH) {
@@ -110,6 +117,7 @@ export class LineScanner {
             const k = s.indexOf('\n', p);
             if (k < 0 || k > stop) break;
             this.lineNo++;
+            if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, bufAbs + p]);
             lineStart = p;
             lineEnd = k;
             p = k + 1;
@@ -162,6 +170,7 @@ export class LineScanner {
     if (this.carry && this.carry.length > 0) {
       // The last line had no newline (or was cut while over-long).
       this.lineNo++;
+      if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, this.carryAbs]);
       if (this.dropping) this.noteLong();
       const c = this.carry;
       this.carry = null;
@@ -174,7 +183,7 @@ export class LineScanner {
       if (end > from && buf[end - 1] === 13) end--;
       lastLine = { text: buf.toString('utf8', from, end), lineNo, offset: abs + from };
     }
-    return { lines: this.lineNo, bytes: this.chunkAbs, lastLine, longLines: this.longLines, longLineCount: this.longLineCount };
+    return { lines: this.lineNo, bytes: this.chunkAbs, lastLine, longLines: this.longLines, longLineCount: this.longLineCount, checkpoints: this.checkpoints };
   }
 }
 

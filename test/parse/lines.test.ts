@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { CHECKPOINT_EVERY, LineScanner } from '../../src/parse/lines.js';
+import { MultiSearch } from '../../src/parse/multisearch.js';
+
+function scan(text: string, needles: string[] | null, chunk: number, maxLineBytes?: number) {
+  const seen: Array<[number, number, string]> = [];
+  const sc = new LineScanner({ line: (t, n, off) => seen.push([n, off, t]) }, { prefilter: needles ? new MultiSearch(needles) : null, headLines: 2, maxLineBytes });
+  const buf = Buffer.from(text);
+  for (let i = 0; i < buf.length; i += chunk) sc.push(buf.subarray(i, i + chunk));
+  return { seen, res: sc.finish() };
+}
+
+describe('LineScanner', () => {
+  const lines = Array.from({ length: 3000 }, (_, i) => (i % 700 === 5 ? `line ${i} PLEG is not healthy` : i === 2500 ? `-- Reboot --` : `line ${i} ordinary kubelet chatter ünïcode`));
+  const text = lines.join('\n') + '\n';
+
+  for (const chunk of [7, 100, 4096, 1 << 20]) {
+    it(`visits head lines, needle lines and markers with right numbers and byte offsets (chunk ${chunk})`, () => {
+      const { seen, res } = scan(text, ['PLEG is not healthy'], chunk);
+      expect(res.lines).toBe(3000);
+      const want = lines.map((l, i) => [i + 1, l] as const).filter(([n, l]) => n <= 2 || l.includes('PLEG') || l.startsWith('-- '));
+      expect(seen.map(([n, , t]) => [n, t])).toEqual(want.map(([n, l]) => [n, l]));
+      for (const [n, off] of seen) expect(Buffer.from(text).subarray(off).toString('utf8').startsWith(lines[n - 1]!)).toBe(true);
+      expect(res.lastLine?.text).toBe(lines[2999]);
+      expect(res.checkpoints.length).toBe(1 + Math.floor(3000 / CHECKPOINT_EVERY));
+      for (const [n, off] of res.checkpoints) expect(Buffer.from(text).subarray(off).toString('utf8').startsWith(lines[n - 1]!)).toBe(true);
+    });
+  }
+
+  it('without a prefilter every line is visited; CRLF and a missing final newline are handled', () => {
+    const { seen, res } = scan('a\r\nb\r\nc', null, 3);
+    expect(seen.map((x) => x[2])).toEqual(['a', 'b', 'c']);
+    expect(res.lines).toBe(3);
+  });
+
+  it('an over-long line is cut, counted and does not break the lines after it', () => {
+    const big = 'x'.repeat(5000) + ' PLEG is not healthy';
+    const { seen, res } = scan(`one\ntwo\n${big}\nfour PLEG is not healthy\n`, ['PLEG is not healthy'], 512, 1000);
+    expect(res.longLineCount).toBe(1);
+    expect(res.longLines).toEqual([3]);
+    expect(seen.map((x) => x[0])).toEqual([1, 2, 4]);
+    expect(res.lines).toBe(4);
+  });
+});
+
+describe('MultiSearch', () => {
+  it('finds the earliest needle of many, short ones too, and says which', () => {
+    const ms = new MultiSearch(['from runtime service failed', 'SyncLoop (PLEG)', 'oom', 'Kubelet version']);
+    const t = Buffer.from('xx Kubelet version yy SyncLoop (PLEG) zz oom from runtime service failed');
+    const found: string[] = [];
+    for (let p = 0; ;) {
+      const at = ms.next(t, p);
+      if (at < 0) break;
+      found.push(ms.needles[ms.lastNeedle]!);
+      p = at + 1;
+    }
+    expect(found).toEqual(['Kubelet version', 'SyncLoop (PLEG)', 'oom', 'from runtime service failed']);
+    expect(ms.next(t, 0, 10)).toBe(-1);
+  });
+});
