@@ -191,7 +191,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
     const nr = notReadyEvents.some((n) => n.ts >= g.lastRelistAt && n.ts <= endForDuration + 1000)
       || g.events.some((e) => e.source === 'node-condition');
     let grew = false;
-    if (ages.length >= 3) {
+    if (ages.length >= 2) {
       grew = ages.every((a, i) => i === 0 || a >= (ages[i - 1] as number) - 0.5);
     }
     const evidence = pickEvidence(g.events);

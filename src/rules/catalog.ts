@@ -18,6 +18,10 @@ export const BUILTIN_RULES: RuleSpec[] = [
       [{ fact: 'relist.failedTimeouts', op: '>=', value: 1 }],
       [{ fact: 'cri.statusTimeouts', op: '>=', value: 1 }],
       [{ fact: 'metrics.listP99', op: '>=', value: 60 }],
+      [{ fact: 'goroutine.relistInList', op: 'truthy' }],
+      // "container runtime is down" next to PLEG: the runtime's Status call has failed for 30 s — hung, unless refused.
+      [{ fact: 'runtime.downWithPleg', op: '>=', value: 1 }, { fact: 'cri.perIdTimeouts', op: '==', value: 0 }],
+      [{ fact: 'runtime.down', op: '>=', value: 1 }, { fact: 'cri.perIdTimeouts', op: '==', value: 0 }],
     ],
     base: 0.6,
     support: [
@@ -27,6 +31,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'metrics.slowOps', op: '>=', value: 1 }], weight: 0.3, label: 'runtime operation p99 ≥ 10 s in metrics' },
       { when: [{ fact: 'metrics.relistFrozen', op: 'truthy' }], weight: 0.2, label: 'relist count froze between metric snapshots' },
       { when: [{ fact: 'runtime.daemonErrors', op: '>=', value: 1 }], weight: 0.3, label: 'runtime daemon logged timeouts / broken pipes' },
+      { when: [{ fact: 'goroutine.relistInList', op: 'truthy' }], weight: 0.6, label: 'the relist goroutine waits on a CRI list call' },
     ],
     contra: [
       { when: [{ fact: 'runtime.unreachable', op: '>=', value: 3 }, { fact: 'cri.listTimeouts', op: '<', value: 2 }], weight: 0.5, label: 'the runtime refused connections (down, not hung)' },
@@ -49,7 +54,12 @@ export const BUILTIN_RULES: RuleSpec[] = [
     severity: 'high',
     title: 'One container or sandbox the runtime cannot inspect or stop blocks every relist',
     explains: 'stall',
-    when: [{ fact: 'stall.count', op: '>=', value: 1 }, { fact: 'cri.perIdTimeouts', op: '>=', value: 1 }, { fact: 'cri.listTimeouts', op: '==', value: 0 }],
+    when: [{ fact: 'stall.count', op: '>=', value: 1 }, { fact: 'cri.listTimeouts', op: '==', value: 0 }],
+    anyOf: [
+      [{ fact: 'cri.perIdTimeouts', op: '>=', value: 1 }],
+      [{ fact: 'goroutine.relistInStatus', op: 'truthy' }],
+      [{ fact: 'runtime.crioUnmatchedStops', op: '>=', value: 1 }, { fact: 'pleg.podInspectFailed', op: '>=', value: 1 }],
+    ],
     base: 0.6,
     support: [
       { when: [{ fact: 'cri.topIdShare', op: '>=', value: 0.75 }, { fact: 'cri.topIdCount', op: '>=', value: 2 }], weight: 0.5, label: 'the timeouts are about one ID' },
@@ -57,6 +67,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'runtime.stateTimeouts', op: '>=', value: 1 }], weight: 0.3, label: 'containerd could not get the task state' },
       { when: [{ fact: 'runtime.shimCleanups', op: '>=', value: 1 }], weight: 0.2, label: 'shim clean-ups in the containerd log' },
       { when: [{ fact: 'pleg.podInspectFailed', op: '>=', value: 1 }], weight: 0.2, label: 'PLEG could not inspect the pod' },
+      { when: [{ fact: 'goroutine.relistInStatus', op: 'truthy' }], weight: 0.6, label: 'the relist goroutine waits on a per-pod status call' },
     ],
     contra: [
       { when: [{ fact: 'cni.statusHook', op: '>=', value: 1 }], weight: 0.4, label: 'CNI status-hook errors (the sandbox status waits on the network plugin)' },
@@ -107,7 +118,8 @@ export const BUILTIN_RULES: RuleSpec[] = [
     when: [{ fact: 'stall.count', op: '>=', value: 1 }],
     anyOf: [
       [{ fact: 'goroutine.relistChanSend', op: 'truthy' }],
-      [{ fact: 'kubelet.pre114', op: 'truthy' }, { fact: 'cri.timeouts', op: '==', value: 0 }, { fact: 'relist.failed', op: '==', value: 0 }, { fact: 'runtime.unreachable', op: '==', value: 0 }, { fact: 'stall.agesGrew', op: 'truthy' }],
+      [{ fact: 'kubelet.pre114', op: 'truthy' }, { fact: 'cri.timeouts', op: '==', value: 0 }, { fact: 'relist.failed', op: '==', value: 0 }, { fact: 'runtime.unreachable', op: '==', value: 0 }, { fact: 'runtime.down', op: '==', value: 0 }, { fact: 'stall.agesGrew', op: 'truthy' }],
+      [{ fact: 'kubelet.pre114', op: 'truthy' }, { fact: 'cri.errors', op: '==', value: 0 }, { fact: 'runtime.down', op: '==', value: 0 }, { fact: 'stall.maxAgeSeconds', op: '>=', value: 1800 }],
     ],
     base: 0.55,
     support: [
@@ -122,11 +134,11 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'runtime.down', op: '>=', value: 1 }], weight: 0.4, label: 'the runtime was reported down' },
     ],
     evidence: ['goroutine', 'stall', 'stall.end'],
-    summary: 'Kubelet {kubelet.version} stopped relisting for {stall.maxDurationSeconds|dur} with no CRI error and a last-seen age that only grew (up to {stall.maxAgeSeconds|dur}): the relist goroutine was stuck, as in the ≤1.13 deadlock where relist blocks sending to a full event channel that the unhealthy sync loop no longer drains.',
+    summary: 'Kubelet {kubelet.versionText} stopped relisting for {stall.maxDurationSeconds|dur} with no CRI error and a last-seen age that only grew (up to {stall.maxAgeSeconds|dur}): the relist goroutine was stuck, as in the ≤1.13 deadlock where relist blocks sending to a full event channel that the unhealthy sync loop no longer drains.',
     remediation: 'Restart the kubelet to recover (`systemctl restart kubelet`). The bug (kubernetes#72482) is fixed in 1.14 by #72709: upgrade the kubelet. Until then, avoid bursts of more than 1000 container events (mass pod deletions) on old nodes.',
     references: ['https://github.com/kubernetes/kubernetes/issues/72482', 'https://github.com/kubernetes/kubernetes/pull/72709'],
     ruledOut: [
-      { when: [{ fact: 'kubelet.fixedDeadlock', op: 'truthy' }], reason: 'kubelet {kubelet.version} is 1.14 or newer, where a full event channel drops events instead of blocking' },
+      { when: [{ fact: 'kubelet.fixedDeadlock', op: 'truthy' }], reason: 'kubelet {kubelet.versionText}: from 1.14 a full event channel drops events instead of blocking relist' },
       { when: [{ fact: 'cri.timeouts', op: '>=', value: 1 }], reason: '{cri.timeouts} CRI timeouts explain the stall; the deadlock shows none' },
     ],
   },
@@ -140,7 +152,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     anyOf: [
       [{ fact: 'cni.statusHook', op: '>=', value: 1 }],
       [{ fact: 'goroutine.relistInCni', op: 'truthy' }],
-      [{ fact: 'kernel.netdev', op: '>=', value: 1 }, { fact: 'cri.podSandboxStatusTimeouts', op: '>=', value: 1 }],
+      [{ fact: 'kernel.netdev', op: '>=', value: 1 }],
       [{ fact: 'cri.podSandboxStatusTimeouts', op: '>=', value: 1 }, { fact: 'cni.errors', op: '>=', value: 1 }],
       [{ fact: 'cni.teardownErrors', op: '>=', value: 1 }, { fact: 'cri.perIdTimeouts', op: '>=', value: 1 }, { fact: 'cri.listTimeouts', op: '==', value: 0 }],
     ],

@@ -69,6 +69,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   // ≤1.13 printed runtime errors as a Go []string: `skipping pod synchronization - [PLEG is not healthy: …]`.
   const pre114Wording = node.events.some((e) => e.type === 'relist-unhealthy' && /synchronization - \[(?![^\]]*, )/.test(e.ref.text));
   f['kubelet.pre114'] = (f['kubelet.minor'] !== null ? (f['kubelet.minor'] as number) < 14 : pre114Wording);
+  f['kubelet.versionText'] = node.kubeletVersion ?? (pre114Wording ? 'of unknown version (≤1.13 log wording)' : 'of unknown version (1.14+ log wording)');
   f['kubelet.fixedDeadlock'] = f['kubelet.minor'] !== null ? (f['kubelet.minor'] as number) >= 14 : node.events.some((e) => e.type === 'relist-unhealthy' && (e.ref.text.includes('Skipping pod synchronization') || e.ref.text.startsWith('{')));
   f['kubelet.restarts'] = node.timeline.restarts.length;
   f['runtime'] = node.runtime;
@@ -98,12 +99,13 @@ export function computeFacts(node: NodeModel): FactSheet {
   p['cri.errors'] = pool(counted.map((e) => e.ref));
 
   // The one container or sandbox most per-ID timeouts are about.
-  const byId = new Map<string, { n: number; op: string; pod: string | null; refs: Ref[] }>();
+  const byId = new Map<string, { n: number; ops: Set<string>; pod: string | null; refs: Ref[] }>();
   for (const e of perIdTimeouts) {
     const id = e.containerId ?? e.sandboxId ?? e.pod;
     if (!id) continue;
-    const cur = byId.get(id) ?? { n: 0, op: e.op, pod: e.pod, refs: [] };
+    const cur = byId.get(id) ?? { n: 0, ops: new Set<string>(), pod: e.pod, refs: [] };
     cur.n++;
+    cur.ops.add(e.op);
     cur.pod = cur.pod ?? e.pod;
     cur.refs.push(e.ref);
     byId.set(id, cur);
@@ -111,7 +113,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   const top = [...byId.entries()].sort((a, b) => b[1].n - a[1].n)[0];
   f['cri.perIdDistinct'] = byId.size;
   f['cri.topId'] = top ? top[0] : null;
-  f['cri.topIdOp'] = top ? top[1].op : null;
+  f['cri.topIdOp'] = top ? [...top[1].ops].sort().join('/') : null;
   f['cri.topIdPod'] = top ? (top[1].pod ?? podForId(node.events, top[0])) : null;
   f['cri.topIdCount'] = top ? top[1].n : 0;
   f['cri.topIdShare'] = top && perIdTimeouts.length ? top[1].n / perIdTimeouts.length : 0;
@@ -262,6 +264,8 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['goroutine.relistChanSend'] = g ? g.state === 'chan send' : false;
   f['goroutine.relistInCni'] = g ? g.frames.some((fr) => /GetPodNetworkStatus|SetUpPod|TearDownPod|network\/cni|getIPFromPlugin/.test(fr)) : false;
   f['goroutine.relistInCri'] = g ? g.frames.some((fr) => /grpc\.\(\*ClientConn\)\.Invoke|RemoteRuntimeService|remoteRuntimeService|libdocker|dockertools/.test(fr)) : false;
+  f['goroutine.relistInList'] = g ? f['goroutine.relistInCri'] === true && g.frames.some((fr) => /ListPodSandbox|ListContainers|\.GetPods\b|getKubeletSandboxes|getKubeletContainers/.test(fr)) && !g.frames.some((fr) => /GetPodStatus|ContainerStatus|PodSandboxStatus/.test(fr)) : false;
+  f['goroutine.relistInStatus'] = g ? f['goroutine.relistInCri'] === true && g.frames.some((fr) => /GetPodStatus|ContainerStatus|PodSandboxStatus/.test(fr)) && f['goroutine.relistInCni'] !== true : false;
   f['goroutine.deepestFrame'] = g?.deepestKubeletFrame ?? null;
   p['goroutine'] = g ? [{ artifact: node.goroutines?.artifact ?? -1, line: g.line, offset: 0, ts: NaN, mono: NaN, text: g.headerText }] : [];
 

@@ -82,7 +82,7 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
   const warnings: ExtractWarning[] = [];
   const hosts = new Map<string | null, HostState>();
   const nodeNames = new Map<string, number>();
-  const maxText = opts.maxRefText ?? 4096;
+  const maxText = opts.maxRefText ?? 16384;
   const custom = opts.custom ?? [];
   let disagreements = 0;
   let firstDisagreement: { line: number; deltaMs: number } | null = null;
