@@ -94,6 +94,8 @@ export interface MetricsSummary {
   extraOperations: ExtraOperationSummary[];
   runningPods: number | null;
   runningContainers: number | null;
+  /** kubelet_running_containers{container_state="exited"} in the last snapshot (1.16+), null when not exposed. */
+  exitedContainers: number | null;
   runningEvidence: Evidence[];
   /** Runs of consecutive snapshots between which the relist count did not move (merged into one interval). */
   frozenIntervals: FrozenInterval[];
@@ -569,6 +571,14 @@ function lastGauge(lines: Line[], containers: boolean): { value: number; point: 
   return best;
 }
 
+/** The exited-state series of the container gauge in the last snapshot that has it. */
+function exitedGauge(lines: Line[]): number | null {
+  const exited = lines.filter((l) => l.state === 'exited');
+  let best: { snap: number; value: number } | null = null;
+  for (const l of exited) for (const p of l.points) if (!best || p.snap > best.snap) best = { snap: p.snap, value: p.value };
+  return best ? best.value : null;
+}
+
 /** Summarises the snapshots of ONE node (any order; snapshots taken at the same second are merged). */
 export function summarize(snapshots: Snapshot[]): MetricsSummary {
   const t = buildTimelines(snapshots);
@@ -624,6 +634,7 @@ export function summarize(snapshots: Snapshot[]): MetricsSummary {
     extraOperations: extra,
     runningPods: pods?.value ?? null,
     runningContainers: containers?.value ?? null,
+    exitedContainers: exitedGauge(of((l) => l.info.quantity === 'running_containers')),
     runningEvidence,
     frozenIntervals: t.snaps.length >= 2 ? frozenIntervals(countLines) : [],
   };

@@ -175,7 +175,8 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         events.push(e);
       }
     }
-    const aligned = alignMonotonic(events);
+    const anchors = n.parts.flatMap((p) => p.artifact.signals?.bootAnchors ?? []);
+    const aligned = alignMonotonic(events, anchors);
     if (aligned.unplaced > 0) {
       warnings.push({ artifact: aligned.artifact, message: `${aligned.unplaced} kernel line(s) carry only seconds-since-boot stamps and nothing in the input gives the boot time (a \`dmesg -T\` copy or journal kernel lines would): used without a time` });
     }
@@ -242,10 +243,10 @@ function kernelText(text: string): string {
  * in the input says when they happened: journal kernel lines that carry both stamps, or a `dmesg -T` twin with the same
  * text. The boot time is the median of (wall time − seconds since boot) over the matches.
  */
-export function alignMonotonic(events: SignalEvent[]): { unplaced: number; artifact: number | null } {
+export function alignMonotonic(events: SignalEvent[], anchors: number[] = []): { unplaced: number; artifact: number | null } {
   const loose = events.filter((e) => Number.isNaN(e.ts) && Number.isFinite(e.ref.mono));
   if (loose.length === 0) return { unplaced: 0, artifact: null };
-  const boots: number[] = [];
+  const boots: number[] = [...anchors];
   for (const e of events) if (Number.isFinite(e.ts) && Number.isFinite(e.ref.mono)) boots.push(e.ts - e.ref.mono * 1000);
   if (boots.length === 0) {
     const byText = new Map<string, number>();

@@ -239,6 +239,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   p['metrics.discard'] = m?.discardEvidence ? pool(m.discardEvidence) : [];
   f['pods.running'] = m?.runningPods ?? null;
   f['pods.containers'] = m?.runningContainers ?? null;
+  f['pods.exitedContainers'] = m?.exitedContainers ?? null;
   for (const op of m?.operations ?? []) {
     f[`op.${op.operation}.p99`] = op.p99;
     f[`op.${op.operation}.errors`] = op.errors;

@@ -35,6 +35,8 @@ export interface ArtifactSignals {
   warnings: ExtractWarning[];
   /** Node names the kubelet itself printed (node="…"), most frequent first. */
   nodeNames: string[];
+  /** Boot times (epoch ms) implied by kernel lines that carry both a wall-clock and a seconds-since-boot stamp. */
+  bootAnchors: number[];
 }
 
 export interface ExtractOptions {
@@ -110,6 +112,7 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
 
   // The same needle search decides which matchers see a line, with or without the chunk prefilter, so both paths
   // give the same events by construction.
+  const bootAnchors: number[] = [];
   const onRecord = (rec: LogRecord, buf: Buffer, from: number, to: number): void => {
     if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) return;
     wokenMatchers.fill(0);
@@ -129,6 +132,7 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
     // Only lines a needle woke (and the head of the file) shape the windows and PID tracking: the prefilter lets
     // exactly those through, so the slow path must not see more.
     if (!any && rec.line > HEAD_LINES) return;
+    if (!Number.isNaN(rec.ts) && !Number.isNaN(rec.mono) && bootAnchors.length < 16) bootAnchors.push(rec.ts - rec.mono * 1000);
     const st = hostState(rec.host);
     const w = st.window;
     if (!Number.isNaN(rec.ts)) {
@@ -229,5 +233,6 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
     scan,
     warnings,
     nodeNames: [...nodeNames.entries()].sort((a, b) => b[1] - a[1]).map((e) => e[0]),
+    bootAnchors,
   };
 }
