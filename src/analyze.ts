@@ -7,6 +7,7 @@ import { SCHEMA_VERSION } from './contract/analysis.js';
 import type { Readable } from 'node:stream';
 import { discover } from './input/discover.js';
 import type { Artifact } from './input/artifact.js';
+import { countingStream, logIndexOf, type LogIndex } from './input/line-reader.js';
 import { LineScanner, scanStream } from './parse/lines.js';
 import { MetricsParser } from './parse/metrics/exposition.js';
 import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
@@ -14,6 +15,7 @@ import { iso, resolveZone } from './parse/time.js';
 import { extractSignals, type ArtifactSignals } from './signals/extract.js';
 import { compileCustom, type CustomSignalSpec } from './signals/custom.js';
 import { SignalPool, workerScript } from './signals/pool.js';
+import { extractSegmented } from './signals/segments.js';
 import { availableParallelism } from 'node:os';
 import { buildNodes, type ArtifactData, type NodeModel } from './model/node.js';
 import type { MetricsSource } from './model/metrics.js';
@@ -23,6 +25,8 @@ import { evaluate, type NodeJudgement } from './rules/engine.js';
 import { BUILTIN_GAPS, BUILTIN_RULES } from './rules/catalog.js';
 import type { GapSpec, RuleSpec } from './rules/spec.js';
 import { TOOL_VERSION } from './version.js';
+import { artifactNotAfter, artifactZone, bundleFields, hasExtras, readExtras, selfAnchored } from './bundle-data.js';
+import type { Limits } from './input/limits.js';
 
 export interface AnalyzeOptions {
   paths: string[];
@@ -33,10 +37,14 @@ export interface AnalyzeOptions {
   rules?: RuleSpec[];
   gaps?: GapSpec[];
   customSignals?: CustomSignalSpec[];
+  /** Bounds for reading archives (decompression ratio, nesting…); defaults in src/input/limits.ts. */
+  limits?: Partial<Limits>;
   /** Worker threads for signal extraction: 0 = in this thread; default: one per core (when running compiled). */
   workers?: number;
   stdin?: Readable;
   onProgress?: (p: { file: string; index: number; total: number }) => void;
+  /** Bytes and lines of a log read so far, as they stream in (progress displays: the TUI). */
+  onRead?: (p: { artifact: Artifact; bytes: number; lines: number }) => void;
   now?: () => Date;
 }
 
@@ -46,6 +54,14 @@ export interface AnalysisRun {
   evaluated: Map<string, NodeJudgement['evaluated']>;
   /** Artifact id → path and byte offsets known, for views that re-read lines lazily (TUI). */
   artifacts: Artifact[];
+  /** For views that re-read lines lazily (TUI): per log artifact id its line checkpoints and clock; per node its
+   *  artifact ids and the times of its CRI errors (for density charts). */
+  views?: ViewIndex;
+}
+
+export interface ViewIndex {
+  logs: Map<number, LogIndex>;
+  nodes: Map<string, { artifacts: number[]; criErrors: Array<{ op: string; ts: number; layer: 'client' | 'caller' }> }>;
 }
 
 const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log']);
@@ -54,10 +70,11 @@ const YEARFUL = /^(journal-short-iso|journal-json|json-log|cri-log|rfc3339|logru
 
 export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const zone = resolveZone(opts.tz ?? 'UTC');
-  const disc = await discover(opts.paths, { stdin: opts.stdin });
+  const disc = await discover(opts.paths, { stdin: opts.stdin, limits: opts.limits });
   const warnings: Warning[] = disc.warnings.map((w) => ({ file: w.file, line: w.line, message: w.message }));
   const perArtifactWarnings = new Map<number, number>();
   const lines = new Map<number, number>();
+  const logs = new Map<number, LogIndex>();
   const byPath = new Map(disc.artifacts.map((a) => [a.path, a]));
   for (const w of disc.warnings) {
     const a = w.file !== null ? byPath.get(w.file) : undefined;
@@ -69,12 +86,14 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   };
 
   // Year-carrying formats first: their times anchor the year of the year-less ones (journal short, klog headers).
-  const yearful = disc.artifacts.filter((a) => YEARFUL.test(a.format));
-  const rest = disc.artifacts.filter((a) => !YEARFUL.test(a.format));
-  // Threads pay off when there is independent work: two or more logs. One log is scanned here, where it is read.
+  // Bundle files anchored by their collection time need no help: they stay in archive order (one pass over a tar).
+  const yearful = disc.artifacts.filter((a) => YEARFUL.test(a.format) || selfAnchored(a));
+  const rest = disc.artifacts.filter((a) => !YEARFUL.test(a.format) && !selfAnchored(a));
+  // With several logs, worker threads scan them (cut into segments) while this thread reads and decompresses. One log
+  // is scanned here: two threads gain little on a plain file and each isolate adds its own heap to the peak RSS.
   const logCount = disc.artifacts.filter((a) => LOG_ROLES.has(a.role)).length;
   const script = opts.workers === 0 || (opts.workers === undefined && logCount < 2) ? null : workerScript();
-  const size = opts.workers ?? Math.min(4, availableParallelism());
+  const size = opts.workers ?? Math.min(2, availableParallelism());
   const pool = script && size > 0 ? new SignalPool(script, size) : null;
   const custom = opts.customSignals ?? [];
   const compiled = custom.map(compileCustom);
@@ -83,17 +102,23 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   let done = 0;
 
   const readOne = async (a: Artifact): Promise<void> => {
-    const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, signals: null, metrics: null, goroutines: null, truncated: false };
+    const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, signals: null, metrics: null, goroutines: null, truncated: false, ...bundleFields(a) };
     try {
       if (LOG_ROLES.has(a.role)) {
-        const job = { artifact: a.id, zone: opts.tz ?? 'UTC', year: opts.year, notAfterMs: anchorMs ?? a.mtime, noPrefilter: opts.noPrefilter, custom };
+        const zoneName = artifactZone(a, opts.tz, (m) => warn(a, null, m));
+        const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: artifactNotAfter(a, anchorMs ?? a.mtime), noPrefilter: opts.noPrefilter, custom };
+        const here = { ...job, zone: zoneName === (opts.tz ?? 'UTC') ? zone : resolveZone(zoneName), custom: compiled };
+        const src = opts.onRead ? countingStream(a.open(), (bytes, n) => opts.onRead?.({ artifact: a, bytes, lines: n })) : a.open();
         const sig: ArtifactSignals = pool
-          ? await pool.extract(a.open(), job)
-          : await extractSignals(a.open(), { ...job, zone, custom: compiled });
+          ? await extractSegmented(src, here, (seg) => pool.runSegment(job, seg), pool.size + 1)
+          : await extractSignals(src, here);
         d.signals = sig;
+        logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));
         lines.set(a.id, sig.scan.lines);
         for (const w of sig.warnings) warn(a, w.line, w.message);
         if (sig.warnings.some((w) => w.message.startsWith('read stopped'))) d.truncated = true;
+      } else if (hasExtras(a)) {
+        Object.assign(d, await readExtras(a, (line, m) => warn(a, line, m)));
       } else if (a.role === 'metrics') {
         d.metrics = await readMetrics(a, (n) => lines.set(a.id, n), (line, msg) => warn(a, line, msg));
       } else if (a.role === 'goroutine-dump') {
@@ -114,6 +139,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     await runLimited(rest, (pool ? size : 0) + 1, readOne);
   } finally {
     await pool?.close();
+    disc.close?.();
   }
   data.sort((x, y) => x.id - y.id);
 
@@ -155,7 +181,11 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     nodes: reports,
     warnings: sortWarnings(warnings),
   };
-  return { analysis, evaluated, artifacts: disc.artifacts };
+  const viewNodes: ViewIndex['nodes'] = new Map(nodes.map((n) => [n.name, {
+    artifacts: n.artifacts,
+    criErrors: n.events.flatMap((e) => (e.type === 'cri-error' ? [{ op: e.op, ts: e.ts, layer: e.layer }] : [])),
+  }]));
+  return { analysis, evaluated, artifacts: disc.artifacts, views: { logs, nodes: viewNodes } };
 }
 
 /** Runs `fn` over `items` with at most `limit` at a time, in order of start. */
@@ -254,7 +284,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
       intervalSeconds: quantiles(m?.relist.interval) ?? null,
     },
     operations: [...ops.values()].sort((a, b) => a.operation.localeCompare(b.operation)),
-    pods: { running: m?.runningPods ?? null, containers: m?.runningContainers ?? null },
+    pods: { running: m?.runningPods ?? n.bundle.containers?.sandboxesReady ?? null, containers: m?.runningContainers ?? n.bundle.containers?.running ?? null },
     findings,
     ruledOut: j.ruledOut,
     coverage: {

@@ -29,11 +29,35 @@ export interface Artifact {
   head: Buffer;
   /** A fresh stream of the decompressed bytes. May be called more than once (not for stdin: then once). */
   open(): Readable;
+
+  // Bundle placement (bundle.ts). All optional: loose files and stdin carry none of them.
+  /** Kind of the bundle root this file sits under (sosreport, sos-collect, must-gather, inspect, eks-logs, aks,
+   *  rancher, kind, directory). */
+  bundleKind?: string;
+  /** Zone of the file's year-less/zone-less stamps (IANA name or ±hh:mm), when the bundle says; null = unknown. */
+  zone?: string | null;
+  /** When the bundle was collected (epoch ms): the file holds nothing later. Anchors year-less stamps. */
+  collectedAt?: number | null;
+  /** The file is known to be cut (sos `.tailed`, manifest `truncated`, archive damaged inside it). */
+  truncated?: boolean;
+  /** Other paths in the bundle that lead to the same bytes (symlinks, hard links, `.tailed` links). */
+  aliases?: string[];
+  /** Files of one single-node bundle share a group: what carries no node identity belongs to that group's node. */
+  group?: string | null;
+  /** 0 = the most specific copy of a log (unit journal); higher = a copy that only fills gaps (full journal, messages). */
+  priority?: number;
+  /** How to read a file whose role is `other` but which the layout (or its content) says is useful:
+   *  `container-list` (crictl pods / crictl ps -a / docker ps -a), `skipped-nodes` (must-gather). */
+  parseAs?: 'container-list' | 'skipped-nodes';
+  /** Node role from the layout (must-gather `host_service_logs/masters|workers`). */
+  nodeRole?: 'master' | 'worker' | null;
 }
 
 export interface Input {
   path: string;
   kind: InputKind;
+  /** Finer than `kind` (sos-collect, inspect, aks, rancher, kind, directory). */
+  bundleKind?: string;
 }
 
 export interface InputWarning {
@@ -46,6 +70,8 @@ export interface Discovery {
   inputs: Input[];
   artifacts: Artifact[];
   warnings: InputWarning[];
+  /** Lets go of open archive passes (decompressor processes, file handles). Safe to call more than once. */
+  close?(): void;
 }
 
 /** A problem with a path the user named: the CLI prints `plegscope: <path>: <message>` and exits 2. */

@@ -1,17 +1,23 @@
-// Paths the user named → artifacts with role and format. Loose files, folders and stdin; archives and bundle
-// layouts plug in later as further Sources (see source.ts) without changing what comes out of here.
+// Paths the user named → artifacts with role and format. Loose files, folders, archives and stdin. Folders and
+// archives become a virtual tree (tree.ts) whose bundle layout (bundle.ts) places each file: node, role, zone,
+// collection time. A folder without any bundle marker keeps the plain behaviour: every file, sniffed by content.
 import fsp from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import type { Role } from '../contract/analysis.js';
-import { InputError, type Artifact, type Discovery, type Input, type InputWarning } from './artifact.js';
-import { CORRUPT, DEFAULT_TOOLS, HEAD_BYTES, TRUNCATED, decode, probe, type Probe, type Tools } from './decode.js';
+import { PassThrough, type Readable } from 'node:stream';
+import { InputError, type Artifact, type Compression, type Discovery, type Input, type InputWarning } from './artifact.js';
+import { DEFAULT_TOOLS, HEAD_BYTES, decode, probe, type Probe, type Tools } from './decode.js';
+import { assess } from './assess.js';
 import { errorCode, fsErrorMessage } from './fserror.js';
 import { nameTime, nodeHint } from './names.js';
-import { PROBLEM_FORMATS, compressedKind, sniff } from './sniff.js';
+import { PROBLEM_FORMATS } from './sniff.js';
 import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
+import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
+import { DEFAULT_LIMITS, bounded, type Limits } from './limits.js';
+import { archiveKind, closeTree, indexContainer, newTree, type Tree, type TreeContext, type TreeFile } from './tree.js';
+import { findRoots, inputKindOf, place, rotationAnchor, rotationOrder, wantMeta } from './bundle.js';
+import { collect } from './entry-stream.js';
 
 export interface DiscoverOptions {
   /** What `-` reads (default: process.stdin). */
@@ -22,22 +28,18 @@ export interface DiscoverOptions {
   tools?: Partial<Tools>;
   /** Files probed at the same time inside a folder (default 8). */
   concurrency?: number;
+  /** Decompression and nesting bounds (limits.ts). */
+  limits?: Partial<Limits>;
 }
 
 /** Artifacts that no later stage will read keep only this much head: a big folder must not hold 64 KiB each. */
 const OTHER_HEAD_BYTES = 4 * 1024;
-const NOT_RECOGNISED = 'not recognised as a kubelet, runtime or kernel log, metrics, goroutine dump or node object';
 
 type ArtifactDraft = Omit<Artifact, 'id' | 'input'>;
 
-interface Assessment {
-  role: Role;
-  format: string;
-  /** Warning text, or null when the file is fine. */
-  problem: string | null;
-  /** Whether the problem makes a file the user named directly unusable (→ InputError). */
-  fatal: boolean;
-}
+/** Problems not worth a warning inside a bundle: a sosreport holds hundreds of empty command outputs. */
+const QUIET_IN_BUNDLE = new Set(['empty file', 'no content (only blank lines or journal notes)']);
+
 
 export async function discover(paths: string[], opts: DiscoverOptions = {}): Promise<Discovery> {
   const run = new Discoverer(opts);
@@ -55,15 +57,30 @@ class Discoverer {
   private readonly headBytes: number;
   private readonly limit: <T>(fn: () => Promise<T>) => Promise<T>;
   private stdinUsed = false;
+  private readonly limits: Limits;
+  private readonly trees: Tree[] = [];
 
   constructor(private readonly opts: DiscoverOptions) {
     this.tools = { ...DEFAULT_TOOLS, ...opts.tools };
     this.headBytes = opts.headBytes ?? HEAD_BYTES;
     this.limit = limiter(Math.max(1, opts.concurrency ?? 8));
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
   }
 
   result(): Discovery {
-    return { inputs: this.inputs, artifacts: this.artifacts, warnings: this.warnings };
+    const trees = this.trees;
+    return {
+      inputs: this.inputs,
+      artifacts: this.artifacts,
+      warnings: this.warnings,
+      close: () => {
+        for (const t of trees) closeTree(t);
+      },
+    };
+  }
+
+  private treeContext(): TreeContext {
+    return { tools: this.tools, limits: this.limits, headBytes: this.headBytes, wantMeta };
   }
 
   async add(given: string): Promise<void> {
@@ -117,9 +134,122 @@ class Discoverer {
       return;
     }
     const source = new FileSource(given, real, Number(st.size), Number(st.mtimeMs));
-    const draft = await this.examine(source, given, true);
+    const pr = await probe(source, this.tools, this.headBytes);
+    const kind = pr.error ? null : archiveKind(pr.head);
+    if (kind === 'tar' || kind === 'zip') {
+      this.seen.set(key, given);
+      this.inputs.pop();
+      const tree = newTree();
+      this.trees.push(tree);
+      await indexContainer(this.containerFor(source, kind, pr.compression), '', 0, this.treeContext(), tree, given);
+      if (tree.files.length === 0 && tree.warnings.some((w) => w.file === given && /could not be read|damaged|truncated/.test(w.message))) {
+        const w = tree.warnings.find((x) => x.file === given && /could not be read|damaged|truncated/.test(x.message)) as InputWarning;
+        closeTree(tree);
+        throw new InputError(given, w.message);
+      }
+      this.finishTree(given, tree, true);
+      return;
+    }
+    const draft = await this.examine(source, given, true, pr);
     this.seen.set(key, given);
     this.push(input, draft.artifact, draft.warnings);
+  }
+
+  /** An archive file on disk: tar streamed (through its decompressor), zip read by random access. */
+  private containerFor(source: FileSource, kind: 'tar' | 'zip', compression: Compression): Container {
+    if (kind === 'zip' && compression === null) return new ZipContainer(new FileAccess(source.realPath, source.size ?? 0), this.limits, source.path);
+    const tools = this.tools;
+    const limits = this.limits;
+    if (kind === 'zip') {
+      // A compressed zip (rare) needs its bytes in memory for random access.
+      return new LazyZip(() => decode(source.open(), compression, tools), limits, source.path);
+    }
+    return new TarContainer(() => {
+      const raw = source.open();
+      return compression === null ? raw : bounded(raw, decode(raw, compression, tools), limits, source.path);
+    });
+  }
+
+  /** Bundle layout over a tree, then one artifact per placed file. */
+  private finishTree(given: string, tree: Tree, archive: boolean, plain?: { input: number; drafts: Map<TreeFile, { artifact: ArtifactDraft | null; warnings: InputWarning[] }> }): void {
+    const roots = findRoots(tree, given);
+    const { kind, bundleKind } = inputKindOf(roots);
+    if (plain && roots.length === 0 && tree.files.every((f) => plain.drafts.has(f))) {
+      // No bundle here: a folder of loose files, exactly as before bundles existed.
+      const ws: InputWarning[] = [...tree.warnings];
+      for (const f of tree.files) {
+        const d = plain.drafts.get(f);
+        if (d) {
+          this.push(plain.input, d.artifact, []);
+          ws.push(...d.warnings);
+        }
+      }
+      this.warnings.push(...ws.sort((a, b) => comparePathSegments(a.file ?? '', b.file ?? '')));
+      return;
+    }
+    let input: number;
+    if (plain) {
+      input = plain.input;
+      const inp = this.inputs[input] as Input;
+      inp.kind = kind;
+      inp.bundleKind = bundleKind;
+    } else {
+      this.inputs.push({ path: given, kind: archive && roots.length === 0 ? 'directory' : kind, bundleKind });
+      input = this.inputs.length - 1;
+    }
+    for (const r of roots) {
+      // Node-local journals need the node's zone; without it the times are read as UTC.
+      if ((r.kind === 'sosreport' || r.kind === 'rancher') && r.zone === null) {
+        this.warnings.push({ file: r.dir || given, line: null, message: `${r.kind}: the node's time zone is not in the bundle (no timedatectl, etc/localtime or date output): its journal times are read as UTC; pass --tz if the node ran in another zone` });
+      }
+    }
+    const { placements } = place(tree, roots);
+    // Rotated logs oldest first (in a folder; an archive keeps its order, see rotationOrder).
+    if (!archive && tree.containers.length === 0) tree.files = rotationOrder(tree.files);
+    const warned = new Set<string>();
+    for (const w of tree.warnings) {
+      this.warnings.push(w);
+      if (w.file) warned.add(w.file);
+    }
+    for (const f of tree.files) {
+      const pl = placements.get(f);
+      if (!pl) continue;
+      const keep = pl.role !== 'other' || pl.parseAs !== null || f.role === 'node-object' || (bundleKind === 'directory' && roots.length === 0);
+      const problem = plain?.drafts.get(f)?.warnings ?? (f.problem ? [warning(f.path, f.problem)] : []);
+      for (const w of problem) {
+        // Inside a bundle only problems with files that matter are worth saying.
+        if (QUIET_IN_BUNDLE.has(w.message) && pl.role === 'other') continue;
+        if (!keep && pl.role === 'other' && f.role === 'other' && !/journal file|encrypted|compressed|cannot|corrupt|truncated|decompression/.test(w.message)) continue;
+        this.warnings.push({ ...w, file: pl.display });
+      }
+      if (!keep || f.problem && PROBLEM_FORMATS.has(f.format)) continue;
+      const head = pl.role !== 'other' || f.head.length <= OTHER_HEAD_BYTES ? f.head : Buffer.from(f.head.subarray(0, OTHER_HEAD_BYTES));
+      const hint = pl.nodeHint ?? nodeHint(archive ? `${given}/${f.path}` : path.posix.join(given.split(path.sep).join('/'), f.path));
+      this.artifacts.push({
+        id: this.artifacts.length,
+        input,
+        path: pl.display,
+        role: pl.role,
+        format: f.format,
+        nodeHint: hint,
+        nameTime: nameTime(pl.display),
+        mtime: f.mtime,
+        compression: f.compression,
+        size: f.size,
+        head,
+        open: f.open,
+        bundleKind: pl.bundleKind,
+        zone: pl.zone,
+        collectedAt: rotationAnchor(f.path) ?? pl.collectedAt,
+        truncated: pl.truncated,
+        aliases: pl.aliases,
+        group: pl.group,
+        priority: pl.priority,
+        ...(pl.parseAs ? { parseAs: pl.parseAs } : {}),
+        nodeRole: pl.nodeRole,
+      });
+    }
+    if (tree.files.length === 0 && !warned.has(given)) this.warnings.push({ file: given, line: null, message: 'no files found' });
   }
 
   private async addFolder(given: string, real: string): Promise<void> {
@@ -150,16 +280,67 @@ class Discoverer {
         warnings: [warning(item.rel, `cannot be read: ${fsErrorMessage(err)}`)],
       }));
     });
+    const tree = newTree();
+    this.trees.push(tree);
+    const drafts = new Map<TreeFile, { artifact: ArtifactDraft | null; warnings: InputWarning[] }>();
+    const ctx = this.treeContext();
+    // Every path that reaches a file, so links count as names of it (a sos `.tailed` link, a root symlink).
+    const namesByKey = new Map<string, string[]>();
+    for (const item of items) if (item.kind === 'file') namesByKey.set(item.key, [...(namesByKey.get(item.key) ?? []), item.rel]);
     for (const [i, slot] of slots.entries()) {
       const result = await slot;
       const item = items[i] as (typeof items)[number];
       if (!result) continue;
-      if (item.kind === 'file') this.seen.set(item.key, item.rel);
-      this.push(input, result.artifact, result.warnings);
+      if (item.kind !== 'file') {
+        tree.warnings.push(...result.warnings);
+        continue;
+      }
+      this.seen.set(item.key, item.rel);
+      const a = result.artifact;
+      if (a && a.format === 'archive' && (archiveKind(a.head) === 'tar' || archiveKind(a.head) === 'zip')) {
+        const source = new FileSource(item.rel, item.realPath, item.size, item.mtime);
+        await indexContainer(this.containerFor(source, archiveKind(a.head) as 'tar' | 'zip', a.compression), item.rel, 1, ctx, tree, given);
+        continue;
+      }
+      for (let d = path.posix.dirname(item.rel); d !== '.' && d !== '/'; d = path.posix.dirname(d)) tree.dirs.add(d);
+      if (item.mtime > 0) tree.maxMtime = Math.max(tree.maxMtime ?? 0, item.mtime);
+      const file: TreeFile = {
+        path: item.rel,
+        aliases: (namesByKey.get(item.key) ?? []).filter((n) => n !== item.rel),
+        size: item.size,
+        mtime: item.mtime,
+        compression: a?.compression ?? null,
+        head: a?.head ?? Buffer.alloc(0),
+        role: a?.role ?? 'other',
+        format: a?.format ?? 'unreadable',
+        problem: result.warnings[0]?.message ?? null,
+        meta: null,
+        cut: false,
+        open: a ? a.open : () => failedStream(new Error('unreadable')),
+      };
+      if (a && wantMeta(item.rel, item.size)) {
+        const all = await collect(a.open(), this.limits.maxMetaBytes).catch(() => null);
+        if (all?.complete) file.meta = all.data;
+      }
+      if (/(^|\/)etc\/localtime$/.test(item.rel) || item.viaLink) {
+        const link = await fsp.readlink(path.join(real, ...item.rel.split('/'))).catch(() => null);
+        if (link !== null) tree.links.set(item.rel, link);
+      }
+      tree.files.push(file);
+      drafts.set(file, result);
+    }
+    // Dangling links (etc/localtime → a zoneinfo file sos did not copy) still name the zone.
+    for (const item of items) {
+      if (item.kind === 'warning' && /(^|\/)etc\/localtime$/.test(item.rel)) {
+        const link = await fsp.readlink(path.join(real, ...item.rel.split('/'))).catch(() => null);
+        if (link !== null) tree.links.set(item.rel, link);
+      }
     }
     if (!items.some((item) => item.kind === 'file')) {
       this.warnings.push({ file: given, line: null, message: 'no files found' });
+      return;
     }
+    this.finishTree(given, tree, false, { input, drafts });
   }
 
   private addInput(p: string, kind: Input['kind']): number {
@@ -180,15 +361,17 @@ class Discoverer {
     source: Source,
     hintPath: string,
     named: boolean,
+    probed?: Probe,
   ): Promise<{ artifact: ArtifactDraft | null; warnings: InputWarning[] }> {
-    const pr = await probe(source, this.tools, this.headBytes);
+    const pr = probed ?? (await probe(source, this.tools, this.headBytes));
     const stdin = source instanceof StreamSource;
     const verdict = assess(pr, source.path, named);
     if (named && verdict.fatal && verdict.problem) {
       throw new InputError(source.path, stdin && verdict.problem === 'empty file' ? 'empty input' : verdict.problem);
     }
     const warnings = verdict.problem ? [warning(source.path, verdict.problem)] : [];
-    const keepFull = verdict.role !== 'other';
+    // An archive inside a folder is opened later from this head, which must then keep its tar header.
+    const keepFull = verdict.role !== 'other' || verdict.format === 'archive';
     const head = keepFull || pr.head.length <= OTHER_HEAD_BYTES ? pr.head : Buffer.from(pr.head.subarray(0, OTHER_HEAD_BYTES));
     const { compression } = pr;
     const tools = this.tools;
@@ -203,6 +386,7 @@ class Discoverer {
       size: source.size,
       head,
       open: () => decode(source.open(), compression, tools),
+      ...(/^(?:crictl-pods|crictl-ps|docker-ps)$/.test(verdict.format) ? { parseAs: 'container-list' as const } : {}),
     };
     return { artifact, warnings };
   }
@@ -210,51 +394,6 @@ class Discoverer {
 
 function warning(file: string, message: string): InputWarning {
   return { file, line: null, message };
-}
-
-/** What a probed file is, and what (if anything) is wrong with it. */
-function assess(pr: Probe, displayPath: string, named: boolean): Assessment {
-  const name = displayPath.split('/').pop() ?? displayPath;
-  if (pr.error) {
-    const code = errorCode(pr.error);
-    // A damaged compressed file often holds hours of good log before the damage: keep it, with the warning.
-    if (pr.head.length > 0 && (code === TRUNCATED || code === CORRUPT)) {
-      const s = sniff(pr.head, name);
-      if (!PROBLEM_FORMATS.has(s.format)) return { ...s, problem: pr.error.message, fatal: true };
-    }
-    return { role: 'other', format: 'unreadable', problem: pr.error.message, fatal: true };
-  }
-  if (pr.head.length === 0) return { role: 'other', format: 'empty', problem: 'empty file', fatal: true };
-  const s = sniff(pr.head, name);
-  const problem = problemOf(s.format, pr, displayPath);
-  if (problem) return { ...s, problem, fatal: true };
-  if (s.role === 'other') return { ...s, problem: named ? NOT_RECOGNISED : null, fatal: false };
-  return { ...s, problem: null, fatal: false };
-}
-
-function problemOf(format: string, pr: Probe, displayPath: string): string | null {
-  switch (format) {
-    case 'empty':
-      return 'no content (only blank lines or journal notes)';
-    case 'binary':
-      return 'binary data (not a log or metrics file)';
-    case 'journal-binary': {
-      const base = (displayPath.split('/').pop() ?? 'journal').replace(/\.journal~?$/, '');
-      return `binary journal file: export it with \`journalctl --file ${displayPath} -o short-precise > ${base}.log\``;
-    }
-    case 'archive':
-      return 'archives are not read yet';
-    case 'encrypted':
-      return 'encrypted (OpenPGP) data: decrypt it first';
-    case 'compressed': {
-      const inner = compressedKind(pr.head) ?? 'compressed';
-      return pr.compression
-        ? `${inner} data inside a ${pr.compression} file: not read`
-        : `${inner}-compressed: only gzip, xz and bzip2 are read; decompress it first`;
-    }
-    default:
-      return null;
-  }
 }
 
 function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
@@ -270,4 +409,53 @@ function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
       waiting.shift()?.();
     }
   };
+}
+
+function failedStream(err: Error): Readable {
+  const r = new PassThrough();
+  process.nextTick(() => r.destroy(err));
+  return r;
+}
+
+/** A zip that is itself compressed: read into memory (bounded) on first use, then served by random access. */
+class LazyZip implements Container {
+  private inner: Promise<ZipContainer> | null = null;
+  constructor(private readonly bytes: () => Readable, private readonly limits: Limits, private readonly label: string) {}
+  private get(): Promise<ZipContainer> {
+    this.inner ??= collect(this.bytes(), this.limits.maxNestedZipBytes).then((r) => {
+      if (r.error || !r.complete) throw r.error ?? new Error(`compressed zip larger than ${this.limits.maxNestedZipBytes} bytes: decompress it first`);
+      return new ZipContainer(new BufferAccess(r.data), this.limits, this.label);
+    });
+    return this.inner;
+  }
+  async scan(visit: Parameters<Container['scan']>[0]): Promise<Error | null> {
+    try {
+      return await (await this.get()).scan(visit);
+    } catch (err) {
+      return err as Error;
+    }
+  }
+  open(index: number): Readable {
+    const out = new PassThrough();
+    this.get().then((z) => {
+      const s = z.open(index);
+      s.on('error', (e) => out.destroy(e));
+      s.pipe(out);
+    }, (e: Error) => out.destroy(e));
+    return out;
+  }
+  close(): void {
+    void this.inner?.then((z) => z.close(), () => undefined);
+  }
+}
+
+function comparePathSegments(a: string, b: string): number {
+  const as = a.split('/');
+  const bs = b.split('/');
+  for (let i = 0; i < Math.min(as.length, bs.length); i++) {
+    const x = as[i] as string;
+    const y = bs[i] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return as.length - bs.length;
 }

@@ -82,6 +82,8 @@ export function sniff(head: Buffer, name: string): Sniffed {
   const content = lines.filter((l) => l.trim() !== '' && !RE_JOURNAL_NOTE.test(l));
   if (content.length === 0) return other('empty');
 
+  const table = containerTable(content[0] as string);
+  if (table) return other(table);
   const doc = k8sDocument(text, content);
   if (doc) return doc;
   const sample = content.slice(0, SAMPLE_LINES);
@@ -102,6 +104,14 @@ export function sniff(head: Buffer, name: string): Sniffed {
     if (info && FAMILY[info.env] === family) infos.push(info);
   }
   return { role: family === 'journal' ? journalRole(infos) : wrappedRole(infos, name), format: env };
+}
+
+// `crictl pods`, `crictl ps -a`, `docker ps -a`: no role of their own, but counted (parse/container-list.ts).
+function containerTable(first: string): string | null {
+  if (/^POD ID\s+CREATED\s+STATE\s+NAME\s+NAMESPACE\b/.test(first)) return 'crictl-pods';
+  if (/^CONTAINER(?: ID)?\s+IMAGE\s+CREATED\s+STATE\s+NAME\s+ATTEMPT\b/.test(first)) return 'crictl-ps';
+  if (/^CONTAINER ID\s+IMAGE\s+COMMAND\s+CREATED\s+STATUS\b/.test(first)) return 'docker-ps';
+  return null;
 }
 
 function other(format: string): Sniffed {

@@ -7,6 +7,9 @@ import { criFromLogs, type CriOpLog } from './cri.js';
 import { summarize, toSnapshots, type MetricsSource, type MetricsSummary, type Snapshot } from './metrics.js';
 import { buildTimeline, type Timeline } from './timeline.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
+import type { NodeObject } from '../parse/node-object.js';
+import type { ContainerCounts } from '../parse/container-list.js';
+import { applyNodeObject, conditionEvents, dedupeKey, emptyBundleInfo, mergeCounts, type NodeBundleInfo } from './bundle-nodes.js';
 
 export interface ArtifactData {
   id: number;
@@ -18,6 +21,19 @@ export interface ArtifactData {
   metrics: MetricsSource | null;
   goroutines: ParsedGoroutines | null;
   truncated: boolean;
+  // From bundle placement (src/input/bundle.ts); absent for loose files.
+  /** 0 = the most specific copy of a log; higher copies only fill gaps (their duplicate lines are dropped first). */
+  priority?: number;
+  /** Files of one single-node bundle: what carries no identity goes to the node the rest of the group names. */
+  group?: string | null;
+  bundleKind?: string | null;
+  collectedAt?: number | null;
+  nodeRole?: 'master' | 'worker' | null;
+  nodeObjects?: NodeObject[] | null;
+  /** The file held a single Node (must-gather) rather than a list (kubectl get nodes on a master). */
+  singleNodeObject?: boolean;
+  containers?: ContainerCounts | null;
+  skippedNodes?: string[] | null;
 }
 
 export interface NodeModel {
@@ -37,6 +53,8 @@ export interface NodeModel {
   metrics: MetricsSummary | null;
   goroutines: ParsedGoroutines | null;
   truncated: boolean;
+  /** What the bundle (Node object, container tables, layout) says about the node. */
+  bundle: NodeBundleInfo;
 }
 
 export interface ModelWarning {
@@ -121,10 +139,13 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     if (a.goroutines) orphanDumps.push(a);
   }
 
-  // 2. What carries no identity belongs to the only node of the input; with several nodes it is not guessed.
+  // 2. What carries no identity belongs to the node its bundle group names, else to the only node of the input; with
+  // several nodes it is not guessed.
+  const groupNode = groupNodes(set, artifacts);
   const only = (): string | null => (set.nodes.size === 1 ? [...set.nodes.keys()][0] as string : null);
   for (const a of orphanLogs) {
-    const o = only();
+    const g = a.group ? groupNode.get(a.group) : undefined;
+    const o = g ?? only();
     if (o) set.get(o).parts.push({ artifact: a, host: null });
     else if (set.nodes.size === 0 && orphanLogs.length === 1) set.get(a.path.split('/').pop() ?? a.path).parts.push({ artifact: a, host: null });
     else {
@@ -134,7 +155,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     }
   }
   for (const { artifact, snapshots } of orphanSnapshots) {
-    const o = only();
+    const o = (artifact.group ? groupNode.get(artifact.group) : undefined) ?? only();
     const label = snapshots[0]?.node;
     if (o) {
       set.get(o).snapshots.push(...snapshots);
@@ -148,8 +169,14 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     }
   }
 
+  const extra = attachBundleData(set, artifacts, groupNode, only, warnings);
+
   const nodes: NodeModel[] = [];
   for (const n of [...set.nodes.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    const info: BundleExtra = extra.get(n.name) ?? { ...emptyBundleInfo(), containersFrom: [], objects: [] };
+    const objectEvents = objectEventsOf(n.name, extra);
+    // Most specific copies first, so that a line found in several files is cited from the best one.
+    n.parts.sort((x, y) => (x.artifact.priority ?? 0) - (y.artifact.priority ?? 0) || x.artifact.id - y.artifact.id);
     const arts = new Map<number, ArtifactData>();
     const seen = new Set<string>();
     const events: SignalEvent[] = [];
@@ -168,13 +195,16 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       for (const e of sig.events) {
         const eh = isUsableHost(e.host) ? e.host : null;
         if (eh !== p.host && !(p.host === null && eh === null)) continue;
-        // The same line read from two files (unit journal and full journal) counts once.
-        const key = `${e.ts}|${e.type}|${e.ref.text}`;
+        // The same line read from two files (unit journal, full journal, messages) counts once.
+        const key = dedupeKey(e);
         if (seen.has(key)) continue;
         seen.add(key);
         events.push(e);
       }
     }
+    events.push(...objectEvents.events);
+    for (const [id, a] of objectEvents.artifacts) arts.set(id, a);
+    for (const id of info.containersFrom) arts.set(id, artifacts.find((a) => a.id === id) as ArtifactData);
     const anchors = n.parts.flatMap((p) => p.artifact.signals?.bootAnchors ?? []);
     const aligned = alignMonotonic(events, anchors);
     if (aligned.unplaced > 0) {
@@ -190,9 +220,16 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         end = Math.max(end, s.timeMs);
       }
     }
-    const dump = orphanDumps.length > 0 && set.nodes.size === 1 ? orphanDumps[0] : undefined;
+    const dump = orphanDumps.find((d) => d.group && groupNode.get(d.group) === n.name) ?? (orphanDumps.length > 0 && set.nodes.size === 1 ? orphanDumps[0] : undefined);
     if (dump) arts.set(dump.id, dump);
     const metrics = n.snapshots.length ? summarize(n.snapshots) : null;
+    // A node known only from its Node object: its "log" ends with the last status it posted.
+    if (!Number.isFinite(end)) {
+      for (const e of objectEvents.events) {
+        start = Math.min(start, e.ts);
+        end = Math.max(end, e.ts);
+      }
+    }
     const logEnd = Number.isFinite(end) ? end : 0;
     const timeline = buildTimeline({ events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd });
     const versions = timeline.restarts.map((r) => r.version).filter((v): v is string => v !== null);
@@ -203,9 +240,9 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       aliases: [...n.aliases].filter((a) => a !== n.name).sort(),
       artifacts: [...arts.keys()].sort((a, b) => a - b),
       roles: [...new Set([...arts.values()].map((a) => a.role))].sort(),
-      kubeletVersion: versions[versions.length - 1] ?? null,
-      runtime,
-      runtimeVersion: rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.version : null,
+      kubeletVersion: versions[versions.length - 1] ?? info.kubeletVersion,
+      runtime: runtime ?? info.runtime,
+      runtimeVersion: (rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.version : null) ?? info.runtimeVersion,
       windowStart: Number.isFinite(start) ? start : null,
       windowEnd: Number.isFinite(end) ? end : null,
       kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : null,
@@ -215,9 +252,123 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       metrics,
       goroutines: dump?.goroutines ?? null,
       truncated: [...arts.values()].some((a) => a.truncated),
+      bundle: stripInternal(info, [...arts.values()]),
     });
+    const cut = serviceLogCut(nodes[nodes.length - 1] as NodeModel, [...arts.values()]);
+    if (cut) warnings.push(cut);
   }
   return { nodes, warnings };
+}
+
+/** must-gather reads node journals through the API with a 30 s limit: a log ending long before collection was probably cut. */
+const CUT_SLACK_MS = 30 * 60_000;
+
+function serviceLogCut(n: NodeModel, arts: ArtifactData[]): ModelWarning | null {
+  const log = arts.find((a) => a.role === 'kubelet-log' && a.bundleKind === 'must-gather');
+  const collected = n.bundle.collectedAt;
+  if (!log || collected === null || n.windowEnd === null || n.windowEnd >= collected - CUT_SLACK_MS) return null;
+  const mins = Math.round((collected - n.windowEnd) / 60_000);
+  return {
+    artifact: log.id,
+    message: `${n.name}: its log ends ${mins} min before the must-gather was collected (${new Date(collected).toISOString()}): node-logs stops reading after 30 s, so the newest lines may be missing (or the kubelet stopped logging); collect them with \`oc adm node-logs ${n.name} -u kubelet\``,
+  };
+}
+
+type BundleExtra = NodeBundleInfo & { containersFrom: number[]; objects: Array<{ artifact: ArtifactData; object: NodeObject }> };
+
+function stripInternal(info: NodeBundleInfo & Partial<BundleExtra>, arts: ArtifactData[]): NodeBundleInfo {
+  const { containersFrom: _c, objects: _o, ...rest } = info as BundleExtra;
+  void _c;
+  void _o;
+  const kinds = arts.map((a) => a.bundleKind).filter((k): k is string => !!k);
+  const roles = arts.map((a) => a.nodeRole).filter((r): r is 'master' | 'worker' => !!r);
+  const collected = arts.map((a) => a.collectedAt).filter((t): t is number => typeof t === 'number');
+  return {
+    ...rest,
+    kind: rest.kind ?? kinds[0] ?? null,
+    role: rest.role ?? roles[0] ?? null,
+    collectedAt: rest.collectedAt ?? (collected.length ? Math.max(...collected) : null),
+  };
+}
+
+/** Group → the one node its logs name (groups whose logs name several nodes, or none, are left out). */
+function groupNodes(set: NodeSet, artifacts: ArtifactData[]): Map<string, string> {
+  const byGroup = new Map<string, Set<string>>();
+  for (const [name, n] of set.nodes) {
+    for (const p of n.parts) {
+      const g = p.artifact.group;
+      if (!g) continue;
+      const s = byGroup.get(g) ?? new Set<string>();
+      s.add(name);
+      byGroup.set(g, s);
+    }
+  }
+  const out = new Map<string, string>();
+  for (const [g, names] of byGroup) if (names.size === 1) out.set(g, [...names][0] as string);
+  // A single-node bundle with no log naming a node still has one node: the one its layout names (sos hostname).
+  for (const a of artifacts) {
+    if (a.group && !out.has(a.group) && !byGroup.has(a.group) && a.nodeHint) out.set(a.group, set.get(a.nodeHint).name);
+  }
+  return out;
+}
+
+/** Node objects, container tables and skipped-node lists onto the nodes (creating nodes a must-gather only knows from its API objects). */
+function attachBundleData(
+  set: NodeSet, artifacts: ArtifactData[], groupNode: Map<string, string>, only: () => string | null, warnings: ModelWarning[],
+): Map<string, BundleExtra> {
+  const out = new Map<string, BundleExtra>();
+  const infoOf = (name: string): BundleExtra => {
+    let i = out.get(name);
+    if (!i) {
+      i = { ...emptyBundleInfo(), containersFrom: [], objects: [] };
+      out.set(name, i);
+    }
+    return i;
+  };
+  for (const a of artifacts) {
+    for (const o of a.nodeObjects ?? []) {
+      const known = set.find(o.name);
+      const ready = o.conditions.find((c) => c.type === 'Ready');
+      // A list from `kubectl get nodes` on one node describes the whole cluster: only its NotReady nodes earn a section.
+      const create = a.singleNodeObject || a.bundleKind === 'must-gather' || a.bundleKind === 'inspect' || (ready !== undefined && ready.status !== 'True');
+      if (known === null && !create) continue;
+      const node = set.get(o.name).name;
+      const info = infoOf(node);
+      applyNodeObject(info, o);
+      info.objects.push({ artifact: a, object: o });
+    }
+  }
+  for (const a of artifacts) {
+    if (!a.containers) continue;
+    const target = (a.group ? groupNode.get(a.group) : undefined) ?? (a.nodeHint ? set.find(a.nodeHint) : null) ?? only();
+    if (!target) {
+      warnings.push({ artifact: a.id, message: 'container table with no node identity among several nodes: left unattached' });
+      continue;
+    }
+    const info = infoOf(target);
+    info.containers = mergeCounts(info.containers, a.containers);
+    info.containersFrom.push(a.id);
+  }
+  for (const a of artifacts) {
+    for (const raw of a.skippedNodes ?? []) {
+      const node = set.find(raw);
+      if (node === null) continue;
+      infoOf(node).skipped = true;
+      warnings.push({ artifact: a.id, message: `must-gather skipped node ${node} (its gather pod did not run, typical of a NotReady node): its node-side files are missing` });
+    }
+  }
+  return out;
+}
+
+function objectEventsOf(name: string, extra: Map<string, BundleExtra>): { events: SignalEvent[]; artifacts: Map<number, ArtifactData> } {
+  const info = extra.get(name);
+  const events: SignalEvent[] = [];
+  const artifacts = new Map<number, ArtifactData>();
+  for (const { artifact, object } of info?.objects ?? []) {
+    artifacts.set(artifact.id, artifact);
+    events.push(...conditionEvents(object, artifact.id));
+  }
+  return { events, artifacts };
 }
 
 function inferRuntime(events: SignalEvent[], arts: ArtifactData[]): RuntimeName | null {

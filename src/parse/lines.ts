@@ -13,10 +13,12 @@ export interface LineVisitor {
 }
 
 export interface ScanOptions {
-  /** A line is visited when it contains one of the needles; lines up to `headLines` and journal markers (`-- …`)
-   *  always are. */
+  /** A line is visited when it contains one of the needles; lines up to `headLines`, every `sampleEvery`-th line
+   *  and journal markers (`-- …`) always are. */
   prefilter: MultiSearch | null;
   headLines?: number;
+  /** Also visit every n-th line (0 = none): a sparse sample that dates the log between the lines of interest. */
+  sampleEvery?: number;
   /** Longer lines are cut to this many bytes (a 50 MB single line must not become a 50 MB string). */
   maxLineBytes?: number;
 }
@@ -50,8 +52,11 @@ export class LineScanner {
   private chunkAbs = 0;
   private lineNo = 0;
   private readonly headLines: number;
+  private readonly sampleEvery: number;
   private readonly maxLine: number;
-  private readonly search: MultiSearch | null;
+  private search: MultiSearch | null;
+  /** Bumped by setPrefilter: a match found with the old needles is stale. */
+  private generation = 0;
   private last: { buf: Buffer; from: number; to: number; lineNo: number; abs: number } | null = null;
   private longLines: number[] = [];
   private longLineCount = 0;
@@ -60,7 +65,15 @@ export class LineScanner {
   constructor(private readonly visitor: LineVisitor, opts: ScanOptions) {
     this.search = opts.prefilter;
     this.headLines = opts.headLines ?? 64;
+    this.sampleEvery = opts.sampleEvery ?? 0;
     this.maxLine = opts.maxLineBytes ?? DEFAULT_MAX_LINE;
+  }
+
+  /** Switches the needle set from the next line on (a visitor that starts or stops waiting for something). */
+  setPrefilter(search: MultiSearch | null): void {
+    if (search === this.search) return;
+    this.search = search;
+    this.generation++;
   }
 
   push(chunk: Buffer): void {
@@ -92,15 +105,20 @@ export class LineScanner {
     this.chunkAbs += chunk.length;
 
     const s = buf.toString('latin1');
-    const search = this.search;
     let pos = 0;
     let nextMatch = -1;
+    let gen = this.generation;
     for (;;) {
       const nl = s.indexOf('\n', pos);
       if (nl < 0) break;
       this.lineNo++;
       if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, bufAbs + pos]);
-      let visit = search === null || this.lineNo <= this.headLines || isMarker(s, pos);
+      const search = this.search;
+      if (gen !== this.generation) {
+        gen = this.generation;
+        nextMatch = -1;
+      }
+      let visit = search === null || this.lineNo <= this.headLines || isMarker(s, pos) || (this.sampleEvery > 0 && this.lineNo % this.sampleEvery === 0);
       if (!visit && search !== null) {
         if (nextMatch < pos && nextMatch !== NO_MATCH) {
           const m = search.next(buf, pos);
@@ -114,6 +132,7 @@ export class LineScanner {
           let p = nl + 1;
           while (p <= stop) {
             if (s.charCodeAt(p) === 45 && isMarker(s, p)) break;
+            if (this.sampleEvery > 0 && (this.lineNo + 1) % this.sampleEvery === 0) break;
             const k = s.indexOf('\n', p);
             if (k < 0 || k > stop) break;
             this.lineNo++;

@@ -6,7 +6,7 @@
 //   bare payload            klog file, `-o cat`
 // Payloads: klog header `E1121 10:00:03.123456    1234 generic.go:238] <printf text | "msg" k=v…>`, kubelet JSON
 // logging `{"ts":1753121331919.76,"caller":"…","msg":"…","err":"…"}`, logrus `time="…" level=error msg="…"`, kernel text.
-import { parseStructured, parseKeyValues, readQuoted } from './kv.js';
+import { parseKeyValues, readQuoted } from './kv.js';
 import { monthIndex, parseIso, type YearClock, type WallClock } from './time.js';
 
 export type PayloadKind = 'klog' | 'json' | 'logrus' | 'text';
@@ -173,11 +173,51 @@ interface Envelope {
   offset: number;
 }
 
+/**
+ * A record whose structured key-values are parsed on first use: most lines that reach the parser (SyncLoop (PLEG)
+ * events, above all) are dated and dropped without anyone reading their `event={…}` payloads.
+ */
+class Rec implements LogRecord {
+  kind: PayloadKind = 'text';
+  level: Level | null = null;
+  caller: string | null = null;
+  msg: string;
+  payloadTs = NaN;
+  mono = NaN;
+  private kv: Record<string, string> | null = null;
+  private kvSource: string | null = null;
+  private kvFrom = 0;
+
+  constructor(
+    public ts: number, public host: string | null, public ident: string | null, public pid: number | null,
+    public payload: string, public text: string, public line: number, public offset: number,
+  ) {
+    this.msg = payload;
+  }
+
+  get fields(): Record<string, string> {
+    if (this.kv === null) {
+      this.kv = this.kvSource !== null ? parseKeyValues(this.kvSource, this.kvFrom) : {};
+      this.kvSource = null;
+    }
+    return this.kv;
+  }
+
+  set fields(v: Record<string, string>) {
+    this.kv = v;
+    this.kvSource = null;
+  }
+
+  /** Key-values start at `from` in `source`; parsed when `fields` is first read. */
+  lazyFields(source: string, from: number): void {
+    this.kv = null;
+    this.kvSource = source;
+    this.kvFrom = from;
+  }
+}
+
 export function parsePayload(payload: string, env: Envelope, ctx: ParseContext): LogRecord {
-  const rec: LogRecord = {
-    ts: env.ts, host: env.host, ident: env.ident, pid: env.pid, kind: 'text', level: null, caller: null,
-    msg: payload, fields: {}, payload, payloadTs: NaN, mono: NaN, text: env.text, line: env.line, offset: env.offset,
-  };
+  const rec = new Rec(env.ts, env.host, env.ident, env.pid, payload, env.text, env.line, env.offset);
   if (payload.charCodeAt(0) === 91) {
     parseDmesgStamp(rec, ctx);
     return rec;
@@ -216,7 +256,7 @@ function parseDmesgStamp(rec: LogRecord, ctx: ParseContext): void {
   }
 }
 
-function parseKlog(p: string, rec: LogRecord, ctx: ParseContext, lvl: Level): void {
+function parseKlog(p: string, rec: Rec, ctx: ParseContext, lvl: Level): void {
   const close = p.indexOf('] ', 22);
   if (close < 0 || close > 200) return;
   // `E1121 10:00:03.123456    1234 generic.go:238] `
@@ -241,10 +281,10 @@ function parseKlog(p: string, rec: LogRecord, ctx: ParseContext, lvl: Level): vo
   if (rec.ts % 1000 === 0 && Math.abs(rec.payloadTs - rec.ts) < 1000) rec.ts = rec.payloadTs;
   if (rec.pid === null) rec.pid = tid;
   const body = p.slice(close + 2);
-  const st = parseStructured(body);
-  if (st) {
-    rec.msg = st.msg;
-    rec.fields = st.fields;
+  const q = body.charCodeAt(0) === 34 ? readQuoted(body, 0) : null;
+  if (q && (q.end >= body.length || body.charCodeAt(q.end) === 32)) {
+    rec.msg = q.value;
+    rec.lazyFields(body, q.end);
   } else {
     rec.msg = body;
   }

@@ -92,6 +92,18 @@ export class YearClock {
 
   private notAfterMs = 0;
 
+  /** Where the walk stands: lets a segment of a file continue from where the previous one left off. */
+  state(): { year: number; lastMonth: number } {
+    return { year: this.year, lastMonth: this.lastMonth };
+  }
+
+  /** Continues from a known state (a later segment of the same file). */
+  resume(state: { year: number; lastMonth: number }): void {
+    this.year = state.year;
+    this.lastMonth = state.lastMonth;
+    this.fixed = true;
+  }
+
   /** A header with a full date (year) seen: it wins over a weak anchor. */
   setYear(year: number, month: number): void {
     this.year = year;

@@ -240,6 +240,18 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['pods.running'] = m?.runningPods ?? null;
   f['pods.containers'] = m?.runningContainers ?? null;
   f['pods.exitedContainers'] = m?.exitedContainers ?? null;
+  // What the bundle says (model/bundle-nodes.ts): its kind, the node's role, its Node object, container tables.
+  const b = node.bundle as NodeModel['bundle'] | undefined;
+  f['bundle.kind'] = b?.kind ?? 'files';
+  f['node.role'] = b?.role ?? null;
+  f['node.skipped'] = b?.skipped ?? false;
+  f['node.objectReady'] = b?.ready?.status ?? null;
+  f['node.objectPleg'] = /PLEG is not healthy/.test(b?.ready?.message ?? '');
+  f['pods.capacity'] = b?.podsCapacity ?? null;
+  f['pods.sandboxes'] = b?.containers?.sandboxes ?? null;
+  if (f['pods.running'] === null) f['pods.running'] = b?.containers?.sandboxesReady ?? null;
+  if (f['pods.containers'] === null) f['pods.containers'] = b?.containers?.running ?? null;
+  if (f['pods.exitedContainers'] === null) f['pods.exitedContainers'] = b?.containers?.exited ?? null;
   for (const op of m?.operations ?? []) {
     f[`op.${op.operation}.p99`] = op.p99;
     f[`op.${op.operation}.errors`] = op.errors;

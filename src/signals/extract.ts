@@ -2,7 +2,7 @@
 // every kubelet line's PID) become a handful of events rather than millions: the model needs the first proof of a
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
 import type { Readable } from 'node:stream';
-import { LineScanner, scanStream, type ScanResult } from '../parse/lines.js';
+import { LineScanner, type ScanResult } from '../parse/lines.js';
 import { parseLine, parseMarker, type LogRecord, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock } from '../parse/time.js';
 import type { Zone } from 'luxon';
@@ -53,12 +53,29 @@ export interface ExtractOptions {
 
 /** Proofs kept between stalls, for density views; the first proof after an unhealthy line is always kept. */
 const PROOF_SPACING_MS = 60_000;
+
 const CLOCK_DISAGREE_MS = 60_000;
 /** Lines always parsed at the top of a file (the scanner's `headLines`): host, headers, start-up. */
 const HEAD_LINES = 64;
+/** Every n-th line is parsed too, to date each host's log between the lines of interest (merged multi-host logs). */
+const SAMPLE_EVERY = 512;
 
-export function buildPrefilter(custom: CustomPattern[] = []): MultiSearch {
-  return new MultiSearch(allNeedles(custom.flatMap((c) => c.needles)));
+const prefilters = new Map<string, MultiSearch>();
+
+/**
+ * The needle search for the built-in matchers plus `custom` (built once per needle set: tables take ~1 MB).
+ * `onDemand`: include the relist-proof needles. SyncLoop (PLEG) lines are ~10 % of a -v=2 kubelet log, and the
+ * model needs one only right after an unhealthy line, so they are searched for only while a host waits for one.
+ */
+export function buildPrefilter(custom: CustomPattern[] = [], onDemand = true): MultiSearch {
+  const needles = allNeedles(custom.flatMap((c) => c.needles), onDemand);
+  const key = needles.join('\u0000');
+  let ms = prefilters.get(key);
+  if (!ms) {
+    ms = new MultiSearch(needles);
+    prefilters.set(key, ms);
+  }
+  return ms;
 }
 
 /** Which matchers (by index in MATCHERS) and custom patterns each needle of the prefilter wakes. */
@@ -76,45 +93,129 @@ interface HostState {
   pidByIdent: Map<string, number>;
 }
 
-export async function extractSignals(stream: Readable, opts: ExtractOptions): Promise<ArtifactSignals> {
-  const wall = new WallClock(opts.zone);
-  const years = new YearClock(wall, { year: opts.year, notAfterMs: opts.notAfterMs });
-  const ctx: ParseContext = { years, wall };
-  const events: SignalEvent[] = [];
-  const warnings: ExtractWarning[] = [];
-  const hosts = new Map<string | null, HostState>();
-  const nodeNames = new Map<string, number>();
-  const maxText = opts.maxRefText ?? 16384;
-  const custom = opts.custom ?? [];
-  let disagreements = 0;
-  let firstDisagreement: { line: number; deltaMs: number } | null = null;
-  let lastTs = NaN;
-  let backwardJumps = 0;
+/** What one segment of a file leaves for the merge that stitches segments back into one ArtifactSignals. */
+export interface SegmentTail {
+  /** Year walk at the segment's end and the month of its first dated line (for year fix-ups between segments). */
+  yearEnd: { year: number; lastMonth: number };
+  firstMonth: number | null;
+  /** First and last kubelet PID per host|identifier, to find restarts that fall on a segment boundary. */
+  firstPid: Record<string, { pid: number; ts: number; host: string | null; ref: Ref; ident: string | null }>;
+  lastPid: Record<string, number>;
+  nodeNameCounts: Record<string, number>;
+  firstTs: number;
+  lastTs: number;
+  backwardJumps: number;
+  disagreements: number;
+  firstDisagreement: { line: number; deltaMs: number } | null;
+}
 
-  const hostState = (h: string | null): HostState => {
-    let s = hosts.get(h);
+export interface SegmentOptions {
+  /** The file's first segment (head lines, year anchor) or a later one (continues the year walk, expects proofs). */
+  first: boolean;
+  yearStart?: { year: number; lastMonth: number };
+}
+
+/**
+ * The extractor as an object: bytes in through push(), signals out of finish(). A whole file is one run; a large file
+ * can also be cut at line boundaries into segments scanned separately (on worker threads) and merged (merge.ts).
+ */
+export class SignalExtractor {
+  private readonly years: YearClock;
+  private readonly ctx: ParseContext;
+  private readonly events: SignalEvent[] = [];
+  private readonly hosts = new Map<string | null, HostState>();
+  private readonly nodeNames = new Map<string, number>();
+  private readonly bootAnchors: number[] = [];
+  private readonly maxText: number;
+  private readonly custom: CustomPattern[];
+  private readonly searchBase: MultiSearch;
+  private readonly searchFull: MultiSearch;
+  private readonly routesBase: Array<{ matchers: number[]; custom: number[] }>;
+  private readonly routesFull: Array<{ matchers: number[]; custom: number[] }>;
+  private readonly wokenMatchers: Uint8Array;
+  private readonly wokenCustom: Uint8Array;
+  private readonly scanner: LineScanner;
+  private readonly headLines: number;
+  private readonly expectProof: boolean;
+  private disagreements = 0;
+  private firstDisagreement: { line: number; deltaMs: number } | null = null;
+  private firstTs = NaN;
+  private lastTs = NaN;
+  private backwardJumps = 0;
+  private firstMonth: number | null = null;
+  private readonly firstPid: SegmentTail['firstPid'] = {};
+  /** Hosts waiting for their first relist proof after an unhealthy line. */
+  private awaitingHosts = 0;
+  /** A later segment parses relist proofs until it keeps one: the stall may have begun in the previous segment. */
+  private forceProof: boolean;
+
+  constructor(private readonly opts: ExtractOptions, segment: SegmentOptions = { first: true }) {
+    const wall = new WallClock(opts.zone);
+    this.years = new YearClock(wall, { year: opts.year, notAfterMs: opts.notAfterMs });
+    if (segment.yearStart) this.years.resume(segment.yearStart);
+    this.ctx = { years: this.years, wall };
+    this.maxText = opts.maxRefText ?? 16384;
+    this.custom = opts.custom ?? [];
+    this.searchBase = buildPrefilter(this.custom, false);
+    this.searchFull = buildPrefilter(this.custom, true);
+    this.routesBase = needleRoutes(this.searchBase, this.custom);
+    this.routesFull = needleRoutes(this.searchFull, this.custom);
+    this.wokenMatchers = new Uint8Array(MATCHERS.length);
+    this.wokenCustom = new Uint8Array(this.custom.length);
+    this.headLines = segment.first ? HEAD_LINES : 0;
+    // A later segment cannot know whether its host was unhealthy just before it: keep its first proof.
+    this.expectProof = !segment.first;
+    this.forceProof = this.expectProof;
+    this.scanner = new LineScanner({
+      line: (text, lineNo, offset, buf, from, to) => {
+        if (text.charCodeAt(0) === 45 && text.startsWith('-- ')) {
+          const mk = parseMarker(text);
+          if (mk?.type === 'begin') this.years.setYear(mk.year, mk.month);
+          return;
+        }
+        const woken = this.route(buf, from, to);
+        const head = lineNo <= this.headLines;
+        if (!woken && !head && lineNo % SAMPLE_EVERY !== 0) return;
+        const rec = parseLine(text, lineNo, offset, this.ctx);
+        if (rec) this.onRecord(rec, woken || head);
+        if (!opts.noPrefilter) this.scanner.setPrefilter(this.wantsProof() ? this.searchFull : this.searchBase);
+      },
+    }, { prefilter: opts.noPrefilter ? null : this.expectProof ? this.searchFull : this.searchBase, headLines: this.headLines, sampleEvery: SAMPLE_EVERY });
+  }
+
+  push(chunk: Buffer): void {
+    this.scanner.push(chunk);
+  }
+
+  private hostState(h: string | null): HostState {
+    let s = this.hosts.get(h);
     if (!s) {
-      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN }, awaitingProof: false, lastProofKept: -Infinity, pidByIdent: new Map() };
-      hosts.set(h, s);
+      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN }, awaitingProof: this.expectProof, lastProofKept: -Infinity, pidByIdent: new Map() };
+      if (s.awaitingProof) this.awaitingHosts++;
+      this.hosts.set(h, s);
     }
     return s;
-  };
+  }
 
-  const refOf = (rec: LogRecord): Ref => ({
-    artifact: opts.artifact, line: rec.line, offset: rec.offset, ts: rec.ts, mono: rec.mono,
-    text: rec.text.length > maxText ? rec.text.slice(0, maxText) : rec.text,
-  });
-
-  const search = buildPrefilter(custom);
-  const routes = needleRoutes(search, custom);
-  const wokenMatchers = new Uint8Array(MATCHERS.length);
-  const wokenCustom = new Uint8Array(custom.length);
+  private refOf(rec: LogRecord): Ref {
+    return {
+      artifact: this.opts.artifact, line: rec.line, offset: rec.offset, ts: rec.ts, mono: rec.mono,
+      text: rec.text.length > this.maxText ? rec.text.slice(0, this.maxText) : rec.text,
+    };
+  }
 
   // The same needle search decides which matchers see a line, with or without the chunk prefilter, so both paths
-  // give the same events by construction.
-  const bootAnchors: number[] = [];
-  const onRecord = (rec: LogRecord, buf: Buffer, from: number, to: number): void => {
-    if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) return;
+  // give the same events by construction. Only lines a needle woke (and the head of the file) are parsed at all.
+  private wantsProof(): boolean {
+    return this.awaitingHosts > 0 || this.forceProof;
+  }
+
+  private route(buf: Buffer, from: number, to: number): boolean {
+    const full = this.wantsProof();
+    const search = full ? this.searchFull : this.searchBase;
+    const routes = full ? this.routesFull : this.routesBase;
+    const wokenMatchers = this.wokenMatchers;
+    const wokenCustom = this.wokenCustom;
     wokenMatchers.fill(0);
     wokenCustom.fill(0);
     let any = false;
@@ -129,31 +230,41 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
       }
       p = at + 1;
     }
-    // Only lines a needle woke (and the head of the file) shape the windows and PID tracking: the prefilter lets
-    // exactly those through, so the slow path must not see more.
-    if (!any && rec.line > HEAD_LINES) return;
-    if (!Number.isNaN(rec.ts) && !Number.isNaN(rec.mono) && bootAnchors.length < 16) bootAnchors.push(rec.ts - rec.mono * 1000);
-    const st = hostState(rec.host);
+    return any;
+  }
+
+  /** `full`: a line a needle woke (or the file's head); otherwise a sample line that only dates its host's log. */
+  private onRecord(rec: LogRecord, full: boolean): void {
+    const wokenMatchers = this.wokenMatchers;
+    const wokenCustom = this.wokenCustom;
+    if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) return;
+    if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
+    if (!Number.isNaN(rec.ts) && !Number.isNaN(rec.mono) && this.bootAnchors.length < 16) this.bootAnchors.push(rec.ts - rec.mono * 1000);
+    const st = this.hostState(rec.host);
     const w = st.window;
     if (!Number.isNaN(rec.ts)) {
       if (!(w.first <= rec.ts)) w.first = rec.ts;
       if (!(w.last >= rec.ts)) w.last = rec.ts;
+      if (Number.isNaN(this.firstTs)) this.firstTs = rec.ts;
     }
     if ((rec.kind === 'klog' || rec.kind === 'json') && !(w.kubeletLast >= rec.ts)) w.kubeletLast = rec.ts;
-    if (!Number.isNaN(lastTs) && rec.ts < lastTs - 3600_000) backwardJumps++;
-    if (!Number.isNaN(rec.ts)) lastTs = rec.ts;
+    if (!full) return;
+    if (!Number.isNaN(this.lastTs) && rec.ts < this.lastTs - 3600_000) this.backwardJumps++;
+    if (!Number.isNaN(rec.ts)) this.lastTs = rec.ts;
 
     if (!Number.isNaN(rec.payloadTs) && rec.ts !== rec.payloadTs && Math.abs(rec.ts - rec.payloadTs) > CLOCK_DISAGREE_MS && rec.kind === 'klog') {
-      disagreements++;
-      if (!firstDisagreement) firstDisagreement = { line: rec.line, deltaMs: rec.ts - rec.payloadTs };
+      this.disagreements++;
+      if (!this.firstDisagreement) this.firstDisagreement = { line: rec.line, deltaMs: rec.ts - rec.payloadTs };
     }
 
     // A new kubelet PID on the same host and identifier = the kubelet restarted in between.
     if ((rec.kind === 'klog' || rec.kind === 'json') && rec.pid !== null) {
       const key = rec.ident ?? '';
       const prev = st.pidByIdent.get(key);
-      if (prev !== undefined && prev !== rec.pid) {
-        events.push({ type: 'kubelet-line', pid: rec.pid, ident: rec.ident, ts: rec.ts, host: rec.host, ref: refOf(rec) });
+      if (prev === undefined) {
+        this.firstPid[`${rec.host ?? ''}|${key}`] ??= { pid: rec.pid, ts: rec.ts, host: rec.host, ref: this.refOf(rec), ident: rec.ident };
+      } else if (prev !== rec.pid) {
+        this.events.push({ type: 'kubelet-line', pid: rec.pid, ident: rec.ident, ts: rec.ts, host: rec.host, ref: this.refOf(rec) });
       }
       st.pidByIdent.set(key, rec.pid);
     }
@@ -167,72 +278,111 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
       for (const d of Array.isArray(out) ? out : [out]) {
         if (d.type === 'relist-proof') {
           if (!st.awaitingProof && rec.ts - st.lastProofKept < PROOF_SPACING_MS) continue;
+          if (st.awaitingProof) this.awaitingHosts--;
           st.awaitingProof = false;
           st.lastProofKept = rec.ts;
+          this.forceProof = false;
         } else if (d.type === 'relist-unhealthy' || d.type === 'node-not-ready') {
+          if (!st.awaitingProof) this.awaitingHosts++;
           st.awaitingProof = true;
         } else if (d.type === 'node-name') {
-          nodeNames.set(d.node, (nodeNames.get(d.node) ?? 0) + 1);
+          this.nodeNames.set(d.node, (this.nodeNames.get(d.node) ?? 0) + 1);
           continue;
         }
-        events.push({ ...d, ts: rec.ts, host: rec.host, ref: refOf(rec) } as SignalEvent);
+        this.events.push({ ...d, ts: rec.ts, host: rec.host, ref: this.refOf(rec) } as SignalEvent);
       }
     }
-    for (let ci = 0; ci < custom.length; ci++) {
-      const c = custom[ci] as CustomPattern;
-      if (wokenCustom[ci] && c.test(rec.text)) events.push({ type: 'custom', signal: c.id, ts: rec.ts, host: rec.host, ref: refOf(rec) });
+    for (let ci = 0; ci < this.custom.length; ci++) {
+      const c = this.custom[ci] as CustomPattern;
+      if (wokenCustom[ci] && c.test(rec.text)) this.events.push({ type: 'custom', signal: c.id, ts: rec.ts, host: rec.host, ref: this.refOf(rec) });
     }
-  };
-
-  const scanner = new LineScanner({
-    line(text, lineNo, offset, buf, from, to) {
-      if (text.charCodeAt(0) === 45 && text.startsWith('-- ')) {
-        const mk = parseMarker(text);
-        if (mk?.type === 'begin') years.setYear(mk.year, mk.month);
-        return;
-      }
-      const rec = parseLine(text, lineNo, offset, ctx);
-      if (rec) onRecord(rec, buf, from, to);
-    },
-  }, { prefilter: opts.noPrefilter ? null : search, headLines: HEAD_LINES });
-
-  let scan: ScanResult;
-  try {
-    scan = await scanStream(stream, scanner);
-  } catch (err) {
-    scan = scanner.finish();
-    warnings.push({ line: scan.lines || null, message: `read stopped after line ${scan.lines}: ${(err as Error).message}` });
   }
+
+  /** Ends a segment: raw results plus what the merge needs; no last-line handling, no warnings. */
+  finishSegment(): { signals: ArtifactSignals; tail: SegmentTail } {
+    const scan = this.scanner.finish();
+    const lastPid: Record<string, number> = {};
+    for (const [h, st] of this.hosts) for (const [ident, pid] of st.pidByIdent) lastPid[`${h ?? ''}|${ident}`] = pid;
+    return {
+      signals: {
+        artifact: this.opts.artifact,
+        events: this.events,
+        hosts: [...this.hosts.values()].map((h) => h.window).filter((w) => !Number.isNaN(w.first)),
+        scan,
+        warnings: [],
+        nodeNames: [],
+        bootAnchors: this.bootAnchors,
+      },
+      tail: {
+        yearEnd: this.years.state(),
+        firstMonth: this.firstMonth,
+        firstPid: this.firstPid,
+        lastPid,
+        nodeNameCounts: Object.fromEntries(this.nodeNames),
+        firstTs: this.firstTs,
+        lastTs: this.lastTs,
+        backwardJumps: this.backwardJumps,
+        disagreements: this.disagreements,
+        firstDisagreement: this.firstDisagreement,
+      },
+    };
+  }
+
+  /** Ends a whole file. `readError`: the stream failed (truncated gzip…) after what was pushed. */
+  finish(readError?: Error): ArtifactSignals {
+    const { signals, tail } = this.finishSegment();
+    return completeSignals(signals, tail, this.opts, readError);
+  }
+}
+
+/** Whole-file results from a (merged) segment: the last line's window, node names, warnings. */
+export function completeSignals(signals: ArtifactSignals, tail: SegmentTail, opts: ExtractOptions, readError?: Error): ArtifactSignals {
+  const { scan } = signals;
+  const warnings: ExtractWarning[] = [];
+  if (readError) warnings.push({ line: scan.lines || null, message: `read stopped after line ${scan.lines}: ${readError.message}` });
   // The last line fixes the end of the log window even when the prefilter skipped it.
   if (scan.lastLine) {
-    const rec = parseLine(scan.lastLine.text, scan.lastLine.lineNo, scan.lastLine.offset, ctx);
+    const wall = new WallClock(opts.zone);
+    const years = new YearClock(wall, { year: opts.year, notAfterMs: opts.notAfterMs });
+    years.resume(tail.yearEnd);
+    const rec = parseLine(scan.lastLine.text, scan.lastLine.lineNo, scan.lastLine.offset, { years, wall });
     if (rec && !Number.isNaN(rec.ts)) {
-      const w = hostState(rec.host).window;
+      let w = signals.hosts.find((x) => x.host === rec.host);
+      if (!w) {
+        w = { host: rec.host, first: rec.ts, last: rec.ts, kubeletLast: NaN };
+        signals.hosts.push(w);
+      }
       if (!(w.last >= rec.ts)) w.last = rec.ts;
       if (!(w.first <= rec.ts)) w.first = rec.ts;
       if ((rec.kind === 'klog' || rec.kind === 'json') && !(w.kubeletLast >= rec.ts)) w.kubeletLast = rec.ts;
     }
   }
-  if (disagreements > 0 && firstDisagreement) {
-    const d = firstDisagreement as { line: number; deltaMs: number };
+  if (tail.disagreements > 0 && tail.firstDisagreement) {
+    const d = tail.firstDisagreement;
     warnings.push({
       line: d.line,
-      message: `journal time and klog header time disagree by ${Math.round(d.deltaMs / 1000)} s on ${disagreements} line(s) (first here): the kubelet was stalled writing logs, or the two clocks use different zones; journal time used`,
+      message: `journal time and klog header time disagree by ${Math.round(d.deltaMs / 1000)} s on ${tail.disagreements} line(s) (first here): the kubelet was stalled writing logs, or the two clocks use different zones; journal time used`,
     });
   }
-  if (backwardJumps > 0) {
-    warnings.push({ line: null, message: `${backwardJumps} time jump(s) backwards by more than an hour: merged or out-of-order log, or a clock step` });
+  if (tail.backwardJumps > 0) {
+    warnings.push({ line: null, message: `${tail.backwardJumps} time jump(s) backwards by more than an hour: merged or out-of-order log, or a clock step` });
   }
   if (scan.longLineCount > 0) {
     warnings.push({ line: scan.longLines[0] ?? null, message: `${scan.longLineCount} over-long line(s) cut (first at line ${scan.longLines[0]})` });
   }
   return {
-    artifact: opts.artifact,
-    events,
-    hosts: [...hosts.values()].map((h) => h.window).filter((w) => !Number.isNaN(w.first)),
-    scan,
+    ...signals,
     warnings,
-    nodeNames: [...nodeNames.entries()].sort((a, b) => b[1] - a[1]).map((e) => e[0]),
-    bootAnchors,
+    nodeNames: Object.entries(tail.nodeNameCounts).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map((e) => e[0]),
   };
+}
+
+export async function extractSignals(stream: Readable, opts: ExtractOptions): Promise<ArtifactSignals> {
+  const ex = new SignalExtractor(opts);
+  try {
+    for await (const chunk of stream) ex.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  } catch (err) {
+    return ex.finish(err as Error);
+  }
+  return ex.finish();
 }

@@ -147,8 +147,15 @@ export const MATCHERS: Matcher[] = [
       if (m.startsWith('Generic (PLEG): container finished')) return { type: 'relist-proof', what: 'Generic (PLEG): container finished' };
       if (m === 'GenericPLEG' && rec.fields['newState']) return { type: 'relist-proof', what: 'GenericPLEG state transition' };
       if (/^GenericPLEG: [0-9a-f-]{36}\/\S+: \w+ -> \w+/.test(m)) return { type: 'relist-proof', what: 'GenericPLEG state transition' };
-      if (m.startsWith('GenericPLEG: Unable to retrieve pods')) return { type: 'relist-failed', code: grpcCode(errText(rec)) };
       return null;
+    },
+  },
+  {
+    id: 'relist-failed',
+    needles: ['Unable to retrieve pods'],
+    kinds: KUBELET,
+    match(rec) {
+      return rec.msg.startsWith('GenericPLEG: Unable to retrieve pods') ? { type: 'relist-failed', code: grpcCode(errText(rec)) } : null;
     },
   },
   {
@@ -409,10 +416,13 @@ export const MATCHERS: Matcher[] = [
   },
 ];
 
-/** Every needle of every matcher: the scanner's chunk prefilter. */
-export function allNeedles(extra: string[] = []): string[] {
+/** Matchers whose lines are read only while a host waits for one (proof that a relist completed). */
+export const ON_DEMAND = new Set(['relist-proof']);
+
+/** Every needle of every matcher (without the on-demand ones unless asked): the scanner's chunk prefilter. */
+export function allNeedles(extra: string[] = [], onDemand = true): string[] {
   const set = new Set<string>();
-  for (const m of MATCHERS) for (const n of m.needles) set.add(n);
+  for (const m of MATCHERS) if (onDemand || !ON_DEMAND.has(m.id)) for (const n of m.needles) set.add(n);
   for (const n of extra) set.add(n);
   return [...set];
 }

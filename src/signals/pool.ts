@@ -1,34 +1,58 @@
-// Runs signal extraction on worker threads, so the main thread only reads and decompresses while up to N artifacts
-// are scanned at once (design.md §7: both cores). Bytes are posted in the stream's own chunks with at most a few in
-// flight per worker, so memory stays flat; a worker keeps its per-file state for one artifact at a time.
+// Worker threads for signal extraction (design.md §7: both cores). The reading thread reads and decompresses; each
+// log is cut into line-aligned segments (segments.ts) that idle workers scan; results are merged in file order.
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Readable } from 'node:stream';
-import type { ArtifactSignals } from './extract.js';
+import type { Segment, SegmentResult } from './segments.js';
 import type { ExtractJob, FromWorker, ToWorker } from './worker-protocol.js';
 
-const IN_FLIGHT = 4;
-
-/** The compiled worker next to this module; absent when running from TypeScript sources (tests), then no pool. */
+/** The compiled worker next to this module; absent when running from TypeScript sources (tests): then no pool. */
 export function workerScript(): string | null {
   const url = new URL('./worker.js', import.meta.url);
-  if (url.protocol !== 'file:') return null;
+  if (url.protocol !== 'file:' || !import.meta.url.endsWith('.js')) return null;
   const p = fileURLToPath(url);
-  return existsSync(p) && import.meta.url.endsWith('.js') ? p : null;
+  return existsSync(p) ? p : null;
+}
+
+interface Pending {
+  resolve: (r: SegmentResult) => void;
+  reject: (e: Error) => void;
+  worker: Worker;
 }
 
 export class SignalPool {
   private readonly idle: Worker[] = [];
   private readonly all: Worker[] = [];
   private readonly waiters: Array<(w: Worker) => void> = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
 
-  constructor(script: string, size: number) {
+  constructor(script: string, readonly size: number) {
     for (let i = 0; i < size; i++) {
-      const w = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-      w.unref();
+      // A small young generation keeps each worker's heap (and the process RSS) flat over gigabytes of input.
+      // Small heaps keep the process RSS flat: a worker holds one segment (a few MB) and its events at a time.
+      const w = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 } });
+      w.on('message', (m: FromWorker) => this.onMessage(m));
+      w.on('error', (err) => this.failWorker(w, err));
       this.all.push(w);
       this.idle.push(w);
+    }
+  }
+
+  private onMessage(m: FromWorker): void {
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.pending.delete(m.id);
+    this.release(p.worker);
+    if (m.type === 'done') p.resolve(m.result);
+    else p.reject(new Error(m.message));
+  }
+
+  private failWorker(w: Worker, err: Error): void {
+    for (const [id, p] of this.pending) {
+      if (p.worker !== w) continue;
+      this.pending.delete(id);
+      p.reject(err);
     }
   }
 
@@ -44,53 +68,21 @@ export class SignalPool {
     else this.idle.push(w);
   }
 
-  async extract(stream: Readable, job: ExtractJob): Promise<ArtifactSignals> {
+  async runSegment(job: ExtractJob, seg: Segment): Promise<SegmentResult> {
     const w = await this.acquire();
-    try {
-      return await run(w, stream, job);
-    } finally {
-      this.release(w);
-    }
+    const id = this.nextId++;
+    return new Promise<SegmentResult>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, worker: w });
+      const b = seg.bytes;
+      // Transfer the memory when the segment owns its whole ArrayBuffer; slices of a shared one are copied.
+      const owned = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+      const bytes = owned ? new Uint8Array(b.buffer, 0, b.byteLength) : new Uint8Array(b);
+      const msg: ToWorker = { type: 'segment', id, job, options: seg.options, bytes };
+      w.postMessage(msg, [bytes.buffer as ArrayBuffer]);
+    });
   }
 
   async close(): Promise<void> {
     await Promise.all(this.all.map((w) => w.terminate()));
   }
-}
-
-function run(w: Worker, stream: Readable, job: ExtractJob): Promise<ArtifactSignals> {
-  return new Promise((resolve, reject) => {
-    let inFlight = 0;
-    let settled = false;
-    const post = (m: ToWorker, transfer?: ArrayBuffer[]) => w.postMessage(m, transfer);
-    const finish = (err: Error | null, result?: ArtifactSignals) => {
-      if (settled) return;
-      settled = true;
-      w.off('message', onMessage);
-      w.off('error', onError);
-      if (err) reject(err);
-      else resolve(result as ArtifactSignals);
-    };
-    const onMessage = (m: FromWorker) => {
-      if (m.type === 'ack') {
-        inFlight--;
-        if (inFlight < IN_FLIGHT && stream.isPaused()) stream.resume();
-      } else if (m.type === 'done') finish(null, m.result);
-      else finish(new Error(m.message));
-    };
-    const onError = (err: Error) => finish(err);
-    w.on('message', onMessage);
-    w.on('error', onError);
-    post({ type: 'start', job });
-    stream.on('data', (chunk: Buffer) => {
-      // Transfer the memory when the chunk owns its whole ArrayBuffer; pooled slices are copied.
-      const owned = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength;
-      const data = owned ? new Uint8Array(chunk.buffer, 0, chunk.byteLength) : new Uint8Array(chunk);
-      post({ type: 'chunk', data }, [data.buffer as ArrayBuffer]);
-      if (++inFlight >= IN_FLIGHT) stream.pause();
-    });
-    stream.on('end', () => post({ type: 'end' }));
-    // A read error (truncated gzip…) ends the worker's stream with that error, as an in-thread read would.
-    stream.on('error', (err: Error) => post({ type: 'fail', message: err.message }));
-  });
 }

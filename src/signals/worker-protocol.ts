@@ -1,7 +1,8 @@
-// Messages between the main thread (which reads and decompresses an artifact) and a signal worker (which scans it).
-// Options travel as plain data: zones and custom patterns are rebuilt on the worker side.
-import type { ArtifactSignals } from './extract.js';
+// Messages between the reading thread and a signal worker. Options travel as plain data: the zone and the custom
+// patterns are rebuilt on the worker side.
 import type { CustomSignalSpec } from './custom.js';
+import type { SegmentOptions } from './extract.js';
+import type { SegmentResult } from './segments.js';
 
 export interface ExtractJob {
   artifact: number;
@@ -12,13 +13,8 @@ export interface ExtractJob {
   custom: CustomSignalSpec[];
 }
 
-export type ToWorker =
-  | { type: 'start'; job: ExtractJob }
-  | { type: 'chunk'; data: Uint8Array }
-  | { type: 'end' }
-  | { type: 'fail'; message: string };
+export type ToWorker = { type: 'segment'; id: number; job: ExtractJob; options: SegmentOptions; bytes: Uint8Array };
 
 export type FromWorker =
-  | { type: 'ack' }
-  | { type: 'done'; result: ArtifactSignals }
-  | { type: 'error'; message: string };
+  | { type: 'done'; id: number; result: SegmentResult }
+  | { type: 'error'; id: number; message: string };

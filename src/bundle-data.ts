@@ -1,0 +1,91 @@
+// The pipeline's bundle-specific reading, kept out of analyze.ts: per-artifact clocks (zone and year anchor from the
+// bundle), and the small files that are not logs but say something about a node (Node objects, container tables,
+// must-gather's skipped nodes).
+import type { Artifact } from './input/artifact.js';
+import type { ArtifactData } from './model/node.js';
+import { countContainers } from './parse/container-list.js';
+import { parseNodeObjects } from './parse/node-object.js';
+import { resolveZone } from './parse/time.js';
+
+const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
+const MAX_TABLE_BYTES = 16 * 1024 * 1024;
+
+/** Zone name for an artifact's zone-less stamps: `--tz` wins, then what the bundle says, then UTC. */
+export function artifactZone(a: Artifact, tz: string | undefined, warn: (message: string) => void): string {
+  if (tz) return tz;
+  if (a.zone) {
+    try {
+      resolveZone(a.zone);
+      return a.zone;
+    } catch {
+      warn(`the bundle names the time zone "${a.zone}", which is not known here: UTC assumed (use --tz)`);
+    }
+  }
+  return 'UTC';
+}
+
+/** A time the artifact cannot be later than: the bundle's collection time when known, else what the caller has. */
+export function artifactNotAfter(a: Artifact, fallback: number | null): number | null {
+  return a.collectedAt ?? fallback;
+}
+
+/** Whether the artifact's year-less stamps are anchored without help from other logs. */
+export function selfAnchored(a: Artifact): boolean {
+  return typeof a.collectedAt === 'number';
+}
+
+/** The bundle fields of ArtifactData. */
+export function bundleFields(a: Artifact): Partial<ArtifactData> {
+  return {
+    truncated: a.truncated ?? false,
+    priority: a.priority ?? 0,
+    group: a.group ?? null,
+    bundleKind: a.bundleKind ?? null,
+    collectedAt: a.collectedAt ?? null,
+    nodeRole: a.nodeRole ?? null,
+  };
+}
+
+/** Whether `readExtras` has something to read for this artifact. */
+export function hasExtras(a: Artifact): boolean {
+  return a.role === 'node-object' || a.parseAs !== undefined;
+}
+
+async function readText(a: Artifact, max: number): Promise<{ text: string; complete: boolean }> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  for await (const c of a.open()) {
+    const b = c as Buffer;
+    parts.push(b);
+    n += b.length;
+    if (n > max) return { text: Buffer.concat(parts).subarray(0, max).toString('utf8'), complete: false };
+  }
+  return { text: Buffer.concat(parts).toString('utf8'), complete: true };
+}
+
+/** Node objects, container tables, skipped-node lists. */
+export async function readExtras(a: Artifact, warn: (line: number | null, message: string) => void): Promise<Partial<ArtifactData>> {
+  if (a.role === 'node-object') {
+    const { text, complete } = await readText(a, MAX_OBJECT_BYTES);
+    if (!complete) {
+      warn(null, `node objects larger than ${MAX_OBJECT_BYTES} bytes: not read`);
+      return {};
+    }
+    const { nodes, error } = parseNodeObjects(text);
+    if (error) warn(null, `node object could not be read: ${error}`);
+    const single = !/^\s*(?:"?kind"?:\s*"?(?:NodeList|List)"?|"?items"?:)/m.test(text);
+    return { nodeObjects: nodes, singleNodeObject: single && nodes.length === 1 };
+  }
+  if (a.parseAs === 'container-list') {
+    const { text } = await readText(a, MAX_TABLE_BYTES);
+    const counts = countContainers(text);
+    return { containers: counts };
+  }
+  if (a.parseAs === 'skipped-nodes') {
+    const { text } = await readText(a, MAX_TABLE_BYTES);
+    const names = new Set<string>();
+    for (const tok of text.split(/[\s,;]+/)) if (/^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/.test(tok)) names.add(tok);
+    return { skippedNodes: [...names] };
+  }
+  return {};
+}

@@ -1,0 +1,64 @@
+// What a probed file is, and what (if anything) is wrong with it: shared by loose files, folders and archive members.
+import type { Role } from '../contract/analysis.js';
+import { CORRUPT, TRUNCATED, type Probe } from './decode.js';
+import { errorCode } from './fserror.js';
+import { PROBLEM_FORMATS, compressedKind, sniff } from './sniff.js';
+
+const NOT_RECOGNISED = 'not recognised as a kubelet, runtime or kernel log, metrics, goroutine dump or node object';
+
+const DECOMPRESS: Record<string, string> = { zstd: 'zstd -d', lz4: 'lz4 -d' };
+
+export interface Assessment {
+  role: Role;
+  format: string;
+  /** Warning text, or null when the file is fine. */
+  problem: string | null;
+  /** Whether the problem makes a file the user named directly unusable (→ InputError). */
+  fatal: boolean;
+}
+
+/** What a probed file is, and what (if anything) is wrong with it. */
+export function assess(pr: Probe, displayPath: string, named: boolean): Assessment {
+  const name = displayPath.split('/').pop() ?? displayPath;
+  if (pr.error) {
+    const code = errorCode(pr.error);
+    // A damaged compressed file often holds hours of good log before the damage: keep it, with the warning.
+    if (pr.head.length > 0 && (code === TRUNCATED || code === CORRUPT)) {
+      const s = sniff(pr.head, name);
+      if (!PROBLEM_FORMATS.has(s.format)) return { ...s, problem: pr.error.message, fatal: true };
+    }
+    return { role: 'other', format: 'unreadable', problem: pr.error.message, fatal: true };
+  }
+  if (pr.head.length === 0) return { role: 'other', format: 'empty', problem: 'empty file', fatal: true };
+  const s = sniff(pr.head, name);
+  const problem = problemOf(s.format, pr, displayPath);
+  if (problem) return { ...s, problem, fatal: true };
+  if (s.role === 'other') return { ...s, problem: named && !/^(?:crictl-pods|crictl-ps|docker-ps)$/.test(s.format) ? NOT_RECOGNISED : null, fatal: false };
+  return { ...s, problem: null, fatal: false };
+}
+
+export function problemOf(format: string, pr: Probe, displayPath: string): string | null {
+  switch (format) {
+    case 'empty':
+      return 'no content (only blank lines or journal notes)';
+    case 'binary':
+      return 'binary data (not a log or metrics file)';
+    case 'journal-binary': {
+      const base = (displayPath.split('/').pop() ?? 'journal').replace(/\.journal~?$/, '');
+      return `binary journal file: export it with \`journalctl --file ${displayPath} -o short-precise > ${base}.log\``;
+    }
+    case 'archive':
+      return 'archive format not read (only tar, tar.gz, tar.xz, tar.bz2 and zip are): unpack it first';
+    case 'encrypted':
+      return `encrypted (OpenPGP) data: decrypt it first (\`gpg --output ${(displayPath.split('/').pop() ?? 'file').replace(/\.(?:gpg|pgp|asc)$/, '') || 'decrypted'} --decrypt ${displayPath}\`, with the passphrase or key given to \`sos report --encrypt-pass/--encrypt-key\`)`;
+    case 'compressed': {
+      const inner = compressedKind(pr.head) ?? 'compressed';
+      return pr.compression
+        ? `${inner} data inside a ${pr.compression} file: not read`
+        : `${inner}-compressed: only gzip, xz and bzip2 are read; decompress it first${DECOMPRESS[inner] ? ` (\`${DECOMPRESS[inner]} ${displayPath}\`)` : ''}`;
+    }
+    default:
+      return null;
+  }
+}
+

@@ -1,0 +1,316 @@
+// The read-only virtual tree of one input: every regular file of a folder or an archive (archives inside it opened
+// the same way), with its sniffed role, a head, and the paths that link to it. Names and links are resolved inside
+// the tree only: `../x` and `/x` names are kept inside the bundle's namespace, symlinks are followed within the
+// archive they sit in (hop limit), and nothing on the host is ever looked up by a name found in an archive.
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Role } from '../contract/analysis.js';
+import type { Compression, InputWarning } from './artifact.js';
+import { assess } from './assess.js';
+import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
+import { compressionOf, decode, haveTool, missingToolError, toolFor, type Tools } from './decode.js';
+import { collect, peek, type EntryStream } from './entry-stream.js';
+import { bounded, mib, type Limits } from './limits.js';
+
+export interface TreeFile {
+  /** Path inside the input ('/'-separated; archives inside it are path segments). */
+  path: string;
+  /** Other paths of the same bytes (symlinks, hard links). */
+  aliases: string[];
+  size: number | null;
+  mtime: number | null;
+  compression: Compression;
+  head: Buffer;
+  role: Role;
+  format: string;
+  /** Warning for this file (unreadable, binary journal …), or null. */
+  problem: string | null;
+  /** Whole content of a bundle metadata file (see TreeContext.wantMeta), else null. */
+  meta: Buffer | null;
+  /** The archive was damaged inside this member: what is there is a prefix. */
+  cut: boolean;
+  open(): Readable;
+}
+
+export interface Tree {
+  files: TreeFile[];
+  /** Directories (paths inside the input), including the implied parents of every file. */
+  dirs: Set<string>;
+  warnings: InputWarning[];
+  /** Latest member/file modification time seen: a weak collection-time anchor. */
+  maxMtime: number | null;
+  containers: Container[];
+  /** Symlinks as stored (path inside the input → target text): `etc/localtime` names the zone even when dangling. */
+  links: Map<string, string>;
+}
+
+export interface TreeContext {
+  tools: Tools;
+  limits: Limits;
+  headBytes: number;
+  /** Whether the whole content of this file is wanted for bundle detection (small metadata files). */
+  wantMeta(path: string, size: number | null): boolean;
+}
+
+export function newTree(): Tree {
+  return { files: [], dirs: new Set(), warnings: [], maxMtime: null, containers: [], links: new Map() };
+}
+
+export function closeTree(tree: Tree): void {
+  for (const c of tree.containers) c.close();
+}
+
+/** Kind of archive the (decompressed) head starts with, or null. */
+export function archiveKind(b: Buffer): 'tar' | 'zip' | '7z' | 'rar' | null {
+  if (b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && (b[2] === 3 || b[2] === 5) && b[3] === (b[2] as number) + 1) return 'zip';
+  if (b.length >= 262 && b.toString('latin1', 257, 262) === 'ustar') return 'tar';
+  if (b.length >= 6 && b.toString('latin1', 0, 6) === '7z\xbc\xaf\x27\x1c') return '7z';
+  if (b.length >= 6 && b.toString('latin1', 0, 6) === 'Rar!\x1a\x07') return 'rar';
+  return null;
+}
+
+/** Member name → path inside the archive's own namespace. `..` cannot climb above the root; a leading `/` is dropped. */
+export function normalizeName(name: string): { path: string; escaped: boolean } {
+  const slashed = name.replace(/\\/g, '/');
+  const absolute = slashed.startsWith('/');
+  let depth = 0;
+  let escaped = absolute;
+  for (const seg of slashed.split('/')) {
+    if (seg === '..') {
+      if (depth === 0) escaped = true;
+      else depth--;
+    } else if (seg !== '' && seg !== '.') depth++;
+  }
+  const p = path.posix.normalize(`/${slashed}`).replace(/^\/+/, '').replace(/\/+$/, '');
+  return { path: p, escaped };
+}
+
+export function join(prefix: string, p: string): string {
+  return prefix ? (p ? `${prefix}/${p}` : prefix) : p;
+}
+
+/** Decompressed bytes of a stored member, bounded. */
+function decodeBounded(raw: Readable, compression: Compression, ctx: TreeContext, what: string): Readable {
+  if (compression === null) return raw;
+  return bounded(raw, decode(raw, compression, ctx.tools), ctx.limits, what);
+}
+
+/** Names of files that would be read as logs: a dangling link with such a name means a log is missing. */
+const LOG_NAME = /(?:^|\/)(?:journalctl_[^/]*|[^/]*\.log(?:\.\d+)?|messages[^/]*|syslog[^/]*|dmesg[^/]*|kubelet[^/]*)$/;
+
+type Slot =
+  | { kind: 'file'; file: TreeFile }
+  | { kind: 'symlink'; target: string }
+  | { kind: 'hardlink'; target: string; raw: string };
+
+/**
+ * Indexes one archive: every member once, in archive order. Files land in `tree` under `prefix`; archives inside
+ * are indexed recursively (their links resolve inside themselves). `open` of each file re-streams its member.
+ */
+export async function indexContainer(container: Container, prefix: string, depth: number, ctx: TreeContext, tree: Tree, label: string): Promise<void> {
+  tree.containers.push(container);
+  const slots = new Map<string, Slot>();
+  const dirs = new Set<string>();
+  let members = 0;
+  let lastName = '';
+  let lastFile: TreeFile | null = null;
+  const replaced = new Set<TreeFile>();
+  const warn = (p: string, message: string) => tree.warnings.push({ file: join(prefix, p) || label, line: null, message });
+
+  const err = await container.scan(async (h: MemberHeader, body: EntryStream | null) => {
+    members++;
+    const { path: p, escaped } = normalizeName(h.name);
+    lastName = p || h.name;
+    if (h.mtime !== null && h.mtime > 0) tree.maxMtime = Math.max(tree.maxMtime ?? 0, h.mtime);
+    if (escaped && p !== '') {
+      warn(p, `member name "${h.name}" points outside the archive: kept inside the bundle as ${join(prefix, p)}`);
+    }
+    if (p === '') {
+      if (h.type === 'file') warn('', `member with an empty name ("${h.name}"): not read`);
+      return;
+    }
+    for (let d = path.posix.dirname(p); d !== '.' && d !== '/'; d = path.posix.dirname(d)) dirs.add(d);
+    switch (h.type) {
+      case 'directory':
+        dirs.add(p);
+        return;
+      case 'special':
+        warn(p, `${h.special ?? 'special file'} in the archive: ignored`);
+        return;
+      case 'symlink':
+        slots.set(p, { kind: 'symlink', target: h.linkname ?? '' });
+        tree.links.set(join(prefix, p), h.linkname ?? '');
+        return;
+      case 'link':
+        slots.set(p, { kind: 'hardlink', target: h.linkname ?? '', raw: h.linkname ?? '' });
+        return;
+    }
+    if (h.unreadable) {
+      warn(p, h.unreadable);
+      return;
+    }
+    if (!body) return;
+    const display = join(prefix, p);
+    const reopen = (holder?: Holder): Readable => container.open(h.index, holder);
+    const file = await examineMember(h, body, display, reopen, depth, ctx, tree, label);
+    if (file) {
+      const prev = slots.get(p);
+      // A later member of the same name replaces the earlier one, as when unpacking.
+      if (prev?.kind === 'file') replaced.add(prev.file);
+      slots.set(p, { kind: 'file', file });
+      // Archive order, nested members in place: the read pass then moves forward through the archive.
+      tree.files.push(file);
+      lastFile = file;
+    }
+  });
+  if (err) {
+    const what = /Unexpected end|end of data|truncated/i.test(err.message) ? 'archive is truncated' : 'archive is damaged';
+    tree.warnings.push({
+      file: prefix || label,
+      line: null,
+      message: members > 0
+        ? `${what} after ${members} member(s) (last: ${lastName}): ${err.message}; the members before it were read`
+        : `archive could not be read: ${err.message}`,
+    });
+    // The member being read when the archive broke off holds only its beginning.
+    if (lastFile) (lastFile as TreeFile).cut = true;
+  }
+  for (const d of dirs) tree.dirs.add(join(prefix, d));
+  if (prefix) tree.dirs.add(prefix);
+
+  // Links, resolved inside this archive only.
+  const resolve = (start: string): { file: TreeFile } | { dir: true } | { error: string } => {
+    let pending = start.split('/');
+    let cur: string[] = [];
+    let hops = 0;
+    while (pending.length > 0) {
+      const seg = pending.shift() as string;
+      if (seg === '' || seg === '.') continue;
+      if (seg === '..') {
+        if (cur.length === 0) return { error: 'leads outside the bundle' };
+        cur.pop();
+        continue;
+      }
+      cur.push(seg);
+      const here = cur.join('/');
+      const slot = slots.get(here);
+      if (slot?.kind === 'symlink') {
+        if (++hops > ctx.limits.maxHops) return { error: 'symlink loop (too many hops)' };
+        const t = slot.target;
+        if (t.startsWith('/')) return { error: `points at the absolute path ${t}, outside the bundle` };
+        cur.pop();
+        pending = [...t.split('/'), ...pending];
+      } else if (slot?.kind === 'hardlink') {
+        if (++hops > ctx.limits.maxHops) return { error: 'link loop (too many hops)' };
+        const n = normalizeName(slot.target);
+        if (n.escaped) return { error: `hard link to ${slot.raw}, outside the archive` };
+        cur = [];
+        pending = [...n.path.split('/'), ...pending];
+      } else if (slot?.kind === 'file') {
+        if (pending.some((s) => s !== '' && s !== '.')) return { error: 'a file is used as a directory' };
+        return { file: slot.file };
+      } else if (!dirs.has(here) && pending.every((s) => s === '' || s === '.')) {
+        return { error: 'target is missing from the bundle (dangling link)' };
+      }
+    }
+    return cur.length === 0 || dirs.has(cur.join('/')) ? { dir: true } : { error: 'target is missing from the bundle (dangling link)' };
+  };
+  for (const [p, slot] of slots) {
+    if (slot.kind === 'file') continue;
+    const r = slot.kind === 'hardlink' && normalizeName(slot.target).escaped
+      ? { error: `hard link to ${slot.raw}, outside the archive` }
+      : resolve(p);
+    if ('file' in r) r.file.aliases.push(join(prefix, p));
+    else if ('error' in r && r.error.startsWith('target is missing') && !LOG_NAME.test(p)) {
+      // Bundles are full of dangling links (sos root links, /lib, pod log links whose target was not copied): only a
+      // missing log is worth a warning.
+      continue;
+    } else if ('error' in r) {
+      warn(p, slot.kind === 'symlink' ? `symlink to ${slot.target}: ${r.error}: not followed` : `${r.error.startsWith('hard link') ? r.error : `hard link to ${slot.raw}: ${r.error}`}: not followed`);
+    }
+  }
+  if (replaced.size > 0) tree.files = tree.files.filter((f) => !replaced.has(f));
+}
+
+async function examineMember(
+  h: MemberHeader, body: EntryStream, display: string, reopen: (holder?: Holder) => Readable, depth: number, ctx: TreeContext, tree: Tree, label: string,
+): Promise<TreeFile | null> {
+  const warn = (message: string) => tree.warnings.push({ file: display, line: null, message });
+  const p1 = await peek(body, 512);
+  const compression = compressionOf(p1.head);
+  if (compression) {
+    const cmd = toolFor(compression, ctx.tools);
+    if (cmd !== null && !(await haveTool(cmd))) {
+      p1.stream.destroy();
+      warn(missingToolError(compression, cmd).message);
+      return null;
+    }
+  }
+  const decoded = decodeBounded(p1.stream, compression, ctx, display);
+  const p2 = await peek(decoded, ctx.headBytes);
+  const kind = archiveKind(p2.head);
+  if (kind === '7z' || kind === 'rar') {
+    p2.stream.destroy();
+    warn(`${kind} archive: not read (only tar, tar.gz, tar.xz, tar.bz2 and zip are); unpack it first`);
+    return null;
+  }
+  if (kind !== null) {
+    if (depth + 1 > ctx.limits.maxDepth) {
+      p2.stream.destroy();
+      warn(`archive nested ${depth + 1} levels deep: not opened (limit ${ctx.limits.maxDepth})`);
+      return null;
+    }
+    if (kind === 'tar') {
+      let child: TarContainer | null = null;
+      const holder: Holder = { idle: () => child?.idle() ?? true, release: () => child?.releasePass() };
+      // Later reads of the nested archive stream its member out of this archive again.
+      child = new TarContainer(() => decodeBounded(reopen(holder), compression, ctx, display));
+      await indexContainer(new FirstScan(child, p2.stream), display, depth + 1, ctx, tree, label);
+      return null;
+    }
+    const zipped = await collect(p2.stream, ctx.limits.maxNestedZipBytes);
+    if (zipped.error || !zipped.complete) {
+      warn(zipped.error ? `zip inside the archive could not be read: ${zipped.error.message}` : `zip inside the archive is larger than ${mib(ctx.limits.maxNestedZipBytes)}: not read; unpack it first`);
+      return null;
+    }
+    await indexContainer(new ZipContainer(new BufferAccess(zipped.data), ctx.limits, display), display, depth + 1, ctx, tree, label);
+    return null;
+  }
+  const verdict = assess({ compression, head: p2.head, complete: p2.ended, error: p2.error }, display, false);
+  let meta: Buffer | null = null;
+  if (!p2.error && ctx.wantMeta(display, h.size)) {
+    const all = p2.ended ? { data: p2.head, complete: true, error: null } : await collect(p2.stream, ctx.limits.maxMetaBytes);
+    meta = all.complete ? all.data : null;
+  } else {
+    p2.stream.destroy();
+  }
+  const keepHead = verdict.role !== 'other' || p2.head.length <= 4096 ? p2.head : Buffer.from(p2.head.subarray(0, 4096));
+  return {
+    path: display,
+    aliases: [],
+    size: h.size,
+    mtime: h.mtime,
+    compression,
+    head: Buffer.from(keepHead),
+    role: verdict.role,
+    format: verdict.format,
+    problem: verdict.problem,
+    meta,
+    cut: false,
+    open: () => decodeBounded(reopen(), compression, ctx, display),
+  };
+}
+
+/** A container whose first scan reads a stream already in hand (the one that was sniffed), later opens re-stream. */
+class FirstScan implements Container {
+  constructor(private readonly inner: TarContainer, private readonly first: Readable) {}
+  scan(visit: Parameters<Container['scan']>[0]): Promise<Error | null> {
+    return this.inner.scan(visit, this.first);
+  }
+  open(index: number, holder?: Holder): Readable {
+    return this.inner.open(index, holder);
+  }
+  close(): void {
+    this.inner.close();
+  }
+}

@@ -1,0 +1,145 @@
+// Kubernetes Node objects (must-gather `cluster-scoped-resources/core/nodes/<n>.yaml`, `kubectl get nodes -o json|yaml`):
+// what the API server knew at collection time. Conditions carry the PLEG message and when Ready last changed;
+// nodeInfo the kubelet and runtime versions; capacity the pod limit.
+import { parseAllDocuments } from 'yaml';
+
+export interface NodeCondition {
+  type: string;
+  status: string;
+  reason: string | null;
+  message: string | null;
+  /** Epoch ms, NaN when absent. */
+  lastTransitionTime: number;
+  lastHeartbeatTime: number;
+  /** 1-based line of the condition's message (or type) in the file, for evidence. */
+  line: number;
+  /** The line's text. */
+  text: string;
+}
+
+export interface NodeObject {
+  name: string;
+  kubeletVersion: string | null;
+  containerRuntimeVersion: string | null;
+  podsCapacity: number | null;
+  roles: string[];
+  conditions: NodeCondition[];
+  /** Unschedulable (cordoned) per spec. */
+  unschedulable: boolean;
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
+}
+
+function time(v: unknown): number {
+  const s = str(v);
+  return s ? Date.parse(s) : NaN;
+}
+
+/** Nodes in a YAML or JSON text (a Node, a NodeList/List, or several YAML documents). Other objects are ignored. */
+export function parseNodeObjects(text: string): { nodes: NodeObject[]; error: string | null } {
+  let roots: unknown[] = [];
+  let error: string | null = null;
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      roots = [JSON.parse(text)];
+    } catch (e) {
+      error = `not valid JSON: ${(e as Error).message}`;
+    }
+  } else {
+    try {
+      const docs = parseAllDocuments(text, { uniqueKeys: false });
+      const list = Array.isArray(docs) ? docs : [docs];
+      for (const d of list) {
+        if (d.errors.length > 0 && error === null) error = `YAML: ${d.errors[0]?.message.split('\n')[0]}`;
+        roots.push(d.toJS({ maxAliasCount: 100 }));
+      }
+    } catch (e) {
+      error = `not valid YAML: ${(e as Error).message}`;
+    }
+  }
+  const items: Obj[] = [];
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (isObj(v)) {
+      if (v.kind === 'Node') items.push(v);
+      else if (Array.isArray(v.items)) v.items.forEach(walk);
+    }
+  };
+  roots.forEach(walk);
+  const lines = text.split('\n');
+  const nodes = items.map((o) => toNode(o, lines)).filter((n): n is NodeObject => n !== null);
+  return { nodes, error: nodes.length > 0 ? null : error };
+}
+
+function toNode(o: Obj, lines: string[]): NodeObject | null {
+  const meta = isObj(o.metadata) ? o.metadata : {};
+  const name = str(meta.name);
+  if (!name) return null;
+  const status = isObj(o.status) ? o.status : {};
+  const info = isObj(status.nodeInfo) ? status.nodeInfo : {};
+  const cap = isObj(status.capacity) ? status.capacity : {};
+  const labels = isObj(meta.labels) ? meta.labels : {};
+  const roles = Object.keys(labels)
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice('node-role.kubernetes.io/'.length))
+    .filter((r) => r !== '')
+    .sort();
+  const pods = Number(str(cap.pods));
+  // Evidence lines: the node's own block starts at its `name:`; conditions are found after it.
+  const nameLine = findLine(lines, 0, (l) => new RegExp(`^\\s*"?name"?:\\s*"?${escape(name)}"?,?\\s*$`).test(l));
+  const conditions: NodeCondition[] = [];
+  for (const c of Array.isArray(status.conditions) ? status.conditions : []) {
+    if (!isObj(c)) continue;
+    const type = str(c.type);
+    if (!type) continue;
+    const message = str(c.message);
+    const probe = message ? message.slice(0, 40) : null;
+    let line = probe ? findLine(lines, Math.max(0, nameLine - 1), (l) => l.includes(probe)) : 0;
+    if (line === 0) line = findLine(lines, Math.max(0, nameLine - 1), (l) => new RegExp(`"?type"?:\\s*"?${escape(type)}"?,?\\s*$`).test(l));
+    conditions.push({
+      type,
+      status: str(c.status) ?? 'Unknown',
+      reason: str(c.reason),
+      message,
+      lastTransitionTime: time(c.lastTransitionTime),
+      lastHeartbeatTime: time(c.lastHeartbeatTime),
+      line: line || nameLine || 1,
+      text: (lines[(line || nameLine || 1) - 1] ?? '').trim(),
+    });
+  }
+  return {
+    name,
+    kubeletVersion: str(info.kubeletVersion),
+    containerRuntimeVersion: str(info.containerRuntimeVersion),
+    podsCapacity: Number.isFinite(pods) && pods > 0 ? pods : null,
+    roles,
+    conditions,
+    unschedulable: isObj(o.spec) && o.spec.unschedulable === true,
+  };
+}
+
+function findLine(lines: string[], from: number, test: (l: string) => boolean): number {
+  for (let i = from; i < lines.length; i++) if (test(lines[i] as string)) return i + 1;
+  return 0;
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** `containerd://1.7.13`, `cri-o://1.27.1-3.rhaos4.14`, `docker://20.10.24` → runtime and version. */
+export function runtimeOf(v: string | null): { runtime: 'docker' | 'containerd' | 'cri-o' | null; version: string | null } {
+  const m = v ? /^([a-z-]+):\/\/(.+)$/.exec(v) : null;
+  if (!m) return { runtime: null, version: null };
+  const r = m[1] === 'containerd' ? 'containerd' : m[1] === 'cri-o' ? 'cri-o' : m[1] === 'docker' ? 'docker' : null;
+  return { runtime: r, version: m[2] ?? null };
+}

@@ -1,0 +1,150 @@
+// The archive layer on its own: members streamed in place, concurrent and out-of-order reads, nested archives,
+// zip by its central directory, names kept inside the bundle.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileAccess, TarContainer, ZipContainer } from '../../src/input/containers.js';
+import { DEFAULT_LIMITS } from '../../src/input/limits.js';
+import { DEFAULT_TOOLS } from '../../src/input/decode.js';
+import { closeTree, indexContainer, newTree, normalizeName } from '../../src/input/tree.js';
+import { wantMeta } from '../../src/input/bundle.js';
+import { discover } from '../../src/input/discover.js';
+import { tarBuffer, zipBuffer } from './fixtures.js';
+
+let tmp: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'plegscope-cont-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+async function text(s: Readable): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const c of s) parts.push(c as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+const body = (i: number) => `member ${i}\n`.repeat(2000 + i * 500);
+
+describe('tar container', () => {
+  it('serves members out of order and at the same time, each with its own bytes, with few passes', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 8; i++) files[`d/m${i}.log`] = body(i);
+    const gz = zlib.gzipSync(await tarBuffer(files));
+    let passes = 0;
+    const c = new TarContainer(() => {
+      passes++;
+      const z = zlib.createGunzip();
+      z.end(gz);
+      return z;
+    });
+    // Members are ordinals: 0..7 in archive order.
+    const order = [3, 1, 6, 7, 0, 5];
+    const got = await Promise.all(order.map((i) => text(c.open(i))));
+    expect(got).toEqual(order.map((i) => body(i)));
+    // Forward requests share a pass; each one behind it costs a new one.
+    expect(passes).toBeLessThanOrEqual(4);
+    c.close();
+  });
+
+  it('a reader that stops early does not stop the archive', async () => {
+    const gz = zlib.gzipSync(await tarBuffer({ 'a.log': body(1), 'b.log': body(2) }));
+    const c = new TarContainer(() => {
+      const z = zlib.createGunzip();
+      z.end(gz);
+      return z;
+    });
+    const first = c.open(0);
+    await new Promise<void>((resolve) => first.once('data', () => resolve()));
+    first.destroy();
+    expect(await text(c.open(1))).toBe(body(2));
+    c.close();
+  });
+
+  it('nested archives: a tar.gz inside a tar, read again later through the outer archive', async () => {
+    const inner = zlib.gzipSync(await tarBuffer({ 'in/x.log': body(3), 'in/y.log': body(4) }));
+    const outer = await tarBuffer({ 'first.log': body(1), 'nested.tgz': inner, 'last.log': body(2) });
+    const p = path.join(tmp, 'outer.tar');
+    fs.writeFileSync(p, outer);
+    const d = await discover([p]);
+    // An archive with no bundle markers is a folder of loose files: every file is listed, as in a folder.
+    expect(d.artifacts.map((a) => a.path)).toEqual(['first.log', 'nested.tgz/in/x.log', 'nested.tgz/in/y.log', 'last.log']);
+    const tree = newTree();
+    await indexContainer(new TarContainer(() => fs.createReadStream(p)), '', 0, { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta }, tree, p);
+    expect(tree.files.map((f) => f.path)).toEqual(['first.log', 'nested.tgz/in/x.log', 'nested.tgz/in/y.log', 'last.log']);
+    const read = await Promise.all(tree.files.map((f) => text(f.open())));
+    expect(read).toEqual([body(1), body(3), body(4), body(2)]);
+    // And again, in reverse.
+    for (const f of [...tree.files].reverse()) expect((await text(f.open())).length).toBeGreaterThan(0);
+    closeTree(tree);
+    d.close?.();
+  });
+});
+
+describe('zip container', () => {
+  it('lists by the central directory, inflates members, knows symlinks', async () => {
+    const p = path.join(tmp, 'z.zip');
+    fs.writeFileSync(p, zipBuffer({ 'a/x.log': body(1), 'a/link.log': { symlink: 'x.log' }, 'a/y.log': body(2) }));
+    const z = new ZipContainer(new FileAccess(p, fs.statSync(p).size), DEFAULT_LIMITS, p);
+    const seen: string[] = [];
+    await z.scan(async (h) => {
+      seen.push(`${h.name}:${h.type}:${h.linkname ?? ''}`);
+    });
+    expect(seen).toEqual(['a/x.log:file:', 'a/link.log:symlink:x.log', 'a/y.log:file:']);
+    expect(await text(z.open(2))).toBe(body(2));
+    z.close();
+    const tree = newTree();
+    await indexContainer(new ZipContainer(new FileAccess(p, fs.statSync(p).size), DEFAULT_LIMITS, p), '', 0, { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta }, tree, p);
+    expect(tree.files.map((f) => [f.path, f.aliases])).toEqual([['a/x.log', ['a/link.log']], ['a/y.log', []]]);
+    closeTree(tree);
+  });
+});
+
+describe('member names', () => {
+  it.each([
+    ['a/b.log', 'a/b.log', false],
+    ['./a/b.log', 'a/b.log', false],
+    ['a/../b.log', 'b.log', false],
+    ['../b.log', 'b.log', true],
+    ['../../etc/passwd', 'etc/passwd', true],
+    ['/etc/passwd', 'etc/passwd', true],
+    ['a/../../b', 'b', true],
+    ['a\\..\\..\\b', 'b', true],
+  ])('%s → %s', (name, p, escaped) => {
+    expect(normalizeName(name)).toEqual({ path: p, escaped });
+  });
+});
+
+describe('rotated logs', () => {
+  it('oldest first, other files in place', async () => {
+    const { rotationOrder, rotationAnchor } = await import('../../src/input/bundle.js');
+    const names = ['a.txt', 'var/log/messages', 'var/log/messages-20240101', 'var/log/messages-20240107.gz', 'var/log/syslog', 'var/log/syslog.1', 'var/log/syslog.2.gz', 'z.txt'];
+    expect(rotationOrder(names.map((path) => ({ path }))).map((x) => x.path)).toEqual([
+      'a.txt', 'var/log/messages-20240101', 'var/log/messages-20240107.gz', 'var/log/messages', 'var/log/syslog.2.gz', 'var/log/syslog.1', 'var/log/syslog', 'z.txt',
+    ]);
+    // A dated name holds nothing after the day after its date: its year-less stamps are anchored there.
+    expect(rotationAnchor('var/log/messages-20240107')).toBe(Date.UTC(2024, 0, 8));
+    expect(rotationAnchor('var/log/messages')).toBeNull();
+  });
+});
+
+describe('a reader that keeps its member open without reading', () => {
+  it('does not block others for long', async () => {
+    const gz = zlib.gzipSync(await tarBuffer({ 'a.log': 'x'.repeat(4 * 1024 * 1024), 'b.log': body(2) }));
+    const c = new TarContainer(() => {
+      const z = zlib.createGunzip();
+      z.end(gz);
+      return z;
+    });
+    const held = c.open(0);
+    held.pause();
+    held.once('readable', () => undefined);
+    const t0 = Date.now();
+    expect(await text(c.open(1))).toBe(body(2));
+    expect(Date.now() - t0).toBeLessThan(5000);
+    held.destroy();
+    c.close();
+  });
+});

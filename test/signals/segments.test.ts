@@ -1,0 +1,64 @@
+// A file scanned in segments (as the worker threads do) gives what one pass gives.
+import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { resolveZone } from '../../src/parse/time.js';
+import { extractSignals, type ExtractOptions } from '../../src/signals/extract.js';
+import { extractSegmented, runSegmentHere } from '../../src/signals/segments.js';
+import { at, kl, jl, lines, skipLines, syncLoopEvent } from '../helpers/scenario.js';
+
+const opts = (year?: number): ExtractOptions => ({ artifact: 3, zone: resolveZone('UTC'), year, notAfterMs: Date.UTC(2025, 0, 10) });
+
+function journal(): string {
+  const L = at('10:00:00');
+  const ls: string[] = ['-- Logs begin at Mon 2024-03-11 08:00:01 UTC, end at Mon 2024-03-11 23:00:00 UTC. --', kl(at('09:00:00'), 'I', 'server.go:487', '"Kubelet version" kubeletVersion="v1.28.3"')];
+  for (let t = at('09:00:01'); t < at('12:00:00'); t += 997) ls.push(kl(t, 'I', 'prober.go:107', `"Probe succeeded" probeType="Readiness" pod="ns/app-${t % 17}"`));
+  ls.push(...skipLines(L, L + 600_000), syncLoopEvent(L + 602_000));
+  ls.push(kl(at('10:30:00'), 'I', 'kubelet_node_status.go:669', '"Recording event message for node" node="worker-3" event="NodeNotReady"'));
+  ls.push(jl(at('10:31:00'), 'kernel', '[ 4711.000000] INFO: task containerd:77 blocked for more than 120 seconds.'));
+  ls.push(kl(at('11:00:00'), 'I', 'server.go:487', '"Kubelet version" kubeletVersion="v1.28.3"', { pid: 4242 }));
+  ls.push(kl(at('11:00:01'), 'E', 'generic.go:238', '"GenericPLEG: Unable to retrieve pods" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded"', { pid: 4242 }));
+  return lines(ls);
+}
+
+function yearEnd(): string {
+  // Built in time order by hand: the `lines()` helper sorts by month and day, which New Year defeats.
+  const ls: Array<[number, string]> = [];
+  for (let t = Date.UTC(2023, 11, 31, 22, 0, 0); t < Date.UTC(2024, 0, 1, 2, 0, 0); t += 1500) ls.push([t, kl(t, 'I', 'prober.go:107', '"Probe succeeded"')]);
+  const L = Date.UTC(2023, 11, 31, 23, 58, 0);
+  const skips = skipLines(L, L + 400_000);
+  skips.forEach((l, i) => ls.push([L + 180_500 + i, l]));
+  ls.push([L + 401_000, syncLoopEvent(L + 401_000)]);
+  return ls.sort((a, b) => a[0] - b[0]).map((x) => x[1]).join('\n') + '\n';
+}
+
+async function both(text: string, o: ExtractOptions, segBytes: number) {
+  const one = await extractSignals(Readable.from([Buffer.from(text)]), o);
+  const chunks: Buffer[] = [];
+  const buf = Buffer.from(text);
+  for (let i = 0; i < buf.length; i += 50_000) chunks.push(buf.subarray(i, i + 50_000));
+  const seg = await extractSegmented(Readable.from(chunks), o, async (s) => runSegmentHere(o, s), 2, segBytes);
+  return { one, seg };
+}
+
+describe('segmented extraction', () => {
+  for (const segBytes of [64 * 1024, 300 * 1024]) {
+    it(`equals one pass: events, windows, restarts, line numbers (segments of ${segBytes} bytes)`, async () => {
+      const { one, seg } = await both(journal(), opts(), segBytes);
+      expect(seg.scan.lines).toBe(one.scan.lines);
+      expect(seg.scan.lastLine).toEqual(one.scan.lastLine);
+      // A later segment keeps its first relist proof (it cannot know it is redundant): compare the rest exactly.
+      const strip = (s: typeof one) => s.events.filter((e) => e.type !== 'relist-proof');
+      expect(strip(seg)).toEqual(strip(one));
+      expect(seg.hosts).toEqual(one.hosts);
+      expect(seg.nodeNames).toEqual(one.nodeNames);
+      expect(seg.warnings).toEqual(one.warnings);
+      expect(seg.events.filter((e) => e.type === 'kubelet-line')).toHaveLength(1);
+    });
+  }
+  it('carries the year across a New Year boundary between segments', async () => {
+    const { one, seg } = await both(yearEnd(), opts(2023), 32 * 1024);
+    expect(seg.events.filter((e) => e.type !== 'relist-proof')).toEqual(one.events.filter((e) => e.type !== 'relist-proof'));
+    expect(seg.hosts).toEqual(one.hosts);
+    expect(new Date(seg.hosts[0]!.last).getUTCFullYear()).toBe(2024);
+  });
+});
