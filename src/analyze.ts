@@ -92,8 +92,11 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   // With several logs, worker threads scan them (cut into segments) while this thread reads and decompresses. One log
   // is scanned here: two threads gain little on a plain file and each isolate adds its own heap to the peak RSS.
   const logCount = disc.artifacts.filter((a) => LOG_ROLES.has(a.role)).length;
-  const script = opts.workers === 0 || (opts.workers === undefined && logCount < 2) ? null : workerScript();
-  const size = opts.workers ?? Math.min(2, availableParallelism());
+  // PLEGSCOPE_WORKERS=0 turns threads off (tests compare both ways); a number sets the pool size.
+  const envWorkers = process.env['PLEGSCOPE_WORKERS'] !== undefined ? Number(process.env['PLEGSCOPE_WORKERS']) : undefined;
+  const workers = opts.workers ?? (Number.isInteger(envWorkers) ? envWorkers : undefined);
+  const script = workers === 0 || (workers === undefined && logCount < 2) ? null : workerScript();
+  const size = workers ?? Math.min(2, availableParallelism());
   const pool = script && size > 0 ? new SignalPool(script, size) : null;
   const custom = opts.customSignals ?? [];
   const compiled = custom.map(compileCustom);
