@@ -76,6 +76,7 @@ export function sniff(head: Buffer, name: string): Sniffed {
   if (looksBinary(head)) return other('binary');
 
   // A NUL block (crash padding) ends where writing resumed, so it stands for a line break.
+  // oxlint-disable-next-line no-control-regex -- NUL runs are exactly what this replaces
   const text = head.toString('utf8').replace(/^\uFEFF/, '').replace(/\0+/g, '\n');
   if (text.startsWith('-----BEGIN PGP MESSAGE-----')) return other('encrypted');
   const lines = splitLines(text);

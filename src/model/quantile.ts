@@ -9,7 +9,7 @@ export interface Bucket {
 
 // Prometheus ignores bucket-count differences this small (float noise from rate()/sum()).
 const SMALL_DELTA_TOLERANCE = 1e-12;
-const MIN_NORMAL = 2.2250738585072014e-308;
+const MIN_NORMAL = Number.MIN_VALUE * 2 ** 52; // smallest normal double, 2.2250738585072014e-308
 
 function almostEqual(a: number, b: number, epsilon: number): boolean {
   if (a === b) return true;
