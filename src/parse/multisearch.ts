@@ -16,7 +16,8 @@ export class MultiSearch {
   private readonly m: number;
   private readonly shift: Uint8Array;
   /** Needles by the byte pair that ends their first m bytes. */
-  private readonly buckets = new Map<number, Array<{ bytes: Uint8Array; index: number }>>();
+  /** Needles by the byte triple ending their first m bytes, indexed by the hash of that triple (dense, fast). */
+  private readonly buckets: Array<Array<{ bytes: Uint8Array; index: number }> | undefined> = [];
   private readonly short: Buffer[];
   private readonly shortIndex: number[];
   /** Index (in `needles`) of the needle the last successful `next` found. */
@@ -43,10 +44,10 @@ export class MultiSearch {
         const s = m - 1 - j;
         if (s < (this.shift[h] as number)) this.shift[h] = s;
       }
-      const key = ((p[m - 3] as number) << 16) | ((p[m - 2] as number) << 8) | (p[m - 1] as number);
-      const list = this.buckets.get(key);
+      const key = h3(p[m - 3] as number, p[m - 2] as number, p[m - 1] as number);
+      const list = this.buckets[key];
       if (list) list.push({ bytes: p, index });
-      else this.buckets.set(key, [{ bytes: p, index }]);
+      else this.buckets[key] = [{ bytes: p, index }];
     }
   }
 
@@ -58,15 +59,13 @@ export class MultiSearch {
       const shift = this.shift;
       let i = from + m - 1;
       while (i < end) {
-        const a = t[i - 2] as number;
-        const b = t[i - 1] as number;
-        const c = t[i] as number;
-        const s = shift[h3(a, b, c)] as number;
+        const h = h3(t[i - 2] as number, t[i - 1] as number, t[i] as number);
+        const s = shift[h] as number;
         if (s !== 0) {
           i += s;
           continue;
         }
-        const list = this.buckets.get((a << 16) | (b << 8) | c);
+        const list = this.buckets[h];
         if (list) {
           for (const { bytes: p, index } of list) {
             const start = i - m + 1;
