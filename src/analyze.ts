@@ -91,7 +91,8 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const rest = disc.artifacts.filter((a) => !YEARFUL.test(a.format) && !selfAnchored(a));
   // With several logs, worker threads scan them (cut into segments) while this thread reads and decompresses. One log
   // is scanned here: two threads gain little on a plain file and each isolate adds its own heap to the peak RSS.
-  const logCount = disc.artifacts.filter((a) => LOG_ROLES.has(a.role)).length;
+  // Archive members share one decompression stream: they are read one after the other, here.
+  const logCount = disc.artifacts.filter((a) => LOG_ROLES.has(a.role) && !a.sequential).length;
   // PLEGSCOPE_WORKERS=0 turns threads off (tests compare both ways); a number sets the pool size.
   const envWorkers = process.env['PLEGSCOPE_WORKERS'] !== undefined ? Number(process.env['PLEGSCOPE_WORKERS']) : undefined;
   const workers = opts.workers ?? (Number.isInteger(envWorkers) ? envWorkers : undefined);

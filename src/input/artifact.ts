@@ -34,6 +34,9 @@ export interface Artifact {
   /** Kind of the bundle root this file sits under (sosreport, sos-collect, must-gather, inspect, eks-logs, aks,
    *  rancher, kind, directory). */
   bundleKind?: string;
+  /** The bytes come from a shared sequential stream (archive member, stdin): reading two such artifacts at once costs
+   *  another decompression pass, so they are best read one after the other. */
+  sequential?: boolean;
   /** Zone of the file's year-less/zone-less stamps (IANA name or ±hh:mm), when the bundle says; null = unknown. */
   zone?: string | null;
   /** When the bundle was collected (epoch ms): the file holds nothing later. Anchors year-less stamps. */

@@ -386,6 +386,7 @@ class Discoverer {
       size: source.size,
       head,
       open: () => decode(source.open(), compression, tools),
+      ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(/^(?:crictl-pods|crictl-ps|docker-ps)$/.test(verdict.format) ? { parseAs: 'container-list' as const } : {}),
     };
     return { artifact, warnings };

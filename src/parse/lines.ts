@@ -95,15 +95,31 @@ export class LineScanner {
       buf = chunk.subarray(nl + 1);
       bufAbs = this.chunkAbs + nl + 1;
     } else if (this.carry) {
-      buf = Buffer.concat([this.carry, chunk]);
-      bufAbs = this.carryAbs;
-      this.carry = null;
+      // Only the line cut by the previous chunk is joined (a small copy); the rest of the chunk is scanned in place,
+      // so no chunk-sized buffer is allocated per chunk.
+      const nl = chunk.indexOf(10);
+      if (nl < 0 || this.carry.length + nl + 1 > this.maxLine) {
+        buf = Buffer.concat([this.carry, chunk]);
+        bufAbs = this.carryAbs;
+        this.carry = null;
+      } else {
+        const joined = Buffer.concat([this.carry, chunk.subarray(0, nl + 1)]);
+        const joinedAbs = this.carryAbs;
+        this.carry = null;
+        this.scan(joined, joinedAbs);
+        buf = chunk.subarray(nl + 1);
+        bufAbs = this.chunkAbs + nl + 1;
+      }
     } else {
       buf = chunk;
       bufAbs = this.chunkAbs;
     }
     this.chunkAbs += chunk.length;
+    this.scan(buf, bufAbs);
+  }
 
+  /** Scans the complete lines of `buf` (whose first byte is at `bufAbs` in the input); keeps the tail as the carry. */
+  private scan(buf: Buffer, bufAbs: number): void {
     const s = buf.toString('latin1');
     let pos = 0;
     let nextMatch = -1;
