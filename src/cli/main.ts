@@ -12,6 +12,7 @@ import { renderText } from '../report/text.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { rulesList, rulesShow } from './rules-command.js';
+import { registerTui } from './tui-command.js';
 import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
 
@@ -134,6 +135,7 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
     if (out === null) throw new UsageError(`rules show: no rule "${id}" (see "plegscope rules list")`);
     process.stdout.write(out);
   });
+  registerTui(program);
   return program;
 }
 

@@ -92,6 +92,18 @@ class LineSplitter {
     return this.out.length >= this.maxLines;
   }
 
+  /** A whole line inside one chunk: decoded straight from it, no copy. */
+  private whole(chunk: Buffer, from: number, to: number): void {
+    let end = to;
+    let cut = false;
+    if (end - from > this.maxBytes) {
+      end = from + this.maxBytes;
+      cut = true;
+    } else if (end > from && chunk[end - 1] === 13) end--;
+    this.out.push({ lineNo: this.lineNo, offset: this.lineStart, text: chunk.toString('utf8', from, end), cut });
+    this.lineNo++;
+  }
+
   private keep(b: Buffer): void {
     const room = this.maxBytes - this.partBytes;
     if (room <= 0) {
@@ -124,9 +136,12 @@ class LineSplitter {
         this.pos += chunk.length - p;
         return true;
       }
-      this.keep(chunk.subarray(p, nl));
+      if (this.partBytes === 0 && !this.cut) this.whole(chunk, p, nl);
+      else {
+        this.keep(chunk.subarray(p, nl));
+        this.emit();
+      }
       this.pos += nl + 1 - p;
-      this.emit();
       this.lineStart = this.pos;
       p = nl + 1;
     }
@@ -209,6 +224,13 @@ export class LineReader {
   private cursor: ForwardCursor | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** One buffer for all reads of this reader (reads are serialised; lines are copied out as strings). */
+  private scratch: Buffer | null = null;
+
+  private buffer(n: number): Buffer {
+    if (!this.scratch || this.scratch.length < n) this.scratch = Buffer.allocUnsafeSlow(Math.max(n, READ_BYTES));
+    return this.scratch;
+  }
 
   constructor(readonly artifact: Artifact, readonly index: LogIndex, private readonly maxLineBytes = MAX_VIEW_LINE_BYTES) {
     const seen = new Set<number>();
@@ -267,6 +289,52 @@ export class LineReader {
     });
   }
 
+  /**
+   * The bytes of block `k` in one piece (for a cheap search over the whole block before splitting it into lines), or
+   * null when the block is larger than `cap` (over-long lines): then read it with readBlock, which bounds each line.
+   * The buffer is reused by the next read of this reader: use it before reading again.
+   */
+  readBlockBytes(k: number, cap = 8 << 20): Promise<Buffer | null> {
+    const s = this.span(k);
+    const k1 = k + 1 < this.cps.length;
+    if (!k1 || s.end - s.start > cap || s.end < s.start) return Promise.resolve(null);
+    return this.serial(async () => {
+      if (this.closed) throw new Error('reader closed');
+      const len = s.end - s.start;
+      const path = this.plainPath();
+      if (path !== null) {
+        this.file ??= await fs.promises.open(path, OPEN_FLAGS);
+        const buf = this.buffer(len).subarray(0, len);
+        let got = 0;
+        while (got < len) {
+          const { bytesRead } = await this.file.read(buf, got, len - got, s.start + got);
+          if (bytesRead === 0) break;
+          got += bytesRead;
+        }
+        return got === len ? buf : null;
+      }
+      this.cursor ??= new ForwardCursor(() => this.artifact.open());
+      const parts: Buffer[] = [];
+      let got = 0;
+      await this.cursor.read(s.start, (b) => {
+        const take = Math.min(b.length, len - got);
+        parts.push(Buffer.from(b.subarray(0, take)));
+        got += take;
+        return got < len;
+      });
+      return got === len ? Buffer.concat(parts, len) : null;
+    });
+  }
+
+  /** Lines of block `k` from its bytes (as readBlockBytes gave them); the first `max` only when given. */
+  linesOf(k: number, bytes: Buffer, max?: number): RawLine[] {
+    const s = this.span(k);
+    const split = new LineSplitter(s.firstLine, s.start, Math.min(max ?? s.count, s.count), this.maxLineBytes);
+    split.push(bytes);
+    split.end();
+    return split.out;
+  }
+
   /** Whether blocks can be read in any order at the same cost (a plain file on disk). */
   get seekable(): boolean {
     return this.plainPath() !== null;
@@ -309,12 +377,12 @@ export class LineReader {
     const path = this.plainPath();
     if (path !== null) {
       this.file ??= await fs.promises.open(path, OPEN_FLAGS);
-      const buf = Buffer.allocUnsafe(READ_BYTES);
+      const buf = this.buffer(READ_BYTES);
       let pos = start;
       // Past `end` only to finish the block's last line when the file has no newline there (read to EOF).
       for (;;) {
         const want = pos < end ? Math.min(READ_BYTES, end - pos) : READ_BYTES;
-        const { bytesRead } = await this.file.read(buf, 0, want, pos);
+        const { bytesRead } = await this.file.read(buf, 0, Math.min(want, buf.length), pos);
         if (bytesRead === 0) break;
         pos += bytesRead;
         if (!split.push(buf.subarray(0, bytesRead))) break;
@@ -337,6 +405,7 @@ export class LineReader {
 
   close(): void {
     this.closed = true;
+    this.scratch = null;
     void this.file?.close().catch(() => undefined);
     this.file = null;
     this.cursor?.close();

@@ -1,0 +1,183 @@
+// The TUI: header (where you are, in what), the current screen, footer (the keys that work here, or the prompt).
+// Navigation state lives in a pure reducer (state.ts); the Log view executes the commands queued for it.
+import { Box, useApp, useInput, useStdout } from 'ink';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { TuiModel } from './model.js';
+import { MergedLog } from './logs.js';
+import { current, footerHints, initialState, reduce, splitInput, type Action, type Env, type NavState, type Screen } from './state.js';
+import { fmtTime, parseIsoMs } from './format.js';
+import { Line, T, ThemeContext } from './ui.js';
+import { Overview } from './views/Overview.js';
+import { NodeView } from './views/NodeView.js';
+import { FindingView } from './views/FindingView.js';
+import { LogView } from './views/LogView.js';
+import { Help } from './views/Help.js';
+import type { LogController } from './log-controller.js';
+import { sanitizeLine } from '../util/sanitize.js';
+
+export interface Size {
+  columns: number;
+  rows: number;
+}
+
+export const MIN_SIZE: Size = { columns: 60, rows: 12 };
+
+/** The terminal's size, following resizes (or a fixed size, for tests). */
+export function useSize(fixed?: Size): Size {
+  const { stdout } = useStdout();
+  const read = (): Size => ({ columns: stdout.columns || 80, rows: (stdout as { rows?: number }).rows || 24 });
+  const [size, setSize] = useState<Size>(read);
+  useEffect(() => {
+    if (fixed) return;
+    const on = () => setSize(read());
+    stdout.on('resize', on);
+    return () => {
+      stdout.off('resize', on);
+    };
+  }, [stdout, fixed]);
+  return fixed ?? size;
+}
+
+export interface AppProps {
+  model: TuiModel;
+  size?: Size;
+  /** Tests: the Log view's controller, to wait for its reads. */
+  onLogController?: (c: LogController) => void;
+  initial?: NavState;
+}
+
+export function App({ model, size, onLogController, initial }: AppProps) {
+  const dims = useSize(size);
+  const env = useRef<Env>({ model, rows: dims.rows, cols: dims.columns });
+  env.current = { model, rows: dims.rows, cols: dims.columns };
+  const [state, setState] = useState<NavState>(() => initial ?? initialState());
+  const dispatch = useCallback((a: Action) => setState((s) => reduce(env.current, s, a)), []);
+  const { exit } = useApp();
+  useInput((input, key) => {
+    for (const k of splitInput(input, key)) dispatch({ type: 'key', input: k.input, key: k.key });
+  });
+  const merged = useRef(new Map<number, MergedLog>());
+  useEffect(() => {
+    if (state.quit) exit();
+  }, [state.quit]);
+  useEffect(() => () => {
+    for (const m of merged.current.values()) m.close();
+  }, []);
+
+  const mergedFor = (node: number): MergedLog => {
+    let m = merged.current.get(node);
+    if (!m) {
+      m = new MergedLog(model.nodes[node]?.sources ?? []);
+      merged.current.set(node, m);
+    }
+    return m;
+  };
+
+  const { columns: cols, rows } = dims;
+  if (cols < MIN_SIZE.columns || rows < MIN_SIZE.rows) {
+    return (
+      <ThemeContext.Provider value={{ color: model.color }}>
+        <Box flexDirection="column">
+          <Line>{`terminal too small (${cols}×${rows}); plegscope needs ${MIN_SIZE.columns}×${MIN_SIZE.rows}`}</Line>
+          <Line>q quits</Line>
+        </Box>
+      </ThemeContext.Provider>
+    );
+  }
+  const body = rows - 3;
+  const top = current(state);
+  // Help covers the screen without unmounting it: the Log view keeps its place and its reads.
+  return (
+    <ThemeContext.Provider value={{ color: model.color }}>
+      <Box flexDirection="column" width={cols} height={rows}>
+        <Header model={model} state={state} cols={cols} />
+        {state.help ? <Help screen={top} rows={body} cols={cols} /> : null}
+        <Box flexDirection="column" height={body} display={state.help ? 'none' : 'flex'}>
+          <ScreenView model={model} state={state} screen={top} rows={body} cols={cols} dispatch={dispatch} mergedFor={mergedFor} onLogController={onLogController} />
+        </Box>
+        <Footer state={state} />
+      </Box>
+    </ThemeContext.Provider>
+  );
+}
+
+function ScreenView({ model, state, screen, rows, cols, dispatch, mergedFor, onLogController }: {
+  model: TuiModel; state: NavState; screen: Screen; rows: number; cols: number; dispatch: (a: Action) => void; mergedFor: (n: number) => MergedLog; onLogController?: (c: LogController) => void;
+}) {
+  switch (screen.kind) {
+    case 'overview': return <Overview model={model} state={state} rows={rows} cols={cols} />;
+    case 'node': {
+      const n = model.nodes[screen.node];
+      return n ? <NodeView model={model} node={n} state={state} rows={rows} cols={cols} /> : null;
+    }
+    case 'finding': {
+      const n = model.nodes[screen.node];
+      return n ? <FindingView model={model} node={n} finding={screen.finding} state={state} rows={rows} cols={cols} /> : null;
+    }
+    case 'log': {
+      const n = model.nodes[screen.node];
+      return n ? (
+        <LogView key={`log-${screen.node}-${state.stack.length}`} node={n} merged={mergedFor(screen.node)} cmds={state.log.cmds} dispatch={dispatch} rows={rows} cols={cols} zone={model.zone} rawLines={state.log.raw} onController={onLogController} />
+      ) : null;
+    }
+  }
+}
+
+function crumbs(model: TuiModel, stack: Screen[]): string {
+  return stack.map((s) => {
+    switch (s.kind) {
+      case 'overview': return 'Overview';
+      case 'node': return sanitizeLine(model.nodes[s.node]?.report.name ?? '?', 40);
+      case 'finding': return sanitizeLine(model.nodes[s.node]?.report.findings[s.finding]?.ruleId ?? 'finding', 40);
+      case 'log': return 'Log';
+    }
+  }).join(' ▸ ');
+}
+
+function Header({ model, state, cols }: { model: TuiModel; state: NavState; cols: number }) {
+  const top = current(state);
+  const right = `${model.zone}`;
+  const left = ` plegscope  ${crumbs(model, state.stack)}`;
+  const pad = Math.max(1, cols - left.length - right.length - 1);
+  let context: string;
+  if (top.kind === 'overview') context = clusterLine(model);
+  else {
+    const n = model.nodes[top.node]?.report;
+    const from = fmtTime(parseIsoMs(n?.coverage.from ?? n?.window.start), model.zone, 'short');
+    const to = fmtTime(parseIsoMs(n?.coverage.to ?? n?.window.end), model.zone, 'short');
+    const srcs = model.nodes[top.node]?.sources.length ?? 0;
+    context = ` node ${sanitizeLine(n?.name ?? '?', 60)} · ${from} → ${to} · ${srcs} log${srcs === 1 ? '' : 's'}`;
+  }
+  return (
+    <>
+      <Line inverse bold>{left + ' '.repeat(pad) + right + ' '}</Line>
+      <Line dim>{context}</Line>
+    </>
+  );
+}
+
+function clusterLine(model: TuiModel): string {
+  const ns = model.nodes.map((n) => n.report);
+  const stalled = ns.filter((n) => n.verdict.plegUnhealthy).length;
+  const nr = ns.filter((n) => !n.verdict.plegUnhealthy && n.notReady.length > 0).length;
+  const inputs = model.analysis.inputs.map((i) => sanitizeLine(i.path, 60)).join(', ');
+  const waves = model.analysis.cluster?.waves ?? [];
+  const wave = waves[0] ? ` · ${waves.length} wave${waves.length === 1 ? '' : 's'} (first ${fmtTime(parseIsoMs(waves[0].from), model.zone, 'short')}, ${waves[0].nodes.length} nodes)` : '';
+  return ` ${ns.length} node${ns.length === 1 ? '' : 's'} · ${stalled} PLEG-stalled · ${nr} NotReady for other reasons${wave} · ${inputs}`;
+}
+
+function Footer({ state }: { state: NavState }) {
+  if (state.prompt) {
+    const label = state.prompt.kind === 'command' ? ':' : state.prompt.kind === 'filter' ? '/' : 'jump to time: ';
+    return (
+      <Line>
+        <T bold>{label}</T>
+        {sanitizeLine(state.prompt.text, 500)}
+        <T inverse> </T>
+        <T dim>{`   ${footerHints(state)}`}</T>
+      </Line>
+    );
+  }
+  if (state.message) return <Line color="yellow">{' ' + sanitizeLine(state.message, 300)}</Line>;
+  return <Line dim>{' ' + footerHints(state)}</Line>;
+}

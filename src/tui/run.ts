@@ -1,0 +1,79 @@
+// `plegscope tui`: reads the input with a progress screen, then hands the analysis to the App. Owns the terminal for
+// the session: alternate screen on entry, restored on every way out (quit, ctrl-c, error, exit).
+import { analyze, type AnalyzeOptions } from '../analyze.js';
+import { buildModel } from './model.js';
+import { ProgressScreen, ProgressStore } from './progress.js';
+
+export interface TuiOptions extends Omit<AnalyzeOptions, 'onRead' | 'onProgress' | 'stdin'> {
+  zone: string;
+  color: boolean;
+}
+
+const ENTER = '\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J';
+const LEAVE = '\x1b[?25h\x1b[?1049l';
+
+/** Runs the TUI until the user quits. Returns the exit code; throws what analyze() throws (bad input). */
+export async function runTui(opts: TuiOptions): Promise<number> {
+  const out = process.stdout;
+  const stdin = process.stdin;
+  let restored = false;
+  const restore = (): void => {
+    if (restored) return;
+    restored = true;
+    if (stdin.isTTY) stdin.setRawMode(false);
+    out.write(LEAVE);
+  };
+  process.once('exit', restore);
+  // Killed or the terminal went away: give the screen back before going.
+  const onSignal = (sig: NodeJS.Signals) => {
+    restore();
+    process.exit(sig === 'SIGINT' ? 130 : sig === 'SIGHUP' ? 129 : 143);
+  };
+  for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) process.once(sig, onSignal);
+  out.write(ENTER);
+  const store = new ProgressStore();
+  const screen = new ProgressScreen(out, store);
+  // Keys while reading: q or ctrl-c stops.
+  let onKey: ((b: Buffer) => void) | null = null;
+  const stopped = new Promise<'stop'>((resolve) => {
+    onKey = (b: Buffer) => {
+      if (b.includes(0x71) || b.includes(0x03)) resolve('stop');
+    };
+  });
+  if (stdin.isTTY) stdin.setRawMode(true);
+  stdin.on('data', onKey as unknown as (b: Buffer) => void);
+  stdin.resume();
+  const onResize = () => screen.draw();
+  out.on('resize', onResize);
+  screen.start();
+  const stopReading = (): void => {
+    screen.stop();
+    out.off('resize', onResize);
+    stdin.off('data', onKey as unknown as (b: Buffer) => void);
+    stdin.pause();
+  };
+  try {
+    const analysis = analyze({
+      ...opts,
+      onRead: ({ artifact, bytes, lines }) => store.read(artifact.id, artifact.path, artifact.compression === null ? artifact.size : null, bytes, lines),
+      onProgress: ({ file, index, total }) => store.finished(file, index, total),
+    });
+    const first = await Promise.race([analysis.then((run) => ({ run })), stopped]);
+    stopReading();
+    if (first === 'stop') {
+      // Stopped while reading: leave now; the reads still running would only delay the exit.
+      restore();
+      process.exit(130);
+    }
+    const model = buildModel(first.run, { zone: opts.zone, color: opts.color });
+    out.write('\x1b[H\x1b[2J');
+    const { startApp } = await import('./app-entry.js');
+    await startApp(model);
+    return 0;
+  } finally {
+    stopReading();
+    restore();
+    process.off('exit', restore);
+    for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) process.off(sig, onSignal);
+  }
+}

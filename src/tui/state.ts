@@ -1,0 +1,553 @@
+// Navigation as a pure reducer: keys (and a few reports from the Log view) in, the next state out. Views render the
+// state; the Log view executes the commands queued for it (its data is read asynchronously). Keys follow k9s and lnav:
+// `?` help, `/` filter, `:` commands, j/k and arrows, enter drills down, esc goes back, q quits.
+import type { NodeReport } from '../contract/analysis.js';
+import type { NodeData, TuiModel } from './model.js';
+import { parseIsoMs } from './format.js';
+import { sourceOf } from './model.js';
+
+export type SortKey = 'name' | 'verdict' | 'cause' | 'confidence' | 'stalls' | 'longest' | 'when';
+export const SORT_KEYS: SortKey[] = ['verdict', 'name', 'cause', 'confidence', 'stalls', 'longest', 'when'];
+
+export type Section = 'findings' | 'stalls' | 'ruledOut' | 'gaps' | 'ops';
+export const SECTIONS: Section[] = ['findings', 'stalls', 'ruledOut', 'gaps', 'ops'];
+export const SECTION_TITLES: Record<Section, string> = { findings: 'Findings', stalls: 'Stalls', ruledOut: 'Ruled out', gaps: 'Gaps', ops: 'Operations' };
+
+export type Screen =
+  | { kind: 'overview' }
+  | { kind: 'node'; node: number }
+  | { kind: 'finding'; node: number; finding: number }
+  | { kind: 'log'; node: number };
+
+export type LogTarget = { kind: 'time'; ts: number } | { kind: 'line'; src: number; line: number; ts: number | null };
+
+export type LogCmd =
+  | { t: 'open'; at: LogTarget }
+  | { t: 'move'; by: number }
+  | { t: 'page'; by: number }
+  | { t: 'home' }
+  | { t: 'end' }
+  | { t: 'find'; dir: 1 | -1 }
+  | { t: 'error'; dir: 1 | -1 }
+  | { t: 'time'; text: string }
+  | { t: 'filter'; text: string }
+  | { t: 'toggleFilter' }
+  | { t: 'clearFilter' }
+  | { t: 'cancel' }
+  | { t: 'hscroll'; by: number }
+  /** The screen changed size: reload the lines at the same place. */
+  | { t: 'refresh' };
+
+export type PromptKind = 'filter' | 'command' | 'time';
+
+export interface NavState {
+  stack: Screen[];
+  overview: { cursor: number; sort: SortKey; desc: boolean; filter: string };
+  node: { section: Section; cursors: Record<Section, number> };
+  finding: { cursor: number };
+  /** The focused time: the Node view's timeline cursor and the Log view's selected line share it. */
+  focus: number | null;
+  prompt: { kind: PromptKind; text: string } | null;
+  help: boolean;
+  message: string | null;
+  quit: boolean;
+  log: { cmds: Array<{ id: number; cmd: LogCmd }>; nextId: number; busy: boolean; filter: string | null; raw: boolean };
+}
+
+/** The subset of ink's Key the reducer reads. */
+export interface Keys {
+  upArrow?: boolean;
+  downArrow?: boolean;
+  leftArrow?: boolean;
+  rightArrow?: boolean;
+  pageUp?: boolean;
+  pageDown?: boolean;
+  home?: boolean;
+  end?: boolean;
+  return?: boolean;
+  escape?: boolean;
+  ctrl?: boolean;
+  shift?: boolean;
+  tab?: boolean;
+  backspace?: boolean;
+  delete?: boolean;
+  meta?: boolean;
+}
+
+/**
+ * Keys typed faster than the terminal is read arrive as one string ("j\r"): split them into single key presses.
+ * Escape sequences are already separated by ink; a lone string with one character is left as it is.
+ */
+export function splitInput(input: string, key: Keys): Array<{ input: string; key: Keys }> {
+  if (input.length <= 1 || key.ctrl || key.meta || key.escape || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown) return [{ input, key }];
+  const out: Array<{ input: string; key: Keys }> = [];
+  for (const ch of input) {
+    const c = ch.charCodeAt(0);
+    if (ch === '\r' || ch === '\n') out.push({ input: '', key: { return: true } });
+    else if (ch === '\t') out.push({ input: '', key: { tab: true } });
+    else if (c === 0x7f || c === 0x08) out.push({ input: '', key: { backspace: true } });
+    else if (c < 0x20) out.push({ input: String.fromCharCode(c + 96), key: { ctrl: true } });
+    else out.push({ input: ch, key: {} });
+  }
+  return out;
+}
+
+export type Action =
+  | { type: 'key'; input: string; key: Keys }
+  | { type: 'focus'; ts: number }
+  | { type: 'logStatus'; busy: boolean; filter: string | null }
+  | { type: 'logAck'; id: number }
+  | { type: 'message'; text: string | null };
+
+export interface Env {
+  model: TuiModel;
+  rows: number;
+  cols: number;
+}
+
+export function initialState(): NavState {
+  return {
+    stack: [{ kind: 'overview' }],
+    overview: { cursor: 0, sort: 'verdict', desc: false, filter: '' },
+    node: { section: 'findings', cursors: { findings: 0, stalls: 0, ruledOut: 0, gaps: 0, ops: 0 } },
+    finding: { cursor: 0 },
+    focus: null,
+    prompt: null,
+    help: false,
+    message: null,
+    quit: false,
+    log: { cmds: [], nextId: 1, busy: false, filter: null, raw: false },
+  };
+}
+
+export function current(s: NavState): Screen {
+  return s.stack[s.stack.length - 1] as Screen;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Derived data the views and the reducer share.
+
+function verdictRank(n: NodeReport): number {
+  if (n.verdict.plegUnhealthy) return 0;
+  if (n.notReady.length > 0) return 1;
+  return 2;
+}
+
+export function verdictLabel(n: NodeReport): string {
+  if (n.verdict.plegUnhealthy) return 'STALLED';
+  if (n.notReady.length > 0) return 'NotReady';
+  if (n.findings.length > 0) return 'warnings';
+  return 'healthy';
+}
+
+export function longestStall(n: NodeReport): number {
+  return n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), 0);
+}
+
+export function firstStallAt(n: NodeReport): number | null {
+  const t = n.stalls.map((s) => parseIsoMs(s.unhealthyFrom)).filter((x): x is number => x !== null);
+  return t.length ? Math.min(...t) : null;
+}
+
+function causeOf(n: NodeReport): string {
+  return n.verdict.primaryCause ?? (n.verdict.plegUnhealthy ? 'unknown' : '');
+}
+
+/** Overview rows: node indices after the filter, in the chosen order. */
+export function overviewRows(model: TuiModel, o: NavState['overview']): number[] {
+  const f = o.filter.trim().toLowerCase();
+  const rows = model.nodes
+    .map((n, i) => ({ n: n.report, i }))
+    .filter(({ n }) => !f || n.name.toLowerCase().includes(f) || causeOf(n).includes(f) || n.findings.some((x) => x.cause.includes(f)));
+  const cmp = (a: NodeReport, b: NodeReport): number => {
+    switch (o.sort) {
+      case 'name': return a.name.localeCompare(b.name);
+      case 'verdict': return verdictRank(a) - verdictRank(b) || longestStall(b) - longestStall(a);
+      case 'cause': return (causeOf(a) || '~').localeCompare(causeOf(b) || '~');
+      case 'confidence': return b.verdict.confidence - a.verdict.confidence;
+      case 'stalls': return b.stalls.length - a.stalls.length;
+      case 'longest': return longestStall(b) - longestStall(a);
+      case 'when': return (firstStallAt(a) ?? Infinity) - (firstStallAt(b) ?? Infinity);
+    }
+  };
+  rows.sort((x, y) => (o.desc ? -1 : 1) * cmp(x.n, y.n) || x.n.name.localeCompare(y.n.name));
+  return rows.map((r) => r.i);
+}
+
+export function sectionLength(n: NodeReport, s: Section): number {
+  switch (s) {
+    case 'findings': return n.findings.length;
+    case 'stalls': return n.stalls.length;
+    case 'ruledOut': return n.ruledOut.length;
+    case 'gaps': return n.gaps.length;
+    case 'ops': return n.operations.length;
+  }
+}
+
+/** The node's time span for the timeline: coverage (logs and metrics), else the log window. */
+export function timeSpan(n: NodeReport): { from: number; to: number } | null {
+  const a = parseIsoMs(n.coverage.from) ?? parseIsoMs(n.window.start);
+  const b = parseIsoMs(n.coverage.to) ?? parseIsoMs(n.window.end);
+  if (a === null || b === null || b < a) return null;
+  return { from: a, to: Math.max(b, a + 1000) };
+}
+
+/** Where the timeline's cursor starts: the first stall, else the first NotReady window, else the start. */
+export function defaultFocus(n: NodeReport): number | null {
+  const s = n.stalls[0];
+  if (s) return parseIsoMs(s.unhealthyFrom) ?? parseIsoMs(s.lastRelistAt);
+  const w = n.notReady[0];
+  if (w) return parseIsoMs(w.from);
+  return timeSpan(n)?.from ?? null;
+}
+
+/** Times worth jumping to with [ and ]: stall starts and ends, NotReady windows, restarts. */
+export function eventTimes(n: NodeReport): number[] {
+  const t: Array<number | null> = [];
+  for (const s of n.stalls) t.push(parseIsoMs(s.unhealthyFrom), parseIsoMs(s.endedAt));
+  for (const w of n.notReady) t.push(parseIsoMs(w.from), parseIsoMs(w.to));
+  for (const r of n.restarts) t.push(parseIsoMs(r.at));
+  return [...new Set(t.filter((x): x is number => x !== null))].sort((a, b) => a - b);
+}
+
+/** Width of the timeline's label column. */
+export const CHART_LABEL = 18;
+
+export function chartWidth(cols: number): number {
+  return Math.max(10, cols - CHART_LABEL - 1);
+}
+
+/** Rows of the body (between header and footer). */
+export function bodyRows(rows: number): number {
+  return Math.max(4, rows - 3);
+}
+
+/** Lines of the Log view's list. */
+export function logRows(rows: number): number {
+  return Math.max(3, bodyRows(rows) - 2);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function clamp(x: number, lo: number, hi: number): number {
+  return Math.max(lo, Math.min(hi, x));
+}
+
+function queue(s: NavState, ...cmds: LogCmd[]): NavState {
+  let id = s.log.nextId;
+  const added = cmds.map((cmd) => ({ id: id++, cmd }));
+  return { ...s, log: { ...s.log, cmds: [...s.log.cmds, ...added], nextId: id } };
+}
+
+function push(s: NavState, screen: Screen): NavState {
+  return { ...s, stack: [...s.stack, screen] };
+}
+
+function back(s: NavState): NavState {
+  if (s.stack.length <= 1) return s;
+  return { ...s, stack: s.stack.slice(0, -1) };
+}
+
+function openNode(s: NavState, env: Env, node: number): NavState {
+  const n = env.model.nodes[node];
+  if (!n) return s;
+  const next = push(s, { kind: 'node', node });
+  return { ...next, node: { section: 'findings', cursors: { findings: 0, stalls: 0, ruledOut: 0, gaps: 0, ops: 0 } }, focus: defaultFocus(n.report) };
+}
+
+function openLog(s: NavState, env: Env, node: number, at: LogTarget): NavState {
+  const n = env.model.nodes[node];
+  if (!n) return s;
+  if (n.sources.length === 0) return { ...s, message: `no log lines to show for ${n.report.name} (no kubelet, runtime or kernel log in the input)` };
+  const top = current(s);
+  const base = top.kind === 'log' && top.node === node ? s : push(s, { kind: 'log', node });
+  const focus = at.kind === 'time' ? at.ts : at.ts ?? s.focus;
+  const same = base === s;
+  return queue({ ...base, focus, log: { ...base.log, cmds: same ? base.log.cmds : [], busy: true, filter: same ? base.log.filter : null } }, { t: 'open', at });
+}
+
+/** From the Log view to the node's timeline (keeping the focused time). */
+function toTimeline(s: NavState, env: Env, node: number): NavState {
+  const i = s.stack.findIndex((x) => x.kind === 'node' && x.node === node);
+  if (i >= 0) return { ...s, stack: s.stack.slice(0, i + 1) };
+  const focus = s.focus;
+  return { ...openNode(s, env, node), focus: focus ?? defaultFocus((env.model.nodes[node] as NodeData).report) };
+}
+
+export function reduce(env: Env, s: NavState, a: Action): NavState {
+  switch (a.type) {
+    case 'focus': return s.focus === a.ts ? s : { ...s, focus: a.ts };
+    case 'logStatus': return s.log.busy === a.busy && s.log.filter === a.filter ? s : { ...s, log: { ...s.log, busy: a.busy, filter: a.filter } };
+    case 'logAck': return { ...s, log: { ...s.log, cmds: s.log.cmds.filter((c) => c.id > a.id) } };
+    case 'message': return { ...s, message: a.text };
+    case 'key': return onKey(env, { ...s, message: null }, a.input, a.key);
+  }
+}
+
+function onKey(env: Env, s: NavState, input: string, key: Keys): NavState {
+  if (key.ctrl && input === 'c') return { ...s, quit: true };
+  if (s.prompt) return onPromptKey(env, s, input, key);
+  if (s.help) {
+    if (key.escape || input === '?') return { ...s, help: false };
+    if (input === 'q') return { ...s, quit: true };
+    return s;
+  }
+  if (input === '?') return { ...s, help: true };
+  if (input === ':') return { ...s, prompt: { kind: 'command', text: '' } };
+  const top = current(s);
+  if (input === 'q') return { ...s, quit: true };
+  switch (top.kind) {
+    case 'overview': return overviewKey(env, s, input, key);
+    case 'node': return nodeKey(env, s, top.node, input, key);
+    case 'finding': return findingKey(env, s, top, input, key);
+    case 'log': return logKey(env, s, top.node, input, key);
+  }
+}
+
+function isDown(input: string, key: Keys): boolean {
+  return key.downArrow === true || input === 'j';
+}
+
+function isUp(input: string, key: Keys): boolean {
+  return key.upArrow === true || input === 'k';
+}
+
+function listMove(cursor: number, len: number, input: string, key: Keys, page: number): number | null {
+  if (isDown(input, key)) return clamp(cursor + 1, 0, Math.max(0, len - 1));
+  if (isUp(input, key)) return clamp(cursor - 1, 0, Math.max(0, len - 1));
+  if (key.pageDown || (key.ctrl && input === 'f')) return clamp(cursor + page, 0, Math.max(0, len - 1));
+  if (key.pageUp || (key.ctrl && input === 'b')) return clamp(cursor - page, 0, Math.max(0, len - 1));
+  if (key.home || input === 'g') return 0;
+  if (key.end || input === 'G') return Math.max(0, len - 1);
+  return null;
+}
+
+function overviewKey(env: Env, s: NavState, input: string, key: Keys): NavState {
+  const rows = overviewRows(env.model, s.overview);
+  const o = s.overview;
+  const moved = listMove(o.cursor, rows.length, input, key, bodyRows(env.rows) - 3);
+  if (moved !== null) return { ...s, overview: { ...o, cursor: moved } };
+  if (key.return || key.rightArrow) {
+    const node = rows[clamp(o.cursor, 0, rows.length - 1)];
+    return node === undefined ? s : openNode(s, env, node);
+  }
+  if (input === '/') return { ...s, prompt: { kind: 'filter', text: o.filter } };
+  if (input === 's' || input === 'S') {
+    const sort = input === 's' ? (SORT_KEYS[(SORT_KEYS.indexOf(o.sort) + 1) % SORT_KEYS.length] as SortKey) : o.sort;
+    return { ...s, overview: { ...o, sort, desc: input === 'S' ? !o.desc : false } };
+  }
+  if (key.escape && o.filter) return { ...s, overview: { ...o, filter: '', cursor: 0 } };
+  return s;
+}
+
+function nodeKey(env: Env, s: NavState, node: number, input: string, key: Keys): NavState {
+  const n = env.model.nodes[node];
+  if (!n) return back(s);
+  const r = n.report;
+  const st = s.node;
+  if (key.escape || key.backspace) return back(s);
+  const secIdx = SECTIONS.indexOf(st.section);
+  if (key.tab) {
+    const next = SECTIONS[(secIdx + (key.shift ? SECTIONS.length - 1 : 1)) % SECTIONS.length] as Section;
+    return { ...s, node: { ...st, section: next } };
+  }
+  if (/^[1-5]$/.test(input)) return { ...s, node: { ...st, section: SECTIONS[Number(input) - 1] as Section } };
+  const len = sectionLength(r, st.section);
+  const moved = listMove(st.cursors[st.section], len, input, key, 5);
+  if (moved !== null) return { ...s, node: { ...st, cursors: { ...st.cursors, [st.section]: moved } } };
+  const span = timeSpan(r);
+  if ((key.leftArrow || key.rightArrow || input === 'h' || input === 'H' || input === 'L' || input === '<' || input === '>') && span) {
+    const step = (span.to - span.from) / chartWidth(env.cols);
+    const dir = key.leftArrow || input === 'h' || input === 'H' || input === '<' ? -1 : 1;
+    const mult = input === 'H' || input === 'L' || input === '<' || input === '>' || key.shift ? 10 : 1;
+    const base = s.focus ?? span.from;
+    return { ...s, focus: clamp(base + dir * mult * step, span.from, span.to) };
+  }
+  if (input === '[' || input === ']') {
+    const times = eventTimes(r);
+    const base = s.focus ?? span?.from ?? 0;
+    const t = input === ']' ? times.find((x) => x > base + 500) : [...times].reverse().find((x) => x < base - 500);
+    return t === undefined ? { ...s, message: input === ']' ? 'no later event' : 'no earlier event' } : { ...s, focus: t };
+  }
+  if (input === 'l') {
+    const at = s.focus ?? defaultFocus(r);
+    return at === null ? { ...s, message: 'no time to open the log at' } : openLog(s, env, node, { kind: 'time', ts: at });
+  }
+  if (key.return) {
+    const c = st.cursors[st.section];
+    if (st.section === 'findings' && r.findings[c]) return { ...push(s, { kind: 'finding', node, finding: c }), finding: { cursor: 0 } };
+    if (st.section === 'stalls' && r.stalls[c]) {
+      const stall = r.stalls[c];
+      const at = parseIsoMs(stall.unhealthyFrom) ?? parseIsoMs(stall.lastRelistAt);
+      if (at !== null) return openLog({ ...s, focus: at }, env, node, { kind: 'time', ts: at });
+    }
+    return s;
+  }
+  return s;
+}
+
+function findingKey(env: Env, s: NavState, top: Extract<Screen, { kind: 'finding' }>, input: string, key: Keys): NavState {
+  const n = env.model.nodes[top.node];
+  const f = n?.report.findings[top.finding];
+  if (!n || !f) return back(s);
+  if (key.escape || key.backspace) return back(s);
+  const moved = listMove(s.finding.cursor, f.evidence.length, input, key, 5);
+  if (moved !== null) return { ...s, finding: { cursor: moved } };
+  if (key.return || input === 'l') {
+    const ev = f.evidence[s.finding.cursor];
+    if (!ev) return { ...s, message: 'this finding cites no log line' };
+    const src = sourceOf(n, ev.file);
+    const ts = parseIsoMs(ev.ts);
+    if (src < 0) {
+      if (ts !== null && n.sources.length > 0) return openLog(s, env, top.node, { kind: 'time', ts });
+      return { ...s, message: `${ev.file} is not a log of this node (metrics or another file): nothing to open` };
+    }
+    return openLog(s, env, top.node, { kind: 'line', src, line: ev.line, ts });
+  }
+  return s;
+}
+
+function logKey(env: Env, s: NavState, node: number, input: string, key: Keys): NavState {
+  const page = logRows(env.rows);
+  if (key.escape) {
+    if (s.log.busy) return queue(s, { t: 'cancel' });
+    if (s.log.filter !== null) return queue(s, { t: 'clearFilter' });
+    return back(s);
+  }
+  if (isDown(input, key)) return queue(s, { t: 'move', by: 1 });
+  if (isUp(input, key)) return queue(s, { t: 'move', by: -1 });
+  if (key.pageDown || input === ' ' || (key.ctrl && input === 'f')) return queue(s, { t: 'page', by: 1 });
+  if (key.pageUp || input === 'b' || (key.ctrl && input === 'b')) return queue(s, { t: 'page', by: -1 });
+  if (key.ctrl && input === 'd') return queue(s, { t: 'move', by: Math.floor(page / 2) });
+  if (key.ctrl && input === 'u') return queue(s, { t: 'move', by: -Math.floor(page / 2) });
+  if (key.home || input === 'g') return queue(s, { t: 'home' });
+  if (key.end || input === 'G') return queue(s, { t: 'end' });
+  if (key.leftArrow || input === 'h') return queue(s, { t: 'hscroll', by: -20 });
+  if (key.rightArrow) return queue(s, { t: 'hscroll', by: 20 });
+  if (input === 'n' || input === 'N') {
+    if (s.log.filter === null) return { ...s, message: 'no filter yet: press / and type a pattern' };
+    return queue(s, { t: 'find', dir: input === 'n' ? 1 : -1 });
+  }
+  if (input === 'e' || input === 'E') return queue(s, { t: 'error', dir: input === 'e' ? 1 : -1 });
+  if (input === 'f') {
+    if (s.log.filter === null) return { ...s, message: 'no filter yet: press / and type a pattern' };
+    return queue(s, { t: 'toggleFilter' });
+  }
+  if (input === '/') return { ...s, prompt: { kind: 'filter', text: '' } };
+  if (input === 'v') return { ...s, log: { ...s.log, raw: !s.log.raw } };
+  if (input === 't') return { ...s, prompt: { kind: 'time', text: '' } };
+  if (input === 'i' || key.tab) return toTimeline(s, env, node);
+  if (key.backspace) return back(s);
+  return s;
+}
+
+function onPromptKey(env: Env, s: NavState, input: string, key: Keys): NavState {
+  const p = s.prompt as NonNullable<NavState['prompt']>;
+  const top = current(s);
+  const live = p.kind === 'filter' && top.kind === 'overview';
+  if (key.escape) {
+    const next = { ...s, prompt: null };
+    // A live overview filter typed and abandoned is dropped.
+    return live ? { ...next, overview: { ...next.overview, filter: '', cursor: 0 } } : next;
+  }
+  if (key.return) return submit(env, { ...s, prompt: null }, p.kind, p.text.trim() === '' && p.kind === 'filter' ? '' : p.text);
+  let text = p.text;
+  if (key.backspace || key.delete) text = text.slice(0, -1);
+  else if (key.ctrl && input === 'u') text = '';
+  else if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return s;
+  // Pasted text arrives as one input: keep its printable part.
+  // eslint-disable-next-line no-control-regex
+  else text = (text + input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, 500);
+  const next = { ...s, prompt: { ...p, text } };
+  return live ? { ...next, overview: { ...next.overview, filter: text, cursor: 0 } } : next;
+}
+
+function submit(env: Env, s: NavState, kind: PromptKind, text: string): NavState {
+  const top = current(s);
+  if (kind === 'filter') {
+    if (top.kind === 'overview') return { ...s, overview: { ...s.overview, filter: text.trim(), cursor: 0 } };
+    if (top.kind === 'log') return text === '' ? queue(s, { t: 'clearFilter' }) : queue(s, { t: 'filter', text });
+    return s;
+  }
+  if (kind === 'time') return top.kind === 'log' && text.trim() ? queue(s, { t: 'time', text }) : s;
+  return command(env, s, text.trim());
+}
+
+/** `:` commands (k9s style). */
+function command(env: Env, s: NavState, text: string): NavState {
+  const [verb = '', ...rest] = text.split(/\s+/);
+  const arg = rest.join(' ');
+  const top = current(s);
+  const nodeIdx = top.kind === 'overview' ? null : top.node;
+  switch (verb) {
+    case '': return s;
+    case 'q': case 'q!': case 'quit': case 'exit': return { ...s, quit: true };
+    case 'help': case 'h': return { ...s, help: true };
+    case 'o': case 'overview': case 'nodes': case 'no': case 'cluster':
+      return { ...s, stack: [{ kind: 'overview' }], overview: { ...s.overview, filter: arg || s.overview.filter } };
+    case 'node': case 'n': {
+      if (!arg) return nodeIdx !== null ? toTimeline(s, env, nodeIdx) : { ...s, message: ':node NAME (name or its start)' };
+      const i = findNode(env, arg);
+      return i < 0 ? { ...s, message: `no node matches "${arg}"` } : openNode({ ...s, stack: [{ kind: 'overview' }] }, env, i);
+    }
+    case 'log': case 'logs': case 'l': {
+      const i = arg ? findNode(env, arg) : nodeIdx ?? (env.model.nodes.length === 1 ? 0 : -1);
+      if (i < 0) return { ...s, message: arg ? `no node matches "${arg}"` : 'open a node first, or :log NAME' };
+      const n = env.model.nodes[i] as NodeData;
+      const at = (i === nodeIdx ? s.focus : null) ?? defaultFocus(n.report);
+      return at === null ? { ...s, message: 'no time to open the log at' } : openLog(s, env, i, { kind: 'time', ts: at });
+    }
+    case 'sort': {
+      const k = SORT_KEYS.find((x) => x.startsWith(arg.toLowerCase()));
+      return k ? { ...s, overview: { ...s.overview, sort: k, desc: false } } : { ...s, message: `sort by: ${SORT_KEYS.join(', ')}` };
+    }
+    case 't': case 'time': case 'goto':
+      return top.kind === 'log' ? queue(s, { t: 'time', text: arg }) : { ...s, message: ':time works in the Log view' };
+    case 'filter': case 'f':
+      if (top.kind === 'log') return arg ? queue(s, { t: 'filter', text: arg }) : queue(s, { t: 'clearFilter' });
+      if (top.kind === 'overview') return { ...s, overview: { ...s.overview, filter: arg, cursor: 0 } };
+      return s;
+    default:
+      return { ...s, message: `unknown command ":${verb}" (try :q, :nodes, :node NAME, :log, :sort KEY, :time T, :filter RE, :help)` };
+  }
+}
+
+function findNode(env: Env, name: string): number {
+  const q = name.toLowerCase();
+  const exact = env.model.nodes.findIndex((n) => n.report.name.toLowerCase() === q);
+  if (exact >= 0) return exact;
+  return env.model.nodes.findIndex((n) => n.report.name.toLowerCase().startsWith(q) || n.report.name.toLowerCase().includes(q));
+}
+
+/** Key hints for the footer: what works on this screen. */
+export function footerHints(s: NavState): string {
+  if (s.prompt) return s.prompt.kind === 'command' ? 'enter run  esc cancel' : 'enter apply  esc cancel  ctrl-u clear';
+  if (s.help) return 'esc/? close help  q quit';
+  const top = current(s);
+  switch (top.kind) {
+    case 'overview': return '↑↓/jk move  enter open  / filter  s sort  S reverse  : cmd  ? help  q quit';
+    case 'node': return '↑↓ move  tab/1-5 section  enter open  ←→ [] time  l log  esc back  ? help';
+    case 'finding': return '↑↓ move  enter open line in log  esc back  ? help  q quit';
+    case 'log':
+      return s.log.busy ? 'esc cancel search' : '↑↓ pgup/pgdn g/G  / filter  n/N match  e/E error  t time  f only-matches  i timeline  esc back  ?';
+  }
+}
+
+export interface HelpSection {
+  title: string;
+  keys: Array<[string, string]>;
+}
+
+export function helpFor(screen: Screen): HelpSection[] {
+  const global: HelpSection = {
+    title: 'Everywhere',
+    keys: [['?', 'this help'], [':', 'command: :q  :nodes  :node NAME  :log [NAME]  :sort KEY  :time T  :filter RE'], ['esc', 'back / cancel / clear filter'], ['q, ctrl-c', 'quit']],
+  };
+  const per: Record<Screen['kind'], HelpSection> = {
+    overview: { title: 'Overview (one row per node)', keys: [['j/k ↑/↓ pgup/pgdn g/G', 'move'], ['enter', 'open the node'], ['/', 'filter by node name or cause (as you type)'], ['s / S', 'sort by the next column / reverse']] },
+    node: { title: 'Node (timeline, findings, stalls, ruled out, gaps, operations)', keys: [['tab, 1-5', 'switch section'], ['j/k ↑/↓', 'move in the section'], ['enter', 'open the finding / the log at the stall'], ['←/→ h, H/L', 'move the timeline cursor (H/L: 10 steps)'], ['[ / ]', 'previous / next event (stall, NotReady, restart)'], ['l', 'open the Log at the cursor time']] },
+    finding: { title: 'Finding (summary and evidence)', keys: [['j/k ↑/↓', 'move between evidence lines'], ['enter', 'open the Log at this line, with context']] },
+    log: { title: "Log (the node's kubelet, runtime and kernel lines by time)", keys: [['j/k ↑/↓ space/b pgdn/pgup', 'scroll'], ['g / G', 'first / last line'], ['←/→', 'scroll sideways'], ['/', 'filter: regex (RE2; lower case = any case)'], ['f', 'show only matching lines / all lines'], ['n / N', 'next / previous match'], ['e / E', 'next / previous error'], ['t', 'jump to a time: 10:03, 03-11 10:03, ISO, +5m, -30s'], ['v', 'whole lines as read / compact (time, source, level, message)'], ['i, tab', 'timeline of this node at the focused time']] },
+  };
+  return [per[screen.kind], global];
+}

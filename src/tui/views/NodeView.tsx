@@ -1,0 +1,190 @@
+// Node: the timeline across the node's log window (stalls, NotReady, restarts, CRI error density per operation) with a
+// time cursor, and below it one of five sections: findings, stalls, ruled out, gaps, per-operation latencies.
+import { Box } from 'ink';
+import type { ReactElement } from 'react';
+import type { NodeData, TuiModel } from '../model.js';
+import { fit, fitLeft, fmtDuration, fmtPct, fmtSeconds, fmtTime, parseIsoMs, wrap } from '../format.js';
+import { chartRows, columnOf } from '../chart.js';
+import { CHART_LABEL, chartWidth, SECTION_TITLES, SECTIONS, sectionLength, timeSpan, verdictLabel, type NavState, type Section } from '../state.js';
+import { Blank, Line, SEVERITY_COLOR, T } from '../ui.js';
+import { sanitize, sanitizeLine } from '../../util/sanitize.js';
+import { scrollTop } from './Overview.js';
+
+const S = (s: string | null | undefined, max = 300): string => sanitizeLine(s ?? '', max);
+
+export function NodeView({ model, node, state, rows, cols }: { model: TuiModel; node: NodeData; state: NavState; rows: number; cols: number }) {
+  const r = node.report;
+  const zone = model.zone;
+  const span = timeSpan(r);
+  const width = chartWidth(cols);
+  const maxOps = Math.max(0, Math.min(6, rows - 5 - 6));
+  const chart = span ? chartRows(node, span, width, maxOps) : [];
+  const focus = state.focus;
+  const cursorCol = span && focus !== null ? columnOf(focus, span, width) : null;
+  const verdict = verdictLabel(r);
+  const facts = [
+    S(r.kubeletVersion) || 'kubelet ?',
+    r.runtime ?? 'runtime ?',
+    r.pods.running !== null ? `${r.pods.running} pods` : null,
+    `${r.stalls.length} stall${r.stalls.length === 1 ? '' : 's'}`,
+    r.notReady.length ? `${r.notReady.length} NotReady` : null,
+    r.restarts.length ? `${r.restarts.length} restart${r.restarts.length === 1 ? '' : 's'}` : null,
+    r.coverage.truncated ? 'log truncated' : null,
+  ].filter(Boolean).join(' · ');
+  const listRows = Math.max(1, rows - 4 - chart.length - (span ? 1 : 0));
+  return (
+    <Box flexDirection="column" height={rows}>
+      <Line>
+        <T bold color={r.verdict.plegUnhealthy ? 'red' : verdict === 'healthy' ? 'green' : 'yellow'}>{verdict}</T>
+        {r.verdict.primaryCause ? <T bold>{` ${r.verdict.primaryCause} ${fmtPct(r.verdict.confidence)}`}</T> : null}
+        {`  ${facts}`}
+      </Line>
+      {span ? (
+        <>
+          <Line>
+            <T bold>{fit('timeline', CHART_LABEL)}</T>
+            {` ${fmtTime(span.from, zone, 'short')} → ${fmtTime(span.to, zone, 'short')}  █ stall ▒ NotReady | restart`}
+          </Line>
+          {chart.map((row) => (
+            <Line key={row.label}>
+              <T dim={row.kind === 'op'}>{fit(S(row.label, 60), CHART_LABEL)}</T>
+              {' '}
+              <T color={row.kind === 'pleg' ? 'red' : 'magenta'}>{row.cells}</T>
+            </Line>
+          ))}
+          <Line>
+            {fit('', CHART_LABEL + 1) + cursorLine(cursorCol, width, focus !== null ? fmtTime(focus, zone, 'short') : '')}
+          </Line>
+        </>
+      ) : (
+        <>
+          <Line dim>no times in this node's logs: no timeline</Line>
+          <Line> </Line>
+        </>
+      )}
+      <Tabs node={node} section={state.node.section} />
+      <SectionList model={model} node={node} section={state.node.section} cursor={state.node.cursors[state.node.section]} rows={listRows} cols={cols} />
+    </Box>
+  );
+}
+
+/** `▲` under the cursor column with the cursor time beside it (left of the marker when there is no room right). */
+function cursorLine(col: number | null, width: number, label: string): string {
+  if (col === null) return '';
+  const right = ' ' + label;
+  if (col + 1 + right.length <= width) return ' '.repeat(col) + '▲' + right;
+  const left = label + ' ';
+  return ' '.repeat(Math.max(0, col - left.length)) + left + '▲';
+}
+
+function Tabs({ node, section }: { node: NodeData; section: Section }) {
+  return (
+    <Line>
+      {SECTIONS.map((s, i) => {
+        const label = ` ${i + 1} ${SECTION_TITLES[s]} ${sectionLength(node.report, s)} `;
+        return (
+          <T key={s} inverse={s === section} bold={s === section}>
+            {label}
+          </T>
+        );
+      })}
+    </Line>
+  );
+}
+
+function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiModel; node: NodeData; section: Section; cursor: number; rows: number; cols: number }) {
+  const r = node.report;
+  const zone = model.zone;
+  const len = sectionLength(r, section);
+  if (len === 0) {
+    const empty: Record<Section, string> = {
+      findings: 'no findings: nothing in this input points at a PLEG problem',
+      stalls: 'no PLEG stall in this node\'s logs',
+      ruledOut: 'nothing ruled out',
+      gaps: 'no evidence gaps: the input had what the rules need',
+      ops: 'no CRI operation data (no metrics and no CRI errors in the logs)',
+    };
+    return (
+      <>
+        <Line dim>{'  ' + empty[section]}</Line>
+        <Blank n={rows - 1} />
+      </>
+    );
+  }
+  const detailRows = section === 'ruledOut' || section === 'gaps' ? Math.min(3, Math.max(0, rows - 3)) : 0;
+  const header = section === 'ops' ? 1 : 0;
+  const visible = Math.max(1, rows - detailRows - header);
+  const c = Math.min(cursor, len - 1);
+  const top = scrollTop(c, visible, len);
+  const items: ReactElement[] = [];
+  for (let i = top; i < Math.min(len, top + visible); i++) {
+    const sel = i === c;
+    const mark = sel ? '▸ ' : '  ';
+    switch (section) {
+      case 'findings': {
+        const f = r.findings[i]!;
+        items.push(
+          <Line key={i} inverse={sel}>
+            {mark}
+            <T color={SEVERITY_COLOR[f.severity]} bold>{fit(f.severity.toUpperCase(), 8)}</T>
+            {` ${fitLeft(fmtPct(f.confidence), 4)} ${fit(f.cause, 17)} ${S(f.title)} (${f.evidence.length} line${f.evidence.length === 1 ? '' : 's'})`}
+          </Line>,
+        );
+        break;
+      }
+      case 'stalls': {
+        const s = r.stalls[i]!;
+        const from = parseIsoMs(s.unhealthyFrom);
+        const to = parseIsoMs(s.endedAt);
+        items.push(
+          <Line key={i} inverse={sel}>
+            {mark}
+            <T color="red">{`${fmtTime(from, zone, 'short')} → ${to !== null ? fmtTime(to, zone, 'clock') : 'end of log'}`}</T>
+            {`  ${fitLeft(fmtDuration(s.durationSeconds), 8)}  ${fit(s.endedBy, 10)} ${s.nodeNotReady ? 'NotReady' : '        '}  last relist ${fmtTime(parseIsoMs(s.lastRelistAt), zone, 'clock')}`}
+          </Line>,
+        );
+        break;
+      }
+      case 'ruledOut': {
+        const x = r.ruledOut[i]!;
+        items.push(<Line key={i} inverse={sel}>{`${mark}${fit(x.cause, 18)} ${S(x.reason)}`}</Line>);
+        break;
+      }
+      case 'gaps': {
+        const g = r.gaps[i]!;
+        items.push(<Line key={i} inverse={sel}>{`${mark}${S(g.missing)} — ${S(g.why)}`}</Line>);
+        break;
+      }
+      case 'ops': {
+        const o = r.operations[i]!;
+        const n = (x: number | null) => (x === null ? '—' : String(x));
+        items.push(
+          <Line key={i} inverse={sel}>
+            {`${mark}${fit(o.operation, 24)} ${fit(o.source, 7)} ${fitLeft(n(o.count), 8)} ${fitLeft(n(o.errors), 6)} ${fitLeft(String(o.timeouts), 8)} ${fitLeft(fmtSeconds(o.p50Seconds), 7)} ${fitLeft(fmtSeconds(o.p90Seconds), 7)} ${fitLeft(fmtSeconds(o.p99Seconds), 7)}`}
+          </Line>,
+        );
+        break;
+      }
+    }
+  }
+  let detail: string[] = [];
+  if (detailRows > 0) {
+    const w = cols - 4;
+    if (section === 'ruledOut') detail = wrap(sanitize(r.ruledOut[c]?.reason ?? ''), w, detailRows);
+    else {
+      const g = r.gaps[c];
+      detail = g ? wrap(sanitize(`${g.why} Collect: ${g.collect}`), w, detailRows) : [];
+    }
+  }
+  return (
+    <>
+      {header ? <Line bold>{`  ${fit('OPERATION', 24)} ${fit('SOURCE', 7)} ${fitLeft('COUNT', 8)} ${fitLeft('ERRORS', 6)} ${fitLeft('TIMEOUTS', 8)} ${fitLeft('p50', 7)} ${fitLeft('p90', 7)} ${fitLeft('p99', 7)}`}</Line> : null}
+      {items}
+      <Blank n={visible - items.length} />
+      {detail.map((d, i) => (
+        <Line key={`d${i}`} dim>{'    ' + d}</Line>
+      ))}
+      <Blank n={detailRows - detail.length} />
+    </>
+  );
+}
