@@ -209,6 +209,18 @@ describe('bad input', () => {
     expect(a.warnings.some((w) => w.file?.includes('escape.log') && /outside/.test(w.message))).toBe(true);
   });
 
+  it('input with nothing to analyze (a text file that is no log, a folder of them) is unusable: exit 2', () => {
+    const f = join(dir, 'notes');
+    mkdirSync(f);
+    writeFileSync(join(f, 'readme.txt'), 'just some notes\nabout nothing\n');
+    for (const p of [join(f, 'readme.txt'), f]) {
+      const r = cli(['analyze', p]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain('nothing to analyze');
+    }
+  });
+
   it('usage errors exit 2; --debug adds the stack; --help teaches', () => {
     expect(cli(['analyze']).code).toBe(2);
     expect(cli(['analyze', 'x', '--format', 'yaml']).code).toBe(2);

@@ -81,6 +81,10 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   });
   if (showProgress) process.stderr.write('\r\x1b[2K');
   const a = run.analysis;
+  if (a.nodes.length === 0) {
+    const first = a.warnings[0];
+    throw new InputError(paths.join(' '), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${a.warnings.length} warning(s); first: ${first.file ? first.file + ': ' : ''}${first.message})` : ''}`);
+  }
   const text = flags.format === 'json'
     ? renderJson(a)
     : renderText(a, { color: !flags.output && useColor(flags.color), zone: flags.tz, width: process.stdout.columns ?? 100 });
