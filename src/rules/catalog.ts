@@ -186,6 +186,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       [{ fact: 'kernel.hungTasks', op: '>=', value: 1 }],
       [{ fact: 'kernel.nfs', op: '>=', value: 1 }],
       [{ fact: 'disk.slowDu', op: '>=', value: 2 }],
+      [{ fact: 'metrics.slowDiskOps', op: '>=', value: 1 }, { fact: 'cri.listTimeouts', op: '==', value: 0 }],
     ],
     base: 0.5,
     support: [
@@ -193,11 +194,12 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'kernel.nfs', op: '>=', value: 1 }], weight: 0.4, label: 'kernel: NFS server not responding' },
       { when: [{ fact: 'cri.timeouts', op: '>=', value: 1 }], weight: 0.3, label: 'CRI calls timed out meanwhile' },
       { when: [{ fact: 'disk.slowDu', op: '>=', value: 1 }], weight: 0.2, label: 'cAdvisor disk usage scans took minutes' },
+      { when: [{ fact: 'metrics.slowDiskOps', op: '>=', value: 1 }], weight: 0.3, label: 'removals/image operations p99 ≥ 10 s in metrics' },
     ],
     contra: [
       { when: [{ fact: 'pid.exhaustion', op: '>=', value: 1 }], weight: 0.3, label: 'fork failures' },
     ],
-    evidence: ['kernel.hungTasks', 'kernel.nfs', 'disk.slowDu', 'cri.perIdTimeouts', 'cri.listTimeouts', 'stall'],
+    evidence: ['kernel.hungTasks', 'kernel.nfs', 'disk.slowDu', 'metrics.slowDiskOps', 'cri.perIdTimeouts', 'cri.listTimeouts', 'stall'],
     summary: 'The node\'s storage stopped answering: {kernel.hungTasks} hung-task reports ({kernel.hungTaskNames}), {kernel.nfs} "NFS server not responding" ({kernel.nfsServer}), {disk.slowDu} slow disk-usage scans, while CRI calls timed out {cri.timeouts} times and PLEG stalled for up to {stall.maxDurationSeconds|dur}.',
     remediation: 'Find the blocked device: `dmesg -T | grep -A20 "blocked for more than"` (the stack names the filesystem), `iostat -x 5`, NFS mounts (`mount -t nfs,nfs4`, server reachability). Unmount or fail over the dead NFS/CSI volume; move container storage (`/var/lib/containerd`, `/var/lib/docker`) off a saturated disk.',
     references: ['https://github.com/kubernetes/kubernetes/issues/94829'],

@@ -263,6 +263,11 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['metrics.slowOpNames'] = slowOps.map((o) => o.operation).join(', ') || null;
   f['metrics.maxOpP99'] = slowOps.reduce((mx, o) => Math.max(mx, o.p99 ?? 0), 0) || null;
   p['metrics.slowOps'] = pool(slowOps.flatMap((o) => o.evidence.slice(0, 2)));
+  // Storage-bound runtime calls (removals, image operations) slow in metrics point at the disk under the runtime.
+  const diskOps = (m?.operations ?? []).filter((o) => /^(remove_container|remove_podsandbox|remove_image|pull_image|image_fs_info|list_images|image_status)$/.test(o.operation) && (o.p99 ?? 0) >= 10);
+  f['metrics.slowDiskOps'] = diskOps.length;
+  f['metrics.slowDiskOpNames'] = diskOps.map((o) => o.operation).join(', ') || null;
+  p['metrics.slowDiskOps'] = pool(diskOps.flatMap((o) => o.evidence.slice(0, 2)));
   const listP99 = Math.max(m?.operations.find((o) => o.operation === 'list_containers')?.p99 ?? 0, m?.operations.find((o) => o.operation === 'list_podsandbox')?.p99 ?? 0);
   f['metrics.listP99'] = m ? listP99 : null;
 
