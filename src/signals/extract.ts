@@ -57,8 +57,9 @@ const PROOF_SPACING_MS = 60_000;
 const CLOCK_DISAGREE_MS = 60_000;
 /** Lines always parsed at the top of a file (the scanner's `headLines`): host, headers, start-up. */
 const HEAD_LINES = 64;
-/** Every n-th line is parsed too, to date each host's log between the lines of interest (merged multi-host logs). */
-const SAMPLE_EVERY = 512;
+/** Every n-th line is parsed too, to date each host's log between the lines of interest (merged multi-host logs).
+ *  Prime, so that hosts interleaved in a regular rhythm are not sampled in the same few phases. */
+const SAMPLE_EVERY = 509;
 
 const prefilters = new Map<string, MultiSearch>();
 
@@ -190,8 +191,8 @@ export class SignalExtractor {
   private hostState(h: string | null): HostState {
     let s = this.hosts.get(h);
     if (!s) {
-      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN }, awaitingProof: this.expectProof, lastProofKept: -Infinity, pidByIdent: new Map() };
-      if (s.awaitingProof) this.awaitingHosts++;
+      // A later segment does not know which hosts were unhealthy when it began; `forceProof` keeps its first proof.
+      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN }, awaitingProof: false, lastProofKept: -Infinity, pidByIdent: new Map() };
       this.hosts.set(h, s);
     }
     return s;
