@@ -9,6 +9,11 @@ import { InputError } from '../input/artifact.js';
 import { resolveZone } from '../parse/time.js';
 import { renderJson } from '../report/json.js';
 import { renderText } from '../report/text.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { renderJunit, type Evaluated } from '../report/junit.js';
+import { renderHtml } from '../report/html.js';
+import { renderClusterText, withCluster } from '../report/cluster.js';
+import { redact, rekeyByNode, renderRedactionMap } from '../report/redact.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { rulesList, rulesShow } from './rules-command.js';
@@ -33,7 +38,7 @@ function useColor(flag: boolean | undefined): boolean {
 }
 
 interface AnalyzeFlags {
-  format: 'text' | 'json';
+  format: 'text' | 'json' | 'markdown' | 'junit' | 'html';
   output?: string;
   year?: number;
   tz: string;
@@ -42,6 +47,8 @@ interface AnalyzeFlags {
   debug?: boolean;
   prefilter?: boolean;
   rules?: string;
+  redact?: boolean;
+  redactMap?: string;
 }
 
 function readPack(file: string): LoadedPack {
@@ -66,6 +73,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   } catch {
     throw new UsageError(`--tz: unknown time zone "${flags.tz}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
   }
+  if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
   const pack = flags.rules ? readPack(flags.rules) : null;
   const showProgress = process.stderr.isTTY === true && !flags.output?.startsWith('/dev/');
   const run = await analyze({
@@ -80,14 +88,36 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     } : undefined,
   });
   if (showProgress) process.stderr.write('\r\x1b[2K');
-  const a = run.analysis;
-  if (a.nodes.length === 0) {
-    const first = a.warnings[0];
-    throw new InputError(paths.join(' '), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${a.warnings.length} warning(s); first: ${first.file ? first.file + ': ' : ''}${first.message})` : ''}`);
+  if (run.analysis.nodes.length === 0) {
+    const first = run.analysis.warnings[0];
+    throw new InputError(paths.join(' '), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${run.analysis.warnings.length} warning(s); first: ${first.file ? first.file + ': ' : ''}${first.message})` : ''}`);
   }
-  const text = flags.format === 'json'
-    ? renderJson(a)
-    : renderText(a, { color: !flags.output && useColor(flags.color), zone: flags.tz, width: process.stdout.columns ?? 100 });
+  // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before
+  // any renderer, so no format can leak what another hides.
+  let a = withCluster(run.analysis);
+  let evaluated: Evaluated = run.evaluated;
+  if (flags.redact) {
+    const r = redact(a);
+    evaluated = rekeyByNode(a, r.analysis, evaluated);
+    a = r.analysis;
+    if (flags.redactMap) writeFileSync(flags.redactMap, renderRedactionMap(r.mapping));
+  }
+  const zone = flags.tz;
+  let text: string;
+  switch (flags.format) {
+    case 'json': text = renderJson(a); break;
+    case 'markdown': text = renderMarkdown(a, { zone }); break;
+    case 'junit': text = renderJunit(a, evaluated, { failOn: flags.failOn, zone }); break;
+    case 'html': text = renderHtml(a, { zone }); break;
+    default: {
+      const color = !flags.output && useColor(flags.color);
+      const body = renderText(a, { color, zone, width: process.stdout.columns ?? 100 });
+      const cluster = renderClusterText(a, { color, zone });
+      // The cluster block goes right after the one-line header.
+      const nl = body.indexOf('\n');
+      text = cluster ? `${body.slice(0, nl + 1)}\n${cluster}${body.slice(nl + 1)}` : body;
+    }
+  }
   if (flags.output) writeFileSync(flags.output, text);
   else process.stdout.write(text);
   return failOnTriggered(a, flags.failOn) ? 1 : 0;
@@ -108,11 +138,13 @@ export function buildProgram(): Command {
     .command('analyze')
     .description('analyze files, folders or - (stdin) and print the report')
     .argument('<paths...>', 'kubelet/runtime/kernel logs, metrics snapshots, folders of them, .gz/.xz files, or - for stdin')
-    .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('-f, --format <format>', 'report format: text, json (the contract), markdown (CI summaries, tickets), junit (CI test results), html (one self-contained page)').choices(['text', 'json', 'markdown', 'junit', 'html']).default('text'))
     .option('-o, --output <file>', 'write the report to FILE instead of stdout')
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
     .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC)', 'UTC')
     .addOption(new Option('--fail-on <level>', 'exit 1 when a finding at or above this severity exists (or any stall)').choices([...SEVERITIES, 'stall']))
+    .option('--redact', 'replace node/host names, IPs, pod and namespace names, UIDs and container IDs with consistent pseudonyms, in every format')
+    .option('--redact-map <file>', 'with --redact: write the pseudonym → original mapping to FILE (keep it apart from the report)')
     .option('--rules <file>', 'add a rule pack (YAML or JSON; see README "Rule packs"); its rules join the built-in catalog')
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
     .option('--debug', 'print stack traces on errors')
@@ -123,6 +155,8 @@ Examples:
   plegscope analyze node3/ --tz Europe/Berlin                    a folder: logs, metrics, dmesg, goroutine dumps
   journalctl -u kubelet -o short-iso | plegscope analyze -       from stdin
   plegscope analyze logs/ --format json -o report.json --fail-on high
+  plegscope analyze mg.tar.gz --format junit -o pleg.xml --fail-on high   CI test results
+  plegscope analyze sosreport.tar.xz --format html -o pleg.html --redact  a page to attach to a ticket
 
 Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
     .action(async (paths: string[], flags: AnalyzeFlags) => {

@@ -4,7 +4,7 @@
 // the NodeReports alone, so every view (and a redacted analysis) computes the same thing.
 import { DateTime } from 'luxon';
 import type {
-  Analysis, ClusterNode, ClusterSummary, ClusterWave, NodeReport, PodRange, SharedTrait, TraitCount,
+  Analysis, ClusterNode, ClusterSummary, ClusterWave, NodeReport, PodRange, SharedTrait, Stall, TraitCount,
 } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { fmtDuration } from './text.js';
@@ -120,6 +120,13 @@ export function displayTime(isoStr: string | null, zone: string, withDate = true
   if (!d.isValid) return isoStr;
   return d.toFormat(withDate ? 'yyyy-MM-dd HH:mm:ss ZZ' : 'HH:mm:ss');
 }
+
+/** How a stall ended, in words. */
+export const ENDED: Record<Stall['endedBy'], string> = {
+  recovered: 'recovered',
+  restart: 'ended by a kubelet restart',
+  'end-of-log': 'still stalled at the end of the log',
+};
 
 /** A time span shown compactly: the end without its date when both fall on the same day. */
 export function displaySpan(from: string, to: string | null, zone: string, openLabel = 'end of log'): string {

@@ -59,18 +59,21 @@ const HOSTISH = '[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?';
 
 // Where a host name stands in a line: the journal's host field (short, precise and ISO stamps), journald JSON, klog
 // key/values naming a node or host, kubelet's own sentences about its node, URLs and dial/lookup errors.
-const HOST_PATTERNS: RegExp[] = [
-  new RegExp(`^[A-Z][a-z]{2} [ 0-3]?\\d \\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)? (${HOSTISH}) [^\\s:]+?(?:\\[\\d+\\])?:`),
-  new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:[.,]\\d+)?(?:Z|[+-]\\d\\d:?\\d\\d)? (${HOSTISH}) [^\\s:]+?(?:\\[\\d+\\])?:`),
-  new RegExp(`"_HOSTNAME"\\s*:\\s*"(${HOSTISH})"`, 'g'),
-  new RegExp(`\\b(?:node|nodeName|node_name|hostname|hostName|host|hostnameOverride)\\s*[=:]\\s*\\\\?"?(${HOSTISH})`, 'g'),
-  new RegExp(`"(?:node|nodeName|hostname)"\\s*:\\s*"(${HOSTISH})"`, 'g'),
-  new RegExp(`\\b[Nn]ode \\\\?"?(${HOSTISH})\\\\?"? (?:status is now|not found|event message)`, 'g'),
-  new RegExp(`\\bevent message for node \\\\?"?(${HOSTISH})`, 'g'),
-  new RegExp(`\\b(?:registered|register|registering) node \\\\?"?(${HOSTISH})`, 'g'),
-  new RegExp(`\\bnodes/(${HOSTISH})(?=/|\\b)`, 'g'),
-  new RegExp(`\\bhttps?://(?:[^@/\\s]*@)?(${HOSTISH})`, 'g'),
-  new RegExp(`\\b(?:dial tcp|lookup) (${HOSTISH})`, 'g'),
+// The flag says whether the name is a machine's own (then its short name is the same machine: sosreport and journal
+// use the short name of an FQDN node), or some other host named in passing (`registry.example.com`: its first label
+// is no name of its own).
+const HOST_PATTERNS: Array<[RegExp, boolean]> = [
+  [new RegExp(`^[A-Z][a-z]{2} [ 0-3]?\\d \\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)? (${HOSTISH}) [^\\s:]+?(?:\\[\\d+\\])?:`, 'g'), true],
+  [new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:[.,]\\d+)?(?:Z|[+-]\\d\\d:?\\d\\d)? (${HOSTISH}) [^\\s:]+?(?:\\[\\d+\\])?:`, 'g'), true],
+  [new RegExp(`"_HOSTNAME"\\s*:\\s*"(${HOSTISH})"`, 'g'), true],
+  [new RegExp(`\\b(?:node|nodeName|node_name|hostname|hostName|hostnameOverride)\\s*[=:]\\s*\\\\?"?(${HOSTISH})`, 'g'), true],
+  [new RegExp(`"(?:node|nodeName|hostname)"\\s*:\\s*"(${HOSTISH})"`, 'g'), true],
+  [new RegExp(`\\b[Nn]ode \\\\?"?(${HOSTISH})\\\\?"? (?:status is now|not found|event message)`, 'g'), true],
+  [new RegExp(`\\bevent message for node \\\\?"?(${HOSTISH})`, 'g'), true],
+  [new RegExp(`\\b(?:registered|register|registering) node \\\\?"?(${HOSTISH})`, 'g'), true],
+  [new RegExp(`\\bnodes/(${HOSTISH})(?=/|\\b)`, 'g'), true],
+  [new RegExp(`\\bhttps?://(?:[^@/\\s]*@)?(${HOSTISH})`, 'g'), false],
+  [new RegExp(`\\b(?:dial tcp|lookup) (${HOSTISH})`, 'g'), false],
 ];
 
 interface PodHit { ns?: string; pod?: string; uid?: string }
@@ -128,17 +131,17 @@ class Pseudonyms {
   }
 
   /** A host or node name, with its short name (same pseudonym) and its parent domains (their own pseudonyms). */
-  addHost(kind: 'node' | 'host', name: string): void {
+  addHost(kind: 'node' | 'host', name: string, withShort = true): void {
     if (looksLikeIp(name) || PUBLIC_HOST.test(name)) return;
     const key = name.toLowerCase().replace(/\.$/, '');
     const labels = key.split('.');
     const short = labels[0] as string;
     // A host known by its short name (the journal's host field) is the node of that FQDN, and vice versa.
-    const existing = this.literal.get(key) ?? (labels.length > 1 ? this.literal.get(short) : undefined)
-      ?? [...this.literal.entries()].find(([k, v]) => (v.kind === 'node' || v.kind === 'host') && k.split('.')[0] === key)?.[1];
+    const known = this.literal.get(key) ?? (withShort && labels.length > 1 ? this.literal.get(short) : undefined);
+    const existing = known && (known.kind === 'node' || known.kind === 'host') ? known : undefined;
     const p = this.addLiteral(existing?.kind ?? kind, name, existing?.pseudonym);
     if (p === null) return;
-    if (labels.length > 1 && !/^\d+$/.test(short)) this.addLiteral(existing?.kind ?? kind, short, p);
+    if (withShort && labels.length > 1 && !/^\d+$/.test(short)) this.addLiteral(existing?.kind ?? kind, short, p);
     for (let i = 1; i < labels.length - 1; i++) this.addLiteral('domain', labels.slice(i).join('.'));
   }
 
@@ -212,14 +215,8 @@ function harvest(analysis: Analysis, p: Pseudonyms, texts: string[]): void {
   for (const i of analysis.inputs) for (const a of i.artifacts) if (a.node) p.addHost('node', a.node);
   const uids: string[] = [];
   for (const t of texts) {
-    for (const re of HOST_PATTERNS) {
-      if (re.global) {
-        re.lastIndex = 0;
-        for (const m of t.matchAll(re)) if (m[1] && /[A-Za-z]/.test(m[1])) p.addHost('host', m[1]);
-      } else {
-        const m = re.exec(t);
-        if (m?.[1] && /[A-Za-z]/.test(m[1])) p.addHost('host', m[1]);
-      }
+    for (const [re, own] of HOST_PATTERNS) {
+      for (const m of t.matchAll(re)) if (m[1] && /[A-Za-z]/.test(m[1])) p.addHost('host', m[1], own);
     }
     for (const [re, hits] of POD_PATTERNS) {
       re.lastIndex = 0;
@@ -322,7 +319,7 @@ function shaped(s: string, i: number, prev: number, p: Pseudonyms): [number, str
   const len = j - i;
   if (len >= 8 && !isAlnum(after(j))) {
     if (len === 64) return [64, p.addShaped('id', s.slice(i, j))];
-    const byPrefix = len < 64 ? p.idByPrefix(s.slice(i, j)) : null;
+    const byPrefix = len < 64 && (letters > 0 || len >= 12) ? p.idByPrefix(s.slice(i, j)) : null;
     if (byPrefix) return [len, byPrefix];
     // A run this long of both digits and hex letters is an ID (short container ID, machine or boot ID), not a word.
     if (len >= 12 && letters > 0 && digits > 0) return [len, p.addShaped('id', s.slice(i, j))];

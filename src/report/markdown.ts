@@ -1,0 +1,209 @@
+// `--format markdown`: for a CI job summary ($GITHUB_STEP_SUMMARY, GitLab/Azure summaries) or a ticket comment.
+// CommonMark plus GFM tables, nothing else: a verdict table for all nodes, then per node its verdict table, stalls, the
+// top findings with their evidence in fenced code blocks, what was ruled out, the gaps (with the command that collects
+// each) and the per-operation latency table. Log text is sanitised and either escaped (prose, table cells: no raw HTML,
+// no accidental emphasis or links) or fenced (evidence: a code block shows it byte for byte and interprets nothing).
+import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analysis.js';
+import { sanitize, sanitizeLine } from '../util/sanitize.js';
+import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
+import { fmtDuration, fmtSeconds } from './text.js';
+
+export interface MarkdownOptions {
+  /** IANA zone or fixed offset for displayed times. */
+  zone?: string;
+  /** Findings shown in full per node (the rest are listed by title). */
+  topFindings?: number;
+  /** Evidence lines per finding. */
+  evidenceLines?: number;
+}
+
+/**
+ * Inline text made literal: sanitised, then every character CommonMark or GFM could read as markup is
+ * backslash-escaped (`<` and `&` too, so no raw HTML or entity ever comes through).
+ */
+export function mdText(s: string): string {
+  return sanitize(s).replace(/[\\`*_[\]<>|~&]/g, '\\$&');
+}
+
+/** Inline text that starts a block: also escape what would make it a heading, quote, list item or rule. */
+function mdLead(s: string): string {
+  const t = mdText(s);
+  return t.replace(/^(\s*)([#>+=-]|\d+(?=[.)]))/, (_, sp: string, c: string) => (/\d/.test(c) ? `${sp}${c}\\` : `${sp}\\${c}`));
+}
+
+/** A code span for text that may itself contain backticks (CommonMark: the fence must be a longer run). */
+function mdCode(s: string): string {
+  const t = sanitize(s);
+  const longest = Math.max(0, ...[...t.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${t}${pad}${fence}`;
+}
+
+/** Prose in which `backticked` parts are code (rule remedies, summaries): code spans kept, the rest escaped. */
+function mdRich(s: string): string {
+  const parts = s.split(/(`[^`\n]+`)/);
+  return parts.map((p, i) => (i % 2 === 1 ? mdCode(p.slice(1, -1)) : i === 0 ? mdLead(p) : mdText(p))).join('');
+}
+
+/** A fenced code block whose fence no content line can close. */
+function fenced(lines: string[], info = 'text'): string[] {
+  const body = lines.map((l) => sanitizeLine(l, 400));
+  const longest = Math.max(0, ...body.flatMap((l) => [...l.matchAll(/`+/g)].map((m) => m[0].length)));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [`${fence}${info}`, ...body, fence];
+}
+
+/** A code span inside a table cell: GFM splits cells on `|` even within code, unless escaped. */
+function cellCode(s: string): string {
+  return mdCode(s).replace(/\|/g, '\\|');
+}
+
+function cell(s: string): string {
+  return mdText(s) || ' ';
+}
+
+function table(head: string[], rows: string[][], align?: Array<'l' | 'r'>): string[] {
+  const sep = head.map((_, i) => (align?.[i] === 'r' ? '---:' : '---'));
+  return [`| ${head.join(' | ')} |`, `| ${sep.join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+}
+
+function verdictWord(n: NodeReport): string {
+  if (n.verdict.plegUnhealthy) return '**PLEG unhealthy**';
+  return n.findings.some((f) => f.cause === 'other' && f.severity !== 'info') ? 'PLEG healthy (NotReady for another reason)' : 'PLEG healthy';
+}
+
+function longest(n: NodeReport): number | null {
+  return n.stalls.length ? Math.max(...n.stalls.map((s) => s.durationSeconds)) : null;
+}
+
+function quantileRow(label: string, q: Quantiles | null): string[] | null {
+  return q ? [label, fmtSeconds(q.p50), fmtSeconds(q.p90), fmtSeconds(q.p99), fmtSeconds(q.max)] : null;
+}
+
+function findingBlock(f: Finding, i: number, nEvidence: number): string[] {
+  const out = [
+    `#### ${i + 1}. \\[${f.severity}\\] ${mdText(f.title)}`,
+    '',
+    `${mdCode(f.cause)} · confidence ${f.confidence.toFixed(2)} · rule ${mdCode(f.ruleId)}`,
+    '',
+    mdRich(f.summary),
+    '',
+  ];
+  if (f.evidence.length > 0) {
+    out.push(...fenced(f.evidence.slice(0, nEvidence).map((e) => `${e.file}:${e.line}  ${e.text}`)), '');
+    if (f.evidence.length > nEvidence) out.push(`${f.evidence.length - nEvidence} more evidence line(s) in \`--format json\`.`, '');
+  }
+  out.push(`**Remedy:** ${mdRich(f.remediation)}`, '');
+  return out;
+}
+
+function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number): string[] {
+  const out: string[] = [`## ${mdLead(n.name)}`, ''];
+  const v = n.verdict;
+  out.push(...table(['verdict', verdictWord(n)], [
+    ['primary cause', v.primaryCause ? `${cellCode(v.primaryCause)} (confidence ${v.confidence.toFixed(2)})` : '—'],
+    ['kubelet', cell(n.kubeletVersion ?? 'unknown')],
+    ['runtime', n.runtime ?? 'unknown'],
+    ['logs', cell(`${displayTime(n.window.start, zone)} → ${displayTime(n.window.end, zone)}`)],
+    ['evidence read', cell((n.coverage.roles.join(', ') || 'none') + (n.coverage.truncated ? ' (input TRUNCATED)' : ''))],
+    ['pods', `running ${n.pods.running ?? '—'} · containers ${n.pods.containers ?? '—'}`],
+  ]), '');
+
+  if (n.stalls.length > 0) {
+    out.push('### Stalls', '');
+    out.push(...table(['#', 'last relist', 'unhealthy from', 'ended', 'without a relist', 'max age', 'NotReady'], n.stalls.map((s, i) => [
+      String(i + 1), cell(displayTime(s.lastRelistAt, zone)), cell(displayTime(s.unhealthyFrom, zone)),
+      cell(s.endedAt ? `${displayTime(s.endedAt, zone)} (${ENDED[s.endedBy]})` : ENDED[s.endedBy]),
+      fmtDuration(s.durationSeconds), fmtDuration(s.maxLastSeenAgoSeconds), s.nodeNotReady ? 'yes' : 'no',
+    ]), ['r', 'l', 'l', 'l', 'r', 'r', 'l']), '');
+  }
+  if (n.notReady.length > 0) {
+    out.push('### NotReady', '');
+    out.push(...table(['from → to', 'reason'], n.notReady.slice(0, 10).map((w) => [cell(displaySpan(w.from, w.to, zone)), cell(sanitizeLine(w.reason, 200))])), '');
+    if (n.notReady.length > 10) out.push(`${n.notReady.length - 10} more NotReady window(s) in \`--format json\`.`, '');
+  }
+  if (n.findings.length > 0) {
+    out.push('### Findings', '');
+    n.findings.slice(0, top).forEach((f, i) => out.push(...findingBlock(f, i, nEvidence)));
+    const rest = n.findings.slice(top);
+    if (rest.length > 0) {
+      out.push(`Also found (${rest.length}):`, '');
+      for (const f of rest) out.push(`- \\[${f.severity}\\] ${mdText(f.title)} (${mdCode(f.cause)}, confidence ${f.confidence.toFixed(2)})`);
+      out.push('');
+    }
+  }
+  if (n.ruledOut.length > 0) {
+    out.push('### Ruled out', '');
+    for (const r of n.ruledOut) out.push(`- ${mdCode(r.cause)}: ${mdRich(r.reason)}`);
+    out.push('');
+  }
+  if (n.gaps.length > 0) {
+    out.push('### Gaps', '', 'Evidence that was not in the input and would decide between the remaining causes:', '');
+    for (const g of n.gaps) {
+      out.push(`- **${mdText(g.missing)}**: ${mdRich(g.why)}`, '');
+      out.push(...fenced([g.collect], 'sh').map((l) => `  ${l}`), '');
+    }
+  }
+  const relist = [quantileRow('duration', n.relist.durationSeconds), quantileRow('interval', n.relist.intervalSeconds)].filter((r): r is string[] => r !== null);
+  if (relist.length > 0) {
+    out.push(`### Relist (${n.relist.source})`, '');
+    out.push(...table(['', 'p50', 'p90', 'p99', 'max'], relist, ['l', 'r', 'r', 'r', 'r']), '');
+  }
+  if (n.operations.length > 0) {
+    out.push('### CRI operations', '');
+    out.push(...table(['operation', 'source', 'count', 'errors', 'timeouts', 'p50', 'p90', 'p99'], n.operations.map((o) => [
+      cellCode(o.operation), o.source, o.count === null ? '—' : String(o.count), o.errors === null ? '—' : String(o.errors),
+      String(o.timeouts), fmtSeconds(o.p50Seconds), fmtSeconds(o.p90Seconds), fmtSeconds(o.p99Seconds),
+    ]), ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']), '');
+  }
+  return out;
+}
+
+export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}): string {
+  const zone = options.zone ?? 'UTC';
+  const top = options.topFindings ?? 3;
+  const nEvidence = options.evidenceLines ?? 3;
+  const arts = analysis.inputs.flatMap((i) => i.artifacts);
+  const roles = new Map<string, number>();
+  for (const a of arts) roles.set(a.role, (roles.get(a.role) ?? 0) + 1);
+  const out: string[] = ['# plegscope report', ''];
+  out.push(`plegscope ${mdText(analysis.tool.version)} · ${analysis.nodes.length} node(s) from ${arts.length} file(s)` +
+    (roles.size ? ` (${[...roles.entries()].map(([r, k]) => `${r} ×${k}`).join(', ')})` : ''), '');
+  if (analysis.nodes.length === 0) out.push('No kubelet log, runtime log or metrics found in the input.', '');
+
+  const cluster = clusterOf(analysis);
+  if (cluster) {
+    out.push('## Cluster', '');
+    for (const s of clusterSentences(cluster, zone)) out.push(`- ${mdLead(s)}`);
+    out.push('');
+    if (cluster.flapped.length > 0) {
+      out.push(...table(['node', 'stalls', 'first unhealthy', 'longest stall', 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'], cluster.flapped.map((n) => [
+        cell(n.name), String(n.stalls), cell(displayTime(n.firstUnhealthyFrom, zone)), fmtDuration(n.longestStallSeconds),
+        n.nodeNotReady ? 'yes' : 'no', n.primaryCause ? cellCode(n.primaryCause) : 'unknown', cell(n.kubeletVersion ?? '?'), n.runtime ?? '?',
+        n.runningPods === null ? '—' : String(n.runningPods),
+      ]), ['l', 'r', 'l', 'r', 'l', 'l', 'l', 'l', 'r']), '');
+    }
+  }
+
+  if (analysis.nodes.length > 0) {
+    out.push('## Verdict', '');
+    out.push(...table(['node', 'PLEG', 'primary cause', 'confidence', 'stalls', 'longest stall', 'NotReady', 'kubelet', 'runtime'], analysis.nodes.map((n) => [
+      cell(n.name), verdictWord(n), n.verdict.primaryCause ? cellCode(n.verdict.primaryCause) : '—',
+      n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—', String(n.stalls.length), fmtDuration(longest(n)),
+      n.notReady.length > 0 ? 'yes' : 'no', cell(n.kubeletVersion ?? '?'), n.runtime ?? '?',
+    ]), ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'l']), '');
+  }
+
+  for (const n of analysis.nodes) out.push(...nodeSection(n, zone, top, nEvidence));
+
+  if (analysis.warnings.length > 0) {
+    out.push(`## Warnings (${analysis.warnings.length})`, '');
+    for (const w of analysis.warnings.slice(0, 20)) {
+      out.push(`- ${w.file ? mdCode(w.file + (w.line ? `:${w.line}` : '')) + ': ' : ''}${mdText(sanitizeLine(w.message, 300))}`);
+    }
+    if (analysis.warnings.length > 20) out.push(`- … ${analysis.warnings.length - 20} more in \`--format json\``);
+    out.push('');
+  }
+  return out.join('\n');
+}
