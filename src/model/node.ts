@@ -234,7 +234,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     const timeline = buildTimeline({ events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd });
     const versions = timeline.restarts.map((r) => r.version).filter((v): v is string => v !== null);
     const rtInfo = [...events].reverse().find((e) => e.type === 'runtime-info');
-    const runtime = rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.runtime : inferRuntime(events, [...arts.values()]);
+    const runtime = rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.runtime : inferRuntime(events);
     nodes.push({
       name: n.name,
       aliases: [...n.aliases].filter((a) => a !== n.name).sort(),
@@ -371,7 +371,7 @@ function objectEventsOf(name: string, extra: Map<string, BundleExtra>): { events
   return { events, artifacts };
 }
 
-function inferRuntime(events: SignalEvent[], arts: ArtifactData[]): RuntimeName | null {
+function inferRuntime(events: SignalEvent[]): RuntimeName | null {
   for (const e of events) {
     if ((e.type === 'runtime-daemon-error' || e.type === 'runtime-lifecycle') && e.runtime) return e.runtime;
     if (e.type === 'crio-stopping' || e.type === 'crio-stopped') return 'cri-o';
@@ -379,7 +379,6 @@ function inferRuntime(events: SignalEvent[], arts: ArtifactData[]): RuntimeName 
     if (e.type === 'cri-error' && /containerd\.sock/.test(e.detail)) return 'containerd';
     if (e.type === 'cri-error' && /crio\.sock/.test(e.detail)) return 'cri-o';
   }
-  void arts;
   return null;
 }
 

@@ -102,12 +102,3 @@ export function parseKeyValues(s: string, i: number): Record<string, string> {
   }
   return out;
 }
-
-/** `"msg" k=v …` → message and fields; null when the payload is not structured. */
-export function parseStructured(payload: string): { msg: string; fields: Record<string, string> } | null {
-  if (payload.charCodeAt(0) !== 34) return null;
-  const q = readQuoted(payload, 0);
-  if (!q) return null;
-  if (q.end < payload.length && payload.charCodeAt(q.end) !== 32) return null;
-  return { msg: q.value, fields: parseKeyValues(payload, q.end) };
-}

@@ -64,12 +64,6 @@ export function parseMarker(line: string): JournalMarker | null {
   return null;
 }
 
-/** True for journal continuation lines (multi-line entries, klog `key=<` values). */
-export function isContinuation(line: string): boolean {
-  const c = line.charCodeAt(0);
-  return c === 9 || (c === 32 && (line.charCodeAt(1) === 62 || line.charCodeAt(1) === 32 || line.charCodeAt(1) === 9));
-}
-
 export interface ParseContext {
   years: YearClock;
   wall: WallClock;
@@ -376,5 +370,3 @@ function parseJsonLine(line: string, lineNo: number, offset: number, ctx: ParseC
   return parsePayload(line, { ts: NaN, host: null, ident: null, pid: null, text: line, line: lineNo, offset }, ctx);
 }
 
-// Re-exported for signal extractors that need to read a quoted value out of printf text.
-export { readQuoted };
