@@ -117,7 +117,6 @@ for (let i = 0; i < runs + 1; i++) {
 
 const report = join(OUT, 'last-analysis.json');
 const rssFile = join(OUT, 'rss.txt');
-const haveTime = existsSync('/usr/bin/time');
 const preload = join(OUT, 'rss-preload.mjs');
 writeFileSync(preload, "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => { try { writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)); } catch {} });\n");
 let pleg = null;
@@ -126,9 +125,9 @@ for (let i = 0; i < runs; i++) {
   const bin = join(ROOT, 'bin', 'plegscope');
   const argv = [bin, 'analyze', archive, '--format', 'json'];
   process.env.BENCH_RSS_FILE = rssFile;
-  const r = haveTime
-    ? timeIt('/usr/bin/time', ['-f', '%M', '-o', rssFile, process.execPath, ...argv], report)
-    : timeIt(process.execPath, ['--import', preload, ...argv], report);
+  // The plegscope process's own peak (resourceUsage): GNU time's %M would report the largest of the process tree,
+  // which is the `xz -T0` decoder plegscope spawns (its threads' buffers), not plegscope.
+  const r = timeIt(process.execPath, ['--import', preload, ...argv], report);
   let stalls = null;
   let kubeletLines = null;
   try {
