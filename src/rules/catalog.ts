@@ -19,6 +19,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       [{ fact: 'cri.statusTimeouts', op: '>=', value: 1 }],
       [{ fact: 'metrics.listP99', op: '>=', value: 60 }],
       [{ fact: 'goroutine.relistInList', op: 'truthy' }],
+      [{ fact: 'cri.unknownOpTimeouts', op: '>=', value: 2 }, { fact: 'cri.perIdTimeouts', op: '==', value: 0 }],
       // "container runtime is down" next to PLEG: the runtime's Status call has failed for 30 s — hung, unless refused.
       [{ fact: 'runtime.downWithPleg', op: '>=', value: 1 }, { fact: 'cri.perIdTimeouts', op: '==', value: 0 }],
       [{ fact: 'runtime.down', op: '>=', value: 1 }, { fact: 'cri.perIdTimeouts', op: '==', value: 0 }],

@@ -91,6 +91,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['cri.perIdTimeouts'] = perIdTimeouts.length;
   f['cri.statusTimeouts'] = statusTimeouts.length;
   f['cri.unavailable'] = unavailable.length;
+  f['cri.unknownOpTimeouts'] = counted.filter((e) => e.op === 'unknown' && e.code === 'DeadlineExceeded').length;
   f['cri.podSandboxStatusTimeouts'] = counted.filter((e) => e.op === 'podsandbox_status' && e.code === 'DeadlineExceeded').length;
   p['cri.listTimeouts'] = pool(listTimeouts.map((e) => e.ref));
   p['cri.perIdTimeouts'] = pool(perIdTimeouts.map((e) => e.ref));

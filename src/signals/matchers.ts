@@ -82,6 +82,11 @@ function runtimeFromText(t: string): 'docker' | 'containerd' | 'cri-o' | null {
 
 const KUBELET: Array<LogRecord['kind']> = ['klog', 'json'];
 
+/** What the specific CRI matchers key on: a line holding one of these is theirs. */
+const SPECIFIC_CRI = ['from runtime service failed', 'ListPodSandbox failed', 'Failed to list pod sandboxes', 'getKubeletContainers failed', 'ListContainers failed',
+  'PodSandboxStatus of sandbox', 'ContainerStatus for', 'ContainerStatus return error', 'Failed to list sandboxes for pod', 'ListContainers error',
+  'Error listing containers', 'KillPodSandboxError', 'KillContainerError', 'killPodWithSyncResult failed', 'PLEG: Ignoring events for pod', 'failed reinspection'];
+
 export const MATCHERS: Matcher[] = [
   {
     id: 'pleg-unhealthy',
@@ -260,6 +265,20 @@ export const MATCHERS: Matcher[] = [
         return { type: 'cri-error', op: 'stop_container', code: 'DeadlineExceeded', layer: 'caller', containerId: null, sandboxId: null, pod: rec.fields['pod'] ?? null, detail: errText(rec) };
       }
       return null;
+    },
+  },
+  {
+    // A gRPC timeout in a kubelet line no specific matcher knows (pod workers, dockershim, older wordings): still a
+    // CRI call that did not return. Lines the specific matchers cover are left to them, so nothing counts twice.
+    id: 'cri-other-timeout',
+    needles: ['code = DeadlineExceeded', 'code = 4 desc', 'operation timeout: context deadline'],
+    kinds: KUBELET,
+    match(rec) {
+      const t = rec.payload;
+      if (SPECIFIC_CRI.some((n) => t.includes(n)) || t.includes('PLEG is not healthy') || t.includes('GenericPLEG: Unable')) return null;
+      const op = /\b(ListPodSandbox|ListContainers|ContainerStatus|PodSandboxStatus|StopPodSandbox|StopContainer|RemoveContainer|RemovePodSandbox|RunPodSandbox|CreateContainer|StartContainer|ExecSync|KillPodSandbox|KillContainer)\b/.exec(t)?.[1];
+      const name = op === 'KillPodSandbox' ? 'stop_podsandbox' : op === 'KillContainer' ? 'stop_container' : op ? (OPS[op] ?? 'unknown') : 'unknown';
+      return { type: 'cri-error', op: name, code: 'DeadlineExceeded', layer: 'caller', containerId: rec.fields['containerID'] ?? null, sandboxId: rec.fields['podSandboxID'] ?? null, pod: podOf(rec), detail: errText(rec) };
     },
   },
   {
