@@ -41,7 +41,7 @@ interface AnalyzeFlags {
   format: 'text' | 'json' | 'markdown' | 'junit' | 'html';
   output?: string;
   year?: number;
-  tz: string;
+  tz?: string;
   failOn?: string;
   color?: boolean;
   debug?: boolean;
@@ -69,7 +69,7 @@ function parseYear(v: string): number {
 
 async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number> {
   try {
-    resolveZone(flags.tz);
+    if (flags.tz !== undefined) resolveZone(flags.tz);
   } catch {
     throw new UsageError(`--tz: unknown time zone "${flags.tz}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
   }
@@ -102,7 +102,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     a = r.analysis;
     if (flags.redactMap) writeFileSync(flags.redactMap, renderRedactionMap(r.mapping));
   }
-  const zone = flags.tz;
+  const zone = flags.tz ?? 'UTC';
   let text: string;
   switch (flags.format) {
     case 'json': text = renderJson(a); break;
@@ -141,7 +141,7 @@ export function buildProgram(): Command {
     .addOption(new Option('-f, --format <format>', 'report format: text, json (the contract), markdown (CI summaries, tickets), junit (CI test results), html (one self-contained page)').choices(['text', 'json', 'markdown', 'junit', 'html']).default('text'))
     .option('-o, --output <file>', 'write the report to FILE instead of stdout')
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
-    .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC)', 'UTC')
+    .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC); default: the zone a bundle records, else UTC')
     .addOption(new Option('--fail-on <level>', 'exit 1 when a finding at or above this severity exists (or any stall)').choices([...SEVERITIES, 'stall']))
     .option('--redact', 'replace node/host names, IPs, pod and namespace names, UIDs and container IDs with consistent pseudonyms, in every format')
     .option('--redact-map <file>', 'with --redact: write the pseudonym → original mapping to FILE (keep it apart from the report)')

@@ -30,7 +30,7 @@ export function registerTui(program: Command): Command {
     .description('browse the analysis by keyboard: nodes → timeline → findings → evidence lines in the merged log')
     .argument('<paths...>', 'the same inputs as analyze: logs, metrics, folders, bundles, archives (not - : the terminal is the keyboard)')
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
-    .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC)', 'UTC')
+    .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC); default: the zone a bundle records, else UTC')
     .option('--rules <file>', 'add a rule pack (YAML or JSON), as for analyze')
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
     .addOption(new Option('--debug', 'print stack traces on errors').hideHelp())
@@ -47,7 +47,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
       }
       if (paths.includes('-')) throw new InputError('-', 'tui reads keys from the terminal, so it cannot read the input from stdin: save it to a file first');
       try {
-        resolveZone(flags.tz);
+        if (flags.tz !== undefined) resolveZone(flags.tz);
       } catch {
         throw new InputError('--tz', `unknown time zone "${flags.tz}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
       }
@@ -68,7 +68,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
       // set in the environment (ink renders only the last frame when it thinks it runs in CI).
       process.env['CI'] = '0';
       const { runTui } = await import('../tui/run.js');
-      process.exitCode = await runTui({ paths, year: flags.year, tz: flags.tz, zone: flags.tz, color: colorOn(flags.color), rules, customSignals });
+      process.exitCode = await runTui({ paths, year: flags.year, tz: flags.tz, zone: flags.tz ?? 'UTC', color: colorOn(flags.color), rules, customSignals });
     });
 }
 
