@@ -98,7 +98,11 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     out.push('', 'No kubelet log, runtime log or metrics found in the input.');
   }
 
+  // Nodes with nothing to say (PLEG healthy, no finding, never NotReady) are listed together at the end: in a
+  // 200-node must-gather the five that flapped must not drown among 195 healthy sections.
+  const quiet = (n: NodeReport): boolean => !n.verdict.plegUnhealthy && n.findings.length === 0 && n.notReady.length === 0 && analysis.nodes.length > 1;
   for (const n of analysis.nodes) {
+    if (quiet(n)) continue;
     out.push('');
     const v = n.verdict;
     const verdict = v.plegUnhealthy
@@ -165,12 +169,28 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
       }
     }
   }
+  const quietNodes = analysis.nodes.filter(quiet);
+  if (quietNodes.length > 0) {
+    out.push('', `${p.green('PLEG healthy')}, nothing to report: ${quietNodes.length} node(s)`);
+    const names = quietNodes.map((n) => sanitize(n.name));
+    out.push(`  ${names.slice(0, 40).join(', ')}${names.length > 40 ? `, … ${names.length - 40} more (all in --format json)` : ''}`);
+  }
   if (analysis.warnings.length > 0) {
     out.push('', p.bold(`Warnings (${analysis.warnings.length})`));
-    for (const w of analysis.warnings.slice(0, 20)) {
-      out.push(`  ${w.file ? sanitize(w.file) + (w.line ? `:${w.line}` : '') + ': ' : ''}${sanitizeLine(w.message, 300)}`);
+    // Warnings that differ only in a name or a number (one per node of a must-gather) are shown once, with a count.
+    const shape = (m: string): string => m.replace(/^[\w.-]+: /, '').replace(/\d+/g, '#').replace(/`[^`]*`/g, '`…`').replace(/\b[\w-]*\d[\w.-]*\b/g, '#');
+    const groups = new Map<string, { first: (typeof analysis.warnings)[number]; count: number }>();
+    for (const w of analysis.warnings) {
+      const key = `${w.file ?? ''}|${shape(w.message)}`;
+      const g = groups.get(key);
+      if (g) g.count++;
+      else groups.set(key, { first: w, count: 1 });
     }
-    if (analysis.warnings.length > 20) out.push(p.dim(`  … ${analysis.warnings.length - 20} more in --format json`));
+    const shown = [...groups.values()];
+    for (const { first: w, count } of shown.slice(0, 20)) {
+      out.push(`  ${w.file ? sanitize(w.file) + (w.line ? `:${w.line}` : '') + ': ' : ''}${sanitizeLine(w.message, 300)}${count > 1 ? p.dim(` (and ${count - 1} more like it)`) : ''}`);
+    }
+    if (shown.length > 20) out.push(p.dim(`  … ${shown.length - 20} more kinds in --format json`));
   }
   return out.join('\n') + '\n';
 }
