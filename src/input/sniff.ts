@@ -80,7 +80,10 @@ export function sniff(head: Buffer, name: string): Sniffed {
   const text = head.toString('utf8').replace(/^\uFEFF/, '').replace(/\0+/g, '\n');
   if (text.startsWith('-----BEGIN PGP MESSAGE-----')) return other('encrypted');
   const lines = splitLines(text);
-  const content = lines.filter((l) => l.trim() !== '' && !RE_JOURNAL_NOTE.test(l));
+  // Logs pasted into an issue or a ticket often carry a common indentation: look at them without it.
+  const raw = lines.filter((l) => l.trim() !== '');
+  const indent = Math.min(...raw.map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0));
+  const content = (indent > 0 ? raw.map((l) => l.slice(indent)) : raw).filter((l) => !RE_JOURNAL_NOTE.test(l));
   if (content.length === 0) return other('empty');
 
   const table = containerTable(content[0] as string);

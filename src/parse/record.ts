@@ -70,9 +70,20 @@ export interface ParseContext {
 }
 
 /** Parses `line` (without newline). Returns null for lines that are not log entries (blank, markers, continuations). */
+/** An entry that starts after some indentation (logs pasted into an issue or a ticket are often indented). */
+const INDENTED_ENTRY = /^[ \t]+(?=[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]\d\d:|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d|\{")/;
+
 export function parseLine(line: string, lineNo: number, offset: number, ctx: ParseContext): LogRecord | null {
   const c0 = line.charCodeAt(0);
-  if (line.length === 0 || c0 === 9) return null;
+  if (line.length === 0) return null;
+  if (c0 === 32 || c0 === 9) {
+    // Indented continuation lines are not entries; an indented entry is, and it cites the line as written.
+    const m = INDENTED_ENTRY.exec(line);
+    if (!m) return null;
+    const rec = parseLine(line.slice(m[0].length), lineNo, offset, ctx);
+    if (rec) rec.text = line;
+    return rec;
+  }
   let ts = NaN;
   let host: string | null = null;
   let ident: string | null = null;
@@ -113,8 +124,6 @@ export function parseLine(line: string, lineNo: number, offset: number, ctx: Par
       }
     }
   } else if (c0 === 45 && line.charCodeAt(1) === 45 && line.charCodeAt(2) === 32) {
-    return null;
-  } else if (c0 === 32) {
     return null;
   } else {
     payload = line;

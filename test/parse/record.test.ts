@@ -115,6 +115,15 @@ describe('journal envelopes', () => {
     expect(j.fields['condition']).toContain('"message":"PLEG is not healthy');
   });
 
+  it('indented entries (pasted into an issue) parse and cite the line as written', () => {
+    const line = '    Nov 21 10:00:03 node-1 kubelet[1234]: E1121 10:00:03.123456    1234 generic.go:238] "GenericPLEG: Unable to retrieve pods" err="x"';
+    const r = parseLine(line, 3, 0, ctx())!;
+    expect(r.host).toBe('node-1');
+    expect(r.msg).toBe('GenericPLEG: Unable to retrieve pods');
+    expect(r.text).toBe(line);
+    expect(parseLine('\tI1121 10:00:03.123456    1234 kubelet.go:1] "SyncLoop (PLEG): event for pod"', 1, 0, ctx())!.kind).toBe('klog');
+  });
+
   it('markers, continuations and blank lines are not records', () => {
     expect(parseMarker('-- Logs begin at Mon 2024-03-11 08:00:01 UTC, end at Mon 2024-03-11 11:00:00 UTC. --')).toEqual({ type: 'begin', year: 2024, month: 2 });
     expect(parseMarker('-- Journal begins at Fri 2023-12-29 08:00:01 CET, ends at Tue 2024-01-02 11:00:00 CET. --')).toEqual({ type: 'begin', year: 2023, month: 11 });
