@@ -139,10 +139,16 @@ function startsWithPayload(s: string, i: number): boolean {
 }
 
 /** `host ident[pid]: payload` or `host ident: payload` starting at `i`. */
-function parseSyslogTail(s: string, i: number): { host: string; ident: string | null; pid: number | null; payloadStart: number } | null {
+function parseSyslogTail(s: string, i: number): { host: string | null; ident: string | null; pid: number | null; payloadStart: number } | null {
   const sp = s.indexOf(' ', i);
   if (sp < 0) return null;
   const host = s.slice(i, sp);
+  if (host.endsWith(':')) {
+    // No host field (removed before pasting, or a local syslog format): `kubelet[1234]: payload`.
+    const b = host.lastIndexOf('[');
+    const pid = b > 0 && host.endsWith(']:') ? Number(host.slice(b + 1, -2)) : NaN;
+    return { host: null, ident: b > 0 ? host.slice(0, b) : host.slice(0, -1), pid: Number.isInteger(pid) ? pid : null, payloadStart: sp + 1 };
+  }
   const colon = s.indexOf(': ', sp + 1);
   if (colon < 0) {
     // `-- No entries --` style lines never reach here; an entry with an empty message ends with ':'.

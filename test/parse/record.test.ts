@@ -115,6 +115,14 @@ describe('journal envelopes', () => {
     expect(j.fields['condition']).toContain('"message":"PLEG is not healthy');
   });
 
+  it('a journal line whose host was removed keeps identifier and PID, and no bogus host', () => {
+    const r = parseLine('Jun 06 09:53:52 kubelet[1248]: I0606 09:53:52.264339    1248 kubelet.go:1752] skipping pod synchronization - [PLEG is not healthy: pleg was last seen active 3m0.08s ago; threshold is 3m0s]', 1, 0, ctx(2017))!;
+    expect(r.host).toBeNull();
+    expect(r.ident).toBe('kubelet');
+    expect(r.pid).toBe(1248);
+    expect(r.msg.startsWith('skipping pod synchronization')).toBe(true);
+  });
+
   it('indented entries (pasted into an issue) parse and cite the line as written', () => {
     const line = '    Nov 21 10:00:03 node-1 kubelet[1234]: E1121 10:00:03.123456    1234 generic.go:238] "GenericPLEG: Unable to retrieve pods" err="x"';
     const r = parseLine(line, 3, 0, ctx())!;
