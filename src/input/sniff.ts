@@ -19,7 +19,8 @@ const BINARY_WINDOW = 16 * 1024;
 const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
 const WEEKDAYS = 'Mon|Tue|Wed|Thu|Fri|Sat|Sun';
 // host ident[pid]: payload — ident without pid covers rsyslog files and `kernel:` lines.
-const SYSLOG_TAIL = String.raw`(\S+) ([^\s\[\]:]+)(?:\[\d+\])?:(?: (.*))?$`;
+// The host field is optional: pasted or locally written syslog lines may lack it (`kubelet[1234]: …`).
+const SYSLOG_TAIL = String.raw`(?:(\S+) )?([^\s\[\]:]+)(?:\[\d+\])?:(?: (.*))?$`;
 const ZONE = String.raw`(?:Z|[+-]\d\d:?\d\d)`;
 
 const RE_SHORT = new RegExp(String.raw`^(?:${MONTHS}) (?:\d\d| \d) \d\d:\d\d:\d\d ${SYSLOG_TAIL}`);
