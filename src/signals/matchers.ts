@@ -309,6 +309,10 @@ export const MATCHERS: Matcher[] = [
       const call = /Calling network plugin (\S+) to (set up|tear down) pod "([^"]+)"/.exec(t);
       if (call) return { type: 'cni-call', phase: call[2] === 'set up' ? 'setup' : 'teardown', pod: call[3] as string, plugin: call[1] as string };
       const sandbox = /network for sandbox \\?"([0-9a-f]+)/.exec(t)?.[1] ?? null;
+      // A status hook that fails because the container is already gone is everyday dockershim noise, not a hang.
+      if (/failed on the status hook/.test(t) && /terminated container|ns\/net: No such file|network namespace.*(?:not found|does not exist)/.test(t)) {
+        return { type: 'cni-error', phase: 'other', pod, sandboxId: null, plugin };
+      }
       if (/failed on the status hook/.test(t)) return { type: 'cni-error', phase: 'status', pod, sandboxId: null, plugin };
       if (/failed to read pod IP/.test(t)) return { type: 'cni-error', phase: 'read-ip', pod, sandboxId: null, plugin };
       if (/failed to (set up|setup)|to setup network/.test(t)) return { type: 'cni-error', phase: 'setup', pod, sandboxId: sandbox, plugin };

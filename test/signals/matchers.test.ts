@@ -100,12 +100,13 @@ describe('kernel, runtime daemons, CNI', () => {
   });
   it('dockershim CNI status hook (both casings) and set-up calls', async () => {
     const evs = await eventsOf([
-      'Mar 28 15:10:51 master01 kubelet: W0328 15:10:51.563163   21732 docker_sandbox.go:394] failed to read pod IP from plugin/docker: networkPlugin cni failed on the status hook for pod "coredns-67c766df46-pvbxt_kube-system": CNI failed to retrieve network namespace path',
+      'Mar 28 15:10:51 master01 kubelet: W0328 15:10:51.563163   21732 docker_sandbox.go:394] failed to read pod IP from plugin/docker: networkPlugin cni failed on the status hook for pod "coredns-67c766df46-pvbxt_kube-system": CNI failed to retrieve network namespace path: cannot find network namespace for the terminated container "ff30af42"',
       'E0101 00:00:01.000000   21732 pod_workers.go:190] Error syncing pod: NetworkPlugin cni failed on the status hook for pod "web-1_default": timeout',
       'I0101 00:00:02.000000   21732 plugins.go:391] Calling network plugin cni to set up pod "web-2_default"',
     ].join('\n') + '\n', { year: 2019 });
     const cni = evs.filter((e) => e.type === 'cni-error') as Array<EventOf<'cni-error'>>;
-    expect(cni.map((e) => [e.phase, e.plugin])).toEqual([['status', 'cni'], ['status', 'cni']]);
+    // The first one is the everyday "container already gone" noise, not a hang.
+    expect(cni.map((e) => [e.phase, e.plugin])).toEqual([['other', 'cni'], ['status', 'cni']]);
     expect(evs.find((e) => e.type === 'cni-call')).toMatchObject({ phase: 'setup', pod: 'web-2_default', plugin: 'cni' });
   });
   it('pid exhaustion and slow du', async () => {
