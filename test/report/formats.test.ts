@@ -165,3 +165,24 @@ describe('--fail-on', () => {
     expect(cli(['analyze', join(dir, 'missing'), '--fail-on', 'info']).code).toBe(2);
   });
 });
+
+describe('--redact on a bundle', () => {
+  it('a sosreport keeps none of the names, IPs, pods or IDs the plain report shows', async () => {
+    const { fixtures } = await import('../bundles/kinds.js');
+    const { writeBundle } = await import('../bundles/fixtures.js');
+    const fx = (await fixtures()).find((f) => f.kind === 'sosreport')!;
+    const bundle = await writeBundle(dir, fx.name, fx.files, 'tar.gz');
+    const plain = cli(['analyze', bundle, '--format', 'json']).stdout;
+    const a = JSON.parse(plain) as Analysis;
+    const secrets = new Set<string>();
+    for (const n of a.nodes) secrets.add(n.name);
+    for (const m of plain.matchAll(/\b[0-9a-f]{64}\b/g)) secrets.add(m[0]);
+    for (const m of plain.matchAll(/\bpod=\\"([^"\\]+)\\"/g)) secrets.add(m[1]!);
+    for (const m of plain.matchAll(/\b(?:\d{1,3}\.){3}\d{1,3}\b/g)) if (!m[0].startsWith('0.')) secrets.add(m[0]);
+    expect(secrets.size).toBeGreaterThan(0);
+    for (const fmt of ['json', 'text', 'markdown', 'junit', 'html']) {
+      const out = cli(['analyze', bundle, '--format', fmt, '--redact']).stdout;
+      for (const s of secrets) expect(out, `${fmt} leaks ${s}`).not.toContain(s);
+    }
+  }, 60_000);
+});
