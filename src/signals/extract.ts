@@ -191,8 +191,9 @@ export class SignalExtractor {
   private hostState(h: string | null): HostState {
     let s = this.hosts.get(h);
     if (!s) {
-      // A later segment does not know which hosts were unhealthy when it began; `forceProof` keeps its first proof.
-      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN }, awaitingProof: false, lastProofKept: -Infinity, pidByIdent: new Map() };
+      // A later segment does not know which hosts were unhealthy when it began: each host keeps its first proof.
+      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN }, awaitingProof: this.expectProof, lastProofKept: -Infinity, pidByIdent: new Map() };
+      if (s.awaitingProof) this.awaitingHosts++;
       this.hosts.set(h, s);
     }
     return s;
