@@ -8,7 +8,7 @@ import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analy
 import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
-import { fmtDuration, fmtSeconds, timelineBar } from './text.js';
+import { fmtDuration, fmtSeconds } from './text.js';
 
 /**
  * Time series the timeline draws when a node carries them (proposed addition to NodeReport: `series?: NodeSeries`).
@@ -64,7 +64,7 @@ ul { margin: 4px 0 10px; padding-left: 22px; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11px; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-  section.node { break-before: page; } h2, h3 { break-after: avoid; } table, figure, pre { break-inside: avoid; }
+  section.node + section.node { break-before: page; } h2, h3 { break-after: avoid; } table, figure, pre { break-inside: avoid; }
 }
 `;
 
@@ -94,7 +94,8 @@ function ticks(s: Scale, zone: string): Array<{ x: number; label: string }> {
   const spanMin = (s.b - s.a) / 60000;
   const step = TICK_STEPS_MIN.find((m) => spanMin / m <= 8) ?? 10080;
   const stepMs = step * 60000;
-  const start = DateTime.fromMillis(s.a, { zone }).startOf(step >= 1440 ? 'day' : step >= 60 ? 'hour' : 'minute');
+  // Every step divides an hour or a day, so counting from the start of the hour (day) lands on round times.
+  const start = DateTime.fromMillis(s.a, { zone }).startOf(step >= 60 ? 'day' : 'hour');
   const out: Array<{ x: number; label: string }> = [];
   let lastDay = '';
   for (let t = start.toMillis(); t <= s.b; t += stepMs) {
@@ -256,10 +257,7 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
       ...(series?.criErrors?.length ? ['<span><i style="background:var(--cri)"></i>CRI errors</span>'] : []),
       ...(series?.relist?.length ? ['<span><i style="background:var(--relist)"></i>relist duration (metrics)</span>'] : []),
     ];
-    // The text chart is the same picture for readers of the page source or a text-only mail client.
-    const bar = timelineBar(n, 80);
-    out.push(`<figure class="timeline">${svg}<figcaption class="legend">${legend.join('')}</figcaption>` +
-      (bar ? `<figcaption class="muted" aria-hidden="true"><code>${esc(bar)}</code></figcaption>` : '') + '</figure>');
+    out.push(`<figure class="timeline">${svg}<figcaption class="legend">${legend.join('')}</figcaption></figure>`);
   }
 
   if (n.stalls.length > 0) {

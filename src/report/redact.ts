@@ -79,7 +79,7 @@ const HOST_PATTERNS: Array<[RegExp, boolean]> = [
 interface PodHit { ns?: string; pod?: string; uid?: string }
 // Where pods and namespaces stand: structured `pod="ns/name"` (KObj), pod lists, JSON KObj, the pre-1.21
 // `name_ns(uid)` and dockershim `"name_ns"` forms, the old `pod name/ns` PLEG lines (name first, as the code prints),
-// log paths, docker container names and must-gather paths.
+// log paths, docker container names, containerd's sandbox metadata and must-gather paths.
 const POD_PATTERNS: Array<[RegExp, (m: RegExpExecArray) => PodHit[]]> = [
   [new RegExp(`\\bpod[=:] ?\\\\?"?(${DNS_NAME})/(${POD_NAME})`, 'g'), (m) => [{ ns: m[1], pod: m[2] }]],
   [new RegExp(`\\bpod \\\\?"(${DNS_NAME})/(${POD_NAME})\\\\?"`, 'g'), (m) => [{ ns: m[1], pod: m[2] }]],
@@ -92,6 +92,7 @@ const POD_PATTERNS: Array<[RegExp, (m: RegExpExecArray) => PodHit[]]> = [
   [new RegExp(`/var/log/containers/(${POD_NAME})_(${DNS_NAME})_`, 'g'), (m) => [{ pod: m[1], ns: m[2] }]],
   [new RegExp(`\\bk8s_[A-Za-z0-9.-]+_(${POD_NAME})_(${DNS_NAME})_(${UUID})_\\d+`, 'g'), (m) => [{ pod: m[1], ns: m[2], uid: m[3] }]],
   [new RegExp(`\\bnamespaces/(${DNS_NAME})/pods/(${POD_NAME})`, 'g'), (m) => [{ ns: m[1], pod: m[2] }]],
+  [new RegExp(`PodSandboxMetadata\\{Name:(${POD_NAME}),Uid:(${UUID}),Namespace:(${DNS_NAME})`, 'g'), (m) => [{ pod: m[1], uid: m[2], ns: m[3] }]],
   [new RegExp(`\\b(?:podName|pod_name)[=:] ?\\\\?"?(${POD_NAME})`, 'g'), (m) => [{ pod: m[1] }]],
   [new RegExp(`"(?:podName|pod_name)"\\s*:\\s*"(${POD_NAME})"`, 'g'), (m) => [{ pod: m[1] }]],
   [new RegExp(`\\b(?:namespace|podNamespace|pod_namespace)[=:] ?\\\\?"?(${DNS_NAME})\\b`, 'g'), (m) => [{ ns: m[1] }]],
