@@ -1,5 +1,5 @@
 // Drives the App through ink-testing-library: keys in, frames (without styling) out.
-import { createElement } from 'react';
+import { createElement, useEffect, type ReactNode } from 'react';
 import { render } from 'ink-testing-library';
 import stripAnsi from 'strip-ansi';
 import { analyze } from '../../src/analyze.js';
@@ -30,17 +30,28 @@ export interface Driven {
   waitFor(test: (frame: string) => boolean, what?: string, ms?: number): Promise<string>;
   settle(): Promise<void>;
   unmount(): void;
+  /** True once the app has been torn down: it quit, or the test unmounted it. */
   exited(): boolean;
+}
+
+/** Wraps the App to learn when ink has torn the tree down (the app quit), whatever ink's last frame shows. */
+function ExitProbe({ onExit, children }: { onExit: () => void; children: ReactNode }) {
+  useEffect(() => onExit, []);
+  return children;
 }
 
 export function drive(model: TuiModel, size: Size = { columns: 80, rows: 24 }): Driven {
   const controllers: LogController[] = [];
-  const inst = render(createElement(App, { model, size, onLogController: (c: LogController) => controllers.push(c) }));
   let exited = false;
+  const tree = (s: Size) => createElement(ExitProbe, {
+    onExit: () => { exited = true; },
+    children: createElement(App, { model, size: s, onLogController: (c: LogController) => controllers.push(c) }),
+  });
+  const inst = render(tree(size));
   const origUnmount = inst.unmount;
   const d: Driven = {
     async resize(next: Size) {
-      inst.rerender(createElement(App, { model, size: next, onLogController: (c: LogController) => controllers.push(c) }));
+      inst.rerender(tree(next));
       await d.settle();
     },
     frame: () => stripAnsi(inst.lastFrame() ?? ''),
