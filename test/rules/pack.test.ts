@@ -50,7 +50,7 @@ describe('rule packs', () => {
     expect(patterns[0]!.test(line)).toBe(false);
     expect(patterns[0]!.test('a'.repeat(5000) + '!')).toBe(false);
     // Backtracking engines take seconds (2^30 steps) on the first line alone.
-    expect(performance.now() - t0).toBeLessThan(500);
+    expect(performance.now() - t0).toBeLessThan(2000);
   });
 
   it('needles come from the literal part of a pattern, or must be given', () => {
