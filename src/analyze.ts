@@ -15,7 +15,8 @@ import { iso, resolveZone } from './parse/time.js';
 import { extractSignals, type ArtifactSignals } from './signals/extract.js';
 import { compileCustom, type CustomSignalSpec } from './signals/custom.js';
 import { SignalPool, workerScript } from './signals/pool.js';
-import { extractSegmented } from './signals/segments.js';
+import { extractRanges, hostsInHead } from './signals/segments.js';
+import { headAtSync, splitRanges } from './input/ranges.js';
 import { availableParallelism } from 'node:os';
 import { buildNodes, type ArtifactData, type NodeModel } from './model/node.js';
 import type { MetricsSource } from './model/metrics.js';
@@ -65,12 +66,42 @@ export interface ViewIndex {
 }
 
 const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log']);
+/** Plain logs from this size are read by a worker thread; from SPLIT_BYTES they are cut into one range per worker.
+ *  (A worker's start-up, ~50 ms, is worth it from a few MB; PLEGSCOPE_SPLIT_BYTES lowers both, for tests.) */
+const OFFLOAD_BYTES = 4 << 20;
+const SPLIT_BYTES = 32 << 20;
+/** Enough of a range's start to find its first dated line. */
+const RANGE_HEAD_BYTES = 16 * 1024;
 /** Formats whose stamps carry a year: read first, they anchor the year of the year-less ones. */
 const YEARFUL = /^(journal-short-iso|journal-json|json-log|cri-log|rfc3339|logrus|docker-json|dmesg-T|openmetrics)/;
 
 export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const zone = resolveZone(opts.tz ?? 'UTC');
-  const disc = await discover(opts.paths, { stdin: opts.stdin, limits: opts.limits });
+  // Worker threads take the large plain logs: each is cut into byte ranges (one per worker) that the workers read and
+  // scan themselves, while this thread reads everything else (small files, archive members, compressed logs). Default:
+  // one worker per core when there is more than one; PLEGSCOPE_WORKERS=N or `workers` sets it (0 = this thread only).
+  const envWorkers = process.env['PLEGSCOPE_WORKERS'] !== undefined ? Number(process.env['PLEGSCOPE_WORKERS']) : undefined;
+  const cores = availableParallelism();
+  const wanted: number = opts.workers ?? (envWorkers !== undefined && Number.isInteger(envWorkers) ? envWorkers : cores > 1 ? cores : 0);
+  const size = Math.max(0, Math.min(wanted, cores * 2));
+  const envSplit = Number(process.env['PLEGSCOPE_SPLIT_BYTES']);
+  const splitAt = Number.isInteger(envSplit) && envSplit >= 0 ? envSplit : SPLIT_BYTES;
+  const offloadAt = Math.min(OFFLOAD_BYTES, splitAt);
+  // Started as soon as the walk lists a file worth a worker, so the workers boot while the files are being probed.
+  const started: { pool: SignalPool | null } = { pool: null };
+  const script = size > 0 ? workerScript() : null;
+  const onFileSizes = (sizes: number[]): void => {
+    if (!started.pool && script && sizes.some((n) => n >= offloadAt)) started.pool = new SignalPool(script, size);
+  };
+  let disc: Awaited<ReturnType<typeof discover>>;
+  try {
+    disc = await discover(opts.paths, { stdin: opts.stdin, limits: opts.limits, onFileSizes });
+  } catch (err) {
+    await started.pool?.close();
+    throw err;
+  }
+  const pool = started.pool;
+  const offload = (a: Artifact): a is Artifact & { file: NonNullable<Artifact['file']> } => pool !== null && LOG_ROLES.has(a.role) && a.file !== undefined && a.file.size >= offloadAt;
   const warnings: Warning[] = disc.warnings.map((w) => ({ file: w.file, line: w.line, message: w.message }));
   const perArtifactWarnings = new Map<number, number>();
   const lines = new Map<number, number>();
@@ -89,16 +120,9 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   // Bundle files anchored by their collection time need no help: they stay in archive order (one pass over a tar).
   const yearful = disc.artifacts.filter((a) => YEARFUL.test(a.format) || selfAnchored(a));
   const rest = disc.artifacts.filter((a) => !YEARFUL.test(a.format) && !selfAnchored(a));
-  // Worker threads (logs cut into segments, scanned in parallel, merged in order) are opt-in: PLEGSCOPE_WORKERS=N or
-  // `workers`. Measured on 2 cores they do not beat one thread yet — the reading thread's copies and each isolate's
-  // heap cost what the second core gains (600 MiB journal: 2.5 s either way, 140 vs 290 MB RSS).
-  const envWorkers = process.env['PLEGSCOPE_WORKERS'] !== undefined ? Number(process.env['PLEGSCOPE_WORKERS']) : undefined;
-  const workers: number = opts.workers ?? (envWorkers !== undefined && Number.isInteger(envWorkers) ? envWorkers : 0);
-  const script = workers > 0 ? workerScript() : null;
-  const size = Math.min(workers, availableParallelism() * 2);
-  const pool = script && size > 0 ? new SignalPool(script, size) : null;
-  // Files on disk are read a few at a time so small files overlap their I/O; archive members one after the other.
-  const lanes = disc.artifacts.some((a) => a.sequential) ? 1 : Math.max(4, (pool ? size : 0) + 1);
+  // Files on disk are read a few at a time so small files overlap their I/O (and keep every worker busy); archive
+  // members one after the other.
+  const lanes = disc.artifacts.some((a) => a.sequential) ? 1 : Math.max(4, 2 * (pool?.size ?? 0));
   const custom = opts.customSignals ?? [];
   const compiled = custom.map(compileCustom);
   let anchorMs: number | null = null;
@@ -112,10 +136,24 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
         const zoneName = artifactZone(a, opts.tz, (m) => warn(a, null, m));
         const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: artifactNotAfter(a, anchorMs ?? a.mtime), noPrefilter: opts.noPrefilter, custom };
         const here = { ...job, zone: zoneName === (opts.tz ?? 'UTC') ? zone : resolveZone(zoneName), custom: compiled };
-        const src = opts.onRead ? countingStream(a.open(), (bytes, n) => opts.onRead?.({ artifact: a, bytes, lines: n })) : a.open();
-        const sig: ArtifactSignals = pool
-          ? await extractSegmented(src, here, (seg) => pool.runSegment(job, seg), pool.size + 1)
-          : await extractSignals(src, here);
+        let sig: ArtifactSignals;
+        if (pool && offload(a)) {
+          // One range per worker for a large single-host log; a merged many-host log goes whole to one worker.
+          const ranges = splitRanges(a.file.realPath, a.file.size, a.file.size >= splitAt && hostsInHead(a.head, here) <= 1 ? pool.size : 1);
+          const heads = ranges.map((r) => headAtSync(r.realPath, r.start, RANGE_HEAD_BYTES));
+          const read = ranges.map(() => ({ bytes: 0, lines: 0 }));
+          const onRead = opts.onRead;
+          sig = await extractRanges(ranges, heads, here, (r, options) => {
+            const k = ranges.indexOf(r);
+            return pool.runRange(job, r, options, onRead ? (bytes, n) => {
+              read[k] = { bytes, lines: n };
+              onRead({ artifact: a, bytes: read.reduce((t, x) => t + x.bytes, 0), lines: read.reduce((t, x) => t + x.lines, 0) });
+            } : undefined);
+          });
+        } else {
+          const src = opts.onRead ? countingStream(a.open(), (bytes, n) => opts.onRead?.({ artifact: a, bytes, lines: n })) : a.open();
+          sig = await extractSignals(src, here);
+        }
         d.signals = sig;
         logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));
         lines.set(a.id, sig.scan.lines);
@@ -135,12 +173,14 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     opts.onProgress?.({ file: a.path, index: done++, total: disc.artifacts.length });
   };
 
+  // Worker jobs start first, so the workers scan while this thread reads the rest.
+  const workersFirst = (list: Artifact[]): Artifact[] => (pool ? [...list.filter(offload), ...list.filter((a) => !offload(a))] : list);
   try {
-    await runLimited(yearful, lanes, readOne);
+    await runLimited(workersFirst(yearful), lanes, readOne);
     for (const d of data) {
       for (const h of d.signals?.hosts ?? []) anchorMs = Math.max(anchorMs ?? -Infinity, h.last + 86400000);
     }
-    await runLimited(rest, lanes, readOne);
+    await runLimited(workersFirst(rest), lanes, readOne);
   } finally {
     await pool?.close();
     disc.close?.();

@@ -29,6 +29,9 @@ export interface Artifact {
   head: Buffer;
   /** A fresh stream of the decompressed bytes. May be called more than once (not for stdin: then once). */
   open(): Readable;
+  /** Set when the bytes are a plain (uncompressed) file on disk large enough to be re-read by offset: readers of byte
+   *  ranges (worker threads, the TUI's lazy lines) open `realPath`, the one path the walk validated. */
+  file?: { realPath: string; size: number };
 
   // Bundle placement (bundle.ts). All optional: loose files and stdin carry none of them.
   /** Kind of the bundle root this file sits under (sosreport, sos-collect, must-gather, inspect, eks-logs, aks,

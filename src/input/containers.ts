@@ -7,7 +7,6 @@
 // fresh pass. zip is read through its central directory with random access (a file on disk, or a nested zip held in
 // memory), because local headers alone cannot say where a stored member with a data descriptor ends, nor which
 // members are symlinks.
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
@@ -15,6 +14,7 @@ import tar from 'tar-stream';
 import { EntryStream } from './entry-stream.js';
 import { bounded, type Limits } from './limits.js';
 import { shortError } from './fserror.js';
+import { OPEN_FLAGS } from './source.js';
 
 export type MemberType = 'file' | 'directory' | 'symlink' | 'link' | 'special';
 
@@ -383,7 +383,6 @@ export class BufferAccess implements RandomAccess {
   close(): void {}
 }
 
-const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
 export class FileAccess implements RandomAccess {
   private handle: Promise<fsp.FileHandle> | null = null;

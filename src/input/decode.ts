@@ -192,7 +192,9 @@ export interface Probe {
 
 /** Magic bytes, then the decompressed head; at most `max` decompressed bytes are ever produced. */
 export async function probe(source: Source, tools: Tools, max: number = HEAD_BYTES): Promise<Probe> {
-  const raw = await readHead(source.peek(), max);
+  const raw: Head = source.head
+    ? await source.head(max).then((h) => ({ ...h, error: null }), (err: unknown) => ({ head: Buffer.alloc(0), complete: false, error: err as Error }))
+    : await readHead(source.peek(), max);
   const compression = compressionOf(raw.head);
   if (raw.error) return { compression, head: compression ? Buffer.alloc(0) : raw.head, complete: false, error: raw.error };
   if (compression === null) return { compression, ...raw };

@@ -4,7 +4,7 @@
 import fsp from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { InputError, type Artifact, type Compression, type Discovery, type Input, type InputWarning } from './artifact.js';
 import { DEFAULT_TOOLS, HEAD_BYTES, decode, probe, type Probe, type Tools } from './decode.js';
 import { assess } from './assess.js';
@@ -26,10 +26,12 @@ export interface DiscoverOptions {
   headBytes?: number;
   /** Commands used for xz and bzip2 (default `xz`, `bzip2`, looked up on PATH). */
   tools?: Partial<Tools>;
-  /** Files probed at the same time inside a folder (default 8). */
+  /** Files probed at the same time inside a folder (default 16). */
   concurrency?: number;
   /** Decompression and nesting bounds (limits.ts). */
   limits?: Partial<Limits>;
+  /** Sizes of the files on disk as soon as they are listed, before any is read (a caller may get threads ready). */
+  onFileSizes?: (sizes: number[]) => void;
 }
 
 /** Artifacts that no later stage will read keep only this much head: a big folder must not hold 64 KiB each. */
@@ -63,7 +65,7 @@ class Discoverer {
   constructor(private readonly opts: DiscoverOptions) {
     this.tools = { ...DEFAULT_TOOLS, ...opts.tools };
     this.headBytes = opts.headBytes ?? HEAD_BYTES;
-    this.limit = limiter(Math.max(1, opts.concurrency ?? 8));
+    this.limit = limiter(Math.max(1, opts.concurrency ?? 16));
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
   }
 
@@ -126,6 +128,7 @@ class Discoverer {
   }
 
   private async addFile(given: string, real: string, st: BigIntStats): Promise<void> {
+    this.opts.onFileSizes?.([Number(st.size)]);
     const input = this.addInput(given, 'file');
     const key = statKey(st);
     const earlier = this.seen.get(key);
@@ -238,6 +241,7 @@ class Discoverer {
         size: f.size,
         head,
         open: f.open,
+        ...(f.file ? { file: f.file } : {}),
         bundleKind: pl.bundleKind,
         zone: pl.zone,
         collectedAt: rotationAnchor(f.path) ?? pl.collectedAt,
@@ -259,6 +263,7 @@ class Discoverer {
     } catch (err) {
       throw new InputError(given, fsErrorMessage(err));
     }
+    this.opts.onFileSizes?.(items.flatMap((i) => (i.kind === 'file' ? [i.size] : [])));
     const input = this.addInput(given, 'directory');
     // One artifact per file however it was reached; prefer the file's own path over a link to it.
     const chosen = new Map<string, WalkFile>();
@@ -317,6 +322,7 @@ class Discoverer {
         meta: null,
         cut: false,
         open: a ? a.open : () => failedStream(new Error('unreadable')),
+        ...(a?.file ? { file: a.file } : {}),
       };
       if (a && wantMeta(item.rel, item.size)) {
         const all = await collect(a.open(), this.limits.maxMetaBytes).catch(() => null);
@@ -375,6 +381,7 @@ class Discoverer {
     const head = keepFull || pr.head.length <= OTHER_HEAD_BYTES ? pr.head : Buffer.from(pr.head.subarray(0, OTHER_HEAD_BYTES));
     const { compression } = pr;
     const tools = this.tools;
+    const inMemory = pr.complete && compression === null && head === pr.head && source.rereadable;
     const artifact: ArtifactDraft = {
       path: source.path,
       role: verdict.role,
@@ -385,8 +392,10 @@ class Discoverer {
       compression,
       size: source.size,
       head,
-      open: () => decode(source.open(), compression, tools),
+      // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
+      open: inMemory ? () => replay(head) : () => decode(source.open(), compression, tools),
       ...(source instanceof FileSource ? {} : { sequential: true }),
+      ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
       ...(/^(?:crictl-pods|crictl-ps|docker-ps)$/.test(verdict.format) ? { parseAs: 'container-list' as const } : {}),
     };
     return { artifact, warnings };
@@ -410,6 +419,17 @@ function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
       waiting.shift()?.();
     }
   };
+}
+
+function replay(bytes: Buffer): Readable {
+  let sent = false;
+  return new Readable({
+    read() {
+      if (!sent && bytes.length > 0) this.push(bytes);
+      sent = true;
+      this.push(null);
+    },
+  });
 }
 
 function failedStream(err: Error): Readable {

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Artifact } from './artifact.js';
+import { OPEN_FLAGS } from './source.js';
 
 /** Where an artifact's lines start and how its clock reads: what a viewer needs to re-read and place its lines. */
 export interface LogIndex {
@@ -211,7 +212,6 @@ class ForwardCursor {
   }
 }
 
-const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
 /**
  * Reads blocks of lines of one artifact. Each block is the span between two checkpoints (1024 lines, or fewer at the
@@ -220,7 +220,6 @@ const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.
 export class LineReader {
   private readonly cps: Array<[number, number]>;
   private file: fs.promises.FileHandle | null = null;
-  private filePath: string | null | undefined = undefined;
   private cursor: ForwardCursor | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -354,20 +353,7 @@ export class LineReader {
 
   /** The file's validated path when the artifact is a plain file on disk (no decompression), else null. */
   private plainPath(): string | null {
-    if (this.filePath !== undefined) return this.filePath;
-    this.filePath = null;
-    if (this.artifact.compression === null) {
-      let s: Readable | null = null;
-      try {
-        s = this.artifact.open();
-        if (s instanceof fs.ReadStream && typeof s.path === 'string') this.filePath = s.path;
-      } catch {
-        this.filePath = null;
-      } finally {
-        s?.destroy();
-      }
-    }
-    return this.filePath;
+    return this.artifact.file?.realPath ?? null;
   }
 
   private async readSpan(start: number, end: number, firstLine: number, count: number, partialOk = false): Promise<RawLine[]> {

@@ -30,6 +30,8 @@ export interface TreeFile {
   /** The archive was damaged inside this member: what is there is a prefix. */
   cut: boolean;
   open(): Readable;
+  /** A plain file on disk that readers may re-read by offset (Artifact.file). */
+  file?: { realPath: string; size: number };
 }
 
 export interface Tree {

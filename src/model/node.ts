@@ -94,6 +94,24 @@ function isUsableHost(h: string | null): h is string {
   return h !== null && h !== '' && h !== 'localhost' && h !== '(none)';
 }
 
+/** A merged log (must-gather) holds hundreds of hosts: its events are split by host once, not scanned per node. */
+const byHost = new WeakMap<ArtifactSignals, Map<string | null, SignalEvent[]>>();
+
+function eventsOfHost(sig: ArtifactSignals, host: string | null): SignalEvent[] {
+  let m = byHost.get(sig);
+  if (!m) {
+    m = new Map();
+    for (const e of sig.events) {
+      const h = isUsableHost(e.host) ? e.host : null;
+      const list = m.get(h);
+      if (list) list.push(e);
+      else m.set(h, [e]);
+    }
+    byHost.set(sig, m);
+  }
+  return m.get(host) ?? [];
+}
+
 export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; warnings: ModelWarning[] } {
   const set = new NodeSet();
   const warnings: ModelWarning[] = [];
@@ -192,9 +210,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         end = Math.max(end, w.last);
         if (!Number.isNaN(w.kubeletLast)) kubeletLast = Math.max(kubeletLast, w.kubeletLast);
       }
-      for (const e of sig.events) {
-        const eh = isUsableHost(e.host) ? e.host : null;
-        if (eh !== p.host && !(p.host === null && eh === null)) continue;
+      for (const e of eventsOfHost(sig, p.host)) {
         // The same line read from two files (unit journal, full journal, messages) counts once.
         const key = dedupeKey(e);
         if (seen.has(key)) continue;

@@ -8,17 +8,21 @@ import type { MultiSearch } from './multisearch.js';
 
 export interface LineVisitor {
   /** A line to parse (UTF-8, without the newline). `lineNo` is 1-based, `offset` the byte offset of its start;
-   *  `buf[from, to)` are its bytes, for byte-level searches. */
-  line(text: string, lineNo: number, offset: number, buf: Buffer, from: number, to: number): void;
+   *  `buf[from, to)` are its bytes, for byte-level searches; `sampled`: it is visited as one of the sparse sample. */
+  line(text: string, lineNo: number, offset: number, buf: Buffer, from: number, to: number, sampled: boolean): void;
 }
 
 export interface ScanOptions {
-  /** A line is visited when it contains one of the needles; lines up to `headLines`, every `sampleEvery`-th line
-   *  and journal markers (`-- …`) always are. */
+  /** A line is visited when it contains one of the needles; lines up to `headLines`, the sampled lines and journal
+   *  markers (`-- …`) always are. */
   prefilter: MultiSearch | null;
   headLines?: number;
-  /** Also visit every n-th line (0 = none): a sparse sample that dates the log between the lines of interest. */
-  sampleEvery?: number;
+  /** Also visit the line that holds each multiple of this many bytes of the file (0 = none): a sparse sample that
+   *  dates the log between the lines of interest. Fixed by file position, so that a file read in ranges (worker
+   *  threads) samples the very lines one pass does. */
+  sampleBytes?: number;
+  /** Position in the file of the first byte pushed (a range that does not start the file). */
+  baseOffset?: number;
   /** Longer lines are cut to this many bytes (a 50 MB single line must not become a 50 MB string). */
   maxLineBytes?: number;
 }
@@ -38,6 +42,7 @@ export interface ScanResult {
 export const CHECKPOINT_EVERY = 1024;
 
 const DEFAULT_MAX_LINE = 256 * 1024;
+const PIECE_BYTES = 64 * 1024;
 
 /** journalctl's `-- Logs begin at …`, `-- Reboot --`, `-- Boot …` lines carry the year and boot boundaries. */
 function isMarker(s: string, i: number): boolean {
@@ -52,7 +57,10 @@ export class LineScanner {
   private chunkAbs = 0;
   private lineNo = 0;
   private readonly headLines: number;
-  private readonly sampleEvery: number;
+  private readonly sampleBytes: number;
+  private readonly base: number;
+  /** File position of the next sample: the line that holds it is visited. */
+  private nextSample: number;
   private readonly maxLine: number;
   private search: MultiSearch | null;
   /** Bumped by setPrefilter: a match found with the old needles is stale. */
@@ -65,7 +73,9 @@ export class LineScanner {
   constructor(private readonly visitor: LineVisitor, opts: ScanOptions) {
     this.search = opts.prefilter;
     this.headLines = opts.headLines ?? 64;
-    this.sampleEvery = opts.sampleEvery ?? 0;
+    this.sampleBytes = opts.sampleBytes ?? 0;
+    this.base = opts.baseOffset ?? 0;
+    this.nextSample = this.sampleBytes > 0 ? Math.ceil(this.base / this.sampleBytes) * this.sampleBytes : Infinity;
     this.maxLine = opts.maxLineBytes ?? DEFAULT_MAX_LINE;
   }
 
@@ -76,7 +86,14 @@ export class LineScanner {
     this.generation++;
   }
 
+  /** Bytes in. The scanner keeps no reference to `chunk` afterwards: the caller may reuse its memory. */
   push(chunk: Buffer): void {
+    // Scanned in pieces: a piece becomes one latin1 string, and strings under V8's large-object size are made in the
+    // young generation, while 1 MiB ones each map fresh pages (page faults that also serialise worker threads).
+    for (let o = 0; o < chunk.length; o += PIECE_BYTES) this.pushPiece(o === 0 && chunk.length <= PIECE_BYTES ? chunk : chunk.subarray(o, o + PIECE_BYTES));
+  }
+
+  private pushPiece(chunk: Buffer): void {
     let buf: Buffer;
     let bufAbs: number;
     if (this.dropping) {
@@ -86,6 +103,7 @@ export class LineScanner {
         return;
       }
       this.dropping = false;
+      this.passSample(this.chunkAbs + nl);
       this.lineNo++;
       if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, this.carryAbs]);
       this.noteLong();
@@ -134,7 +152,8 @@ export class LineScanner {
         gen = this.generation;
         nextMatch = -1;
       }
-      let visit = search === null || this.lineNo <= this.headLines || isMarker(s, pos) || (this.sampleEvery > 0 && this.lineNo % this.sampleEvery === 0);
+      const sampled = this.passSample(bufAbs + nl);
+      let visit = search === null || this.lineNo <= this.headLines || isMarker(s, pos) || sampled;
       if (!visit && search !== null) {
         if (nextMatch < pos && nextMatch !== NO_MATCH) {
           const m = search.next(buf, pos);
@@ -148,9 +167,10 @@ export class LineScanner {
           let p = nl + 1;
           while (p <= stop) {
             if (s.charCodeAt(p) === 45 && isMarker(s, p)) break;
-            if (this.sampleEvery > 0 && (this.lineNo + 1) % this.sampleEvery === 0) break;
             const k = s.indexOf('\n', p);
             if (k < 0 || k > stop) break;
+            // The sampled line is visited by the loop above.
+            if (this.base + bufAbs + k >= this.nextSample) break;
             this.lineNo++;
             if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, bufAbs + p]);
             lineStart = p;
@@ -163,9 +183,15 @@ export class LineScanner {
         }
         visit = true;
       }
-      if (visit) this.emit(buf, pos, nl, bufAbs);
+      if (visit) this.emit(buf, pos, nl, bufAbs, sampled);
       this.last = { buf, from: pos, to: nl, lineNo: this.lineNo, abs: bufAbs };
       pos = nl + 1;
+    }
+    const last = this.last;
+    if (last && last.buf === buf) {
+      // The last line so far, copied: the caller may reuse the chunk's memory.
+      const to = Math.min(last.to, last.from + this.maxLine + 1);
+      this.last = { buf: Buffer.from(buf.subarray(last.from, to)), from: 0, to: to - last.from, lineNo: last.lineNo, abs: last.abs + last.from };
     }
     const rest = buf.length - pos;
     if (rest > this.maxLine) {
@@ -178,6 +204,14 @@ export class LineScanner {
     }
   }
 
+  /** Whether the line ending (at its newline) at `endRel` holds the next sample position; if so, moves past it. */
+  private passSample(endRel: number): boolean {
+    const end = this.base + endRel;
+    if (end < this.nextSample) return false;
+    this.nextSample = (Math.floor(end / this.sampleBytes) + 1) * this.sampleBytes;
+    return true;
+  }
+
   private noteLong(): void {
     this.longLineCount++;
     if (this.longLines.length < 10) this.longLines.push(this.lineNo);
@@ -185,20 +219,21 @@ export class LineScanner {
 
   private visitIfWanted(buf: Buffer, from: number, to: number, abs: number): void {
     const search = this.search;
-    let want = search === null || this.lineNo <= this.headLines || isMarker(buf.toString('latin1', from, Math.min(to, from + 3)), 0);
+    const sampled = this.sampleBytes > 0 && this.passSample(abs + to);
+    let want = search === null || this.lineNo <= this.headLines || sampled || isMarker(buf.toString('latin1', from, Math.min(to, from + 3)), 0);
     if (!want && search) want = search.next(buf, from, to) >= 0;
-    if (want) this.emit(buf, from, to, abs);
+    if (want) this.emit(buf, from, to, abs, sampled);
     this.last = { buf, from, to, lineNo: this.lineNo, abs };
   }
 
-  private emit(buf: Buffer, from: number, to: number, abs: number): void {
+  private emit(buf: Buffer, from: number, to: number, abs: number, sampled = false): void {
     let end = to;
     if (end > from && buf[end - 1] === 13) end--;
     if (end - from > this.maxLine) {
       this.noteLong();
       end = from + this.maxLine;
     }
-    this.visitor.line(buf.toString('utf8', from, end), this.lineNo, abs + from, buf, from, end);
+    this.visitor.line(buf.toString('utf8', from, end), this.lineNo, abs + from, buf, from, end, sampled);
   }
 
   finish(): ScanResult {

@@ -57,9 +57,10 @@ const PROOF_SPACING_MS = 60_000;
 const CLOCK_DISAGREE_MS = 60_000;
 /** Lines always parsed at the top of a file (the scanner's `headLines`): host, headers, start-up. */
 const HEAD_LINES = 64;
-/** Every n-th line is parsed too, to date each host's log between the lines of interest (merged multi-host logs).
- *  Prime, so that hosts interleaved in a regular rhythm are not sampled in the same few phases. */
-const SAMPLE_EVERY = 509;
+/** The line at every so many bytes of the file is parsed too, to date each host's log between the lines of interest
+ *  (merged multi-host logs): about one line in 500. Not a power of two, so that hosts interleaved in a regular rhythm
+ *  are not sampled in the same few phases. */
+const SAMPLE_BYTES = 127_997;
 
 const prefilters = new Map<string, MultiSearch>();
 
@@ -114,6 +115,8 @@ export interface SegmentOptions {
   /** The file's first segment (head lines, year anchor) or a later one (continues the year walk, expects proofs). */
   first: boolean;
   yearStart?: { year: number; lastMonth: number };
+  /** Position in the file of the segment's first byte (its sampled lines are fixed by file position). */
+  offset?: number;
 }
 
 /**
@@ -168,7 +171,7 @@ export class SignalExtractor {
     this.expectProof = !segment.first;
     this.forceProof = this.expectProof;
     this.scanner = new LineScanner({
-      line: (text, lineNo, offset, buf, from, to) => {
+      line: (text, lineNo, offset, buf, from, to, sampled) => {
         if (text.charCodeAt(0) === 45 && text.startsWith('-- ')) {
           const mk = parseMarker(text);
           if (mk?.type === 'begin') this.years.setYear(mk.year, mk.month);
@@ -176,12 +179,12 @@ export class SignalExtractor {
         }
         const woken = this.route(buf, from, to);
         const head = lineNo <= this.headLines;
-        if (!woken && !head && lineNo % SAMPLE_EVERY !== 0) return;
+        if (!woken && !head && !sampled) return;
         const rec = parseLine(text, lineNo, offset, this.ctx);
         if (rec) this.onRecord(rec, woken || head);
         if (!opts.noPrefilter) this.scanner.setPrefilter(this.wantsProof() ? this.searchFull : this.searchBase);
       },
-    }, { prefilter: opts.noPrefilter ? null : this.expectProof ? this.searchFull : this.searchBase, headLines: this.headLines, sampleEvery: SAMPLE_EVERY });
+    }, { prefilter: opts.noPrefilter ? null : this.expectProof ? this.searchFull : this.searchBase, headLines: this.headLines, sampleBytes: SAMPLE_BYTES, baseOffset: segment.offset ?? 0 });
   }
 
   push(chunk: Buffer): void {

@@ -1,10 +1,12 @@
-// Worker threads for signal extraction (design.md §7: both cores). The reading thread reads and decompresses; each
-// log is cut into line-aligned segments (segments.ts) that idle workers scan; results are merged in file order.
+// Worker threads for signal extraction (design.md §7: every core). Large plain logs are cut into byte ranges that the
+// workers read and scan themselves (segments.ts); the reading thread meanwhile reads everything else.
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Segment, SegmentResult } from './segments.js';
+import type { SegmentResult } from './segments.js';
 import type { ExtractJob, FromWorker, ToWorker } from './worker-protocol.js';
+import type { SegmentOptions } from './extract.js';
+import type { FileRange } from '../input/ranges.js';
 
 /** The compiled worker next to this module; absent when running from TypeScript sources (tests): then no pool. */
 export function workerScript(): string | null {
@@ -18,6 +20,7 @@ interface Pending {
   resolve: (r: SegmentResult) => void;
   reject: (e: Error) => void;
   worker: Worker;
+  onProgress?: (bytes: number, lines: number) => void;
 }
 
 export class SignalPool {
@@ -29,8 +32,8 @@ export class SignalPool {
 
   constructor(script: string, readonly size: number) {
     for (let i = 0; i < size; i++) {
-      // A small young generation keeps each worker's heap (and the process RSS) flat over gigabytes of input.
-      // Small heaps keep the process RSS flat: a worker holds one segment (a few MB) and its events at a time.
+      // A small young generation keeps each worker's heap (and the process RSS) flat over gigabytes of input: a worker
+      // holds a 1 MiB chunk, its carried line and the events found so far.
       const w = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 } });
       w.on('message', (m: FromWorker) => this.onMessage(m));
       w.on('error', (err) => this.failWorker(w, err));
@@ -42,6 +45,10 @@ export class SignalPool {
   private onMessage(m: FromWorker): void {
     const p = this.pending.get(m.id);
     if (!p) return;
+    if (m.type === 'progress') {
+      p.onProgress?.(m.bytes, m.lines);
+      return;
+    }
     this.pending.delete(m.id);
     this.release(p.worker);
     if (m.type === 'done') p.resolve(m.result);
@@ -68,17 +75,13 @@ export class SignalPool {
     else this.idle.push(w);
   }
 
-  async runSegment(job: ExtractJob, seg: Segment): Promise<SegmentResult> {
+  /** A byte range of a plain file, read by the worker itself (no bytes cross threads on the way in). */
+  async runRange(job: ExtractJob, range: FileRange, options: SegmentOptions, onProgress?: (bytes: number, lines: number) => void): Promise<SegmentResult> {
     const w = await this.acquire();
     const id = this.nextId++;
     return new Promise<SegmentResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, worker: w });
-      const b = seg.bytes;
-      // Transfer the memory when the segment owns its whole ArrayBuffer; slices of a shared one are copied.
-      const owned = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
-      const bytes = owned ? new Uint8Array(b.buffer, 0, b.byteLength) : new Uint8Array(b);
-      const msg: ToWorker = { type: 'segment', id, job, options: seg.options, bytes };
-      w.postMessage(msg, [bytes.buffer as ArrayBuffer]);
+      this.pending.set(id, { resolve, reject, worker: w, ...(onProgress ? { onProgress } : {}) });
+      w.postMessage({ type: 'range', id, job, options, range, progress: onProgress !== undefined } satisfies ToWorker);
     });
   }
 

@@ -1,8 +1,8 @@
-// One large log scanned on both cores: the reading thread cuts the byte stream at line boundaries into segments,
-// runners (worker threads, or this thread in tests) extract each segment independently, and merge() stitches the
-// results back in order: line numbers and offsets rebased, the year walk carried across, kubelet restarts that fall on
-// a boundary found, windows and counters combined.
-import type { Readable } from 'node:stream';
+// One large log scanned on every core: the file is cut into byte ranges (src/input/ranges.ts: each owns the lines that
+// start in it), runners (worker threads, or this thread in tests) extract each range on their own, and merge() stitches
+// the results back in order: line numbers and offsets rebased, the year walk carried across, kubelet restarts that fall
+// on a boundary found, windows and counters combined.
+import { readRangeSync, type FileRange } from '../input/ranges.js';
 import { parseLine } from '../parse/record.js';
 import { WallClock, YearClock } from '../parse/time.js';
 import type { SignalEvent } from './events.js';
@@ -10,27 +10,21 @@ import {
   completeSignals, SignalExtractor, type ArtifactSignals, type ExtractOptions, type HostWindow, type SegmentOptions, type SegmentTail,
 } from './extract.js';
 
-export interface Segment {
-  seq: number;
-  bytes: Buffer;
-  options: SegmentOptions;
-}
-
 export interface SegmentResult {
   signals: ArtifactSignals;
   tail: SegmentTail;
 }
 
-export type SegmentRunner = (seg: Segment) => Promise<SegmentResult>;
-
-export const SEGMENT_BYTES = 2 * 1024 * 1024;
-/** A line longer than this is cut into pieces at a segment boundary rather than buffered without limit. */
-const MAX_CARRY = 4 * SEGMENT_BYTES;
-
-/** Runs one segment in this thread (the worker does exactly this on its side). */
-export function runSegmentHere(opts: ExtractOptions, seg: Segment): SegmentResult {
-  const ex = new SignalExtractor(opts, seg.options);
-  ex.push(seg.bytes);
+/** Extracts one range of a plain file (what a worker thread does; tests run it in this thread). `onChunk` sees the bytes. */
+export function runRangeHere(opts: ExtractOptions, range: FileRange, options: SegmentOptions, onChunk?: (bytes: Buffer) => void): SegmentResult {
+  // Made at the first chunk, which tells where the range's first line starts in the file.
+  let ex: SignalExtractor | null = null;
+  readRangeSync(range, (b, position) => {
+    ex ??= new SignalExtractor(opts, { ...options, offset: position });
+    ex.push(b);
+    onChunk?.(b);
+  });
+  ex ??= new SignalExtractor(opts, { ...options, offset: range.start });
   return ex.finishSegment();
 }
 
@@ -49,6 +43,21 @@ function firstMonthDay(bytes: Buffer, wall: WallClock): { month: number; day: nu
   return null;
 }
 
+/**
+ * How many journal hosts the first lines of `head` name. A log of several hosts (must-gather's merged node logs) is not
+ * cut into ranges: its per-host windows come from the lines each pass happens to parse, which depends on where the
+ * pass began, so only one pass over it gives the same report as the single-threaded run.
+ */
+export function hostsInHead(head: Buffer, opts: ExtractOptions, lines = 64): number {
+  const wall = new WallClock(opts.zone);
+  const hosts = new Set<string>();
+  for (const line of head.toString('latin1', 0, Math.min(head.length, 64 * 1024)).split('\n', lines)) {
+    const rec = parseLine(line, 1, 0, { years: new YearClock(wall, { year: 2000 }), wall });
+    if (rec?.host) hosts.add(rec.host);
+  }
+  return hosts.size;
+}
+
 /** The year rule of YearClock applied to a segment start: where would a walk at `from` put month `month`? */
 function rollYear(from: { year: number; lastMonth: number }, month: number): number {
   if (from.lastMonth < 0) return from.year;
@@ -64,79 +73,36 @@ function shiftYears(ms: number, delta: number): number {
   return d.getTime();
 }
 
+type YearStart = { year: number; lastMonth: number } | undefined;
+
 /**
- * Reads `stream`, cuts it into line-aligned segments of about SEGMENT_BYTES, runs them (at most `parallel` at a time)
- * and merges the results. `readError` handling matches extractSignals: what was read is analyzed, with a warning.
+ * The year walk of the reading thread over the first line of each segment, in file order: each later segment starts
+ * from the year this walk gives it; merge() corrects it if a header or roll-over inside the previous one says otherwise.
  */
-export async function extractSegmented(stream: Readable, opts: ExtractOptions, run: SegmentRunner, parallel: number, segmentBytes = SEGMENT_BYTES): Promise<ArtifactSignals> {
+function yearStarter(opts: ExtractOptions): (head: Buffer, first: boolean) => YearStart {
   const wall = new WallClock(opts.zone);
   const walker = new YearClock(wall, { year: opts.year, notAfterMs: opts.notAfterMs });
-  const results: Array<Promise<SegmentResult>> = [];
-  const starts: Array<{ year: number; lastMonth: number } | undefined> = [];
-  const pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let seq = 0;
-  let inFlight = 0;
-  let wake: (() => void) | null = null;
-  let readError: Error | undefined;
-
-  const dispatch = (bytes: Buffer): void => {
-    const first = seq === 0;
-    // The year walk of the reading thread gives each later segment its starting year; merge() corrects it if a
-    // header or roll-over inside the previous segment says otherwise.
-    const md = firstMonthDay(bytes, wall);
-    let yearStart: { year: number; lastMonth: number } | undefined;
+  return (head, first) => {
+    const md = firstMonthDay(head, wall);
     if (md) {
       const y = walker.yearFor(md.month, md.day);
-      yearStart = first ? undefined : { year: y, lastMonth: md.month };
-    } else if (!first) {
-      yearStart = walker.state();
+      return first ? undefined : { year: y, lastMonth: md.month };
     }
-    starts.push(yearStart);
-    const seg: Segment = { seq: seq++, bytes, options: { first, ...(yearStart ? { yearStart } : {}) } };
-    inFlight++;
-    results.push(run(seg).finally(() => {
-      inFlight--;
-      wake?.();
-    }));
+    return first ? undefined : walker.state();
   };
+}
 
-  const flush = async (final: boolean): Promise<void> => {
-    if (pendingBytes === 0) return;
-    const all = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
-    pending.length = 0;
-    pendingBytes = 0;
-    let cut = final ? all.length : all.lastIndexOf(10) + 1;
-    if (cut === 0) {
-      if (all.length < MAX_CARRY) {
-        pending.push(all);
-        pendingBytes = all.length;
-        return;
-      }
-      cut = all.length;
-    }
-    while (inFlight >= parallel) await new Promise<void>((r) => (wake = r));
-    dispatch(all.subarray(0, cut));
-    if (cut < all.length) {
-      const rest = Buffer.from(all.subarray(cut));
-      pending.push(rest);
-      pendingBytes = rest.length;
-    }
-  };
-
-  try {
-    for await (const chunk of stream) {
-      const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-      pending.push(b);
-      pendingBytes += b.length;
-      if (pendingBytes >= segmentBytes) await flush(false);
-    }
-  } catch (err) {
-    readError = err as Error;
-  }
-  await flush(true);
-  const parts = await Promise.all(results);
-  return merge(parts, starts, opts, readError);
+/** Runs the ranges of one file (in parallel) and merges them. `heads[k]`: the first bytes of range k (its first date). */
+export async function extractRanges<R>(
+  ranges: R[], heads: Buffer[], opts: ExtractOptions, run: (range: R, options: SegmentOptions) => Promise<SegmentResult>,
+): Promise<ArtifactSignals> {
+  const yearStart = yearStarter(opts);
+  const starts = ranges.map((_, k) => yearStart(heads[k] ?? Buffer.alloc(0), k === 0));
+  const parts = await Promise.all(ranges.map((r, k) => {
+    const start = starts[k];
+    return run(r, { first: k === 0, ...(start ? { yearStart: start } : {}) });
+  }));
+  return merge(parts, starts, opts);
 }
 
 /** Stitches segment results (in file order) into one ArtifactSignals, as one pass over the file would give. */

@@ -3,6 +3,7 @@
 import type { CustomSignalSpec } from './custom.js';
 import type { SegmentOptions } from './extract.js';
 import type { SegmentResult } from './segments.js';
+import type { FileRange } from '../input/ranges.js';
 
 export interface ExtractJob {
   artifact: number;
@@ -13,8 +14,10 @@ export interface ExtractJob {
   custom: CustomSignalSpec[];
 }
 
-export type ToWorker = { type: 'segment'; id: number; job: ExtractJob; options: SegmentOptions; bytes: Uint8Array };
+/** A byte range of a plain file the worker reads itself; `progress`: report bytes and lines as they go. */
+export type ToWorker = { type: 'range'; id: number; job: ExtractJob; options: SegmentOptions; range: FileRange; progress: boolean };
 
 export type FromWorker =
   | { type: 'done'; id: number; result: SegmentResult }
+  | { type: 'progress'; id: number; bytes: number; lines: number }
   | { type: 'error'; id: number; message: string };

@@ -1,15 +1,20 @@
-// Worker thread entry: extracts one segment at a time with the same code the reading thread would run.
+// Worker thread entry: extracts one byte range of a plain log at a time, reading it itself, with the same code the
+// reading thread would run (runRangeHere).
 import { parentPort } from 'node:worker_threads';
 import { resolveZone } from '../parse/time.js';
 import { compileCustom, type CustomPattern } from './custom.js';
-import type { ExtractOptions } from './extract.js';
-import { runSegmentHere } from './segments.js';
+import { buildPrefilter, type ExtractOptions } from './extract.js';
+import { runRangeHere } from './segments.js';
 import type { ExtractJob, FromWorker, ToWorker } from './worker-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('signals/worker.js must run as a worker thread');
 
-// Segments of one artifact share their options: compile patterns once per job.
+// The needle tables (~1 MB each) are built while the reading thread is still listing files, not on the first range.
+buildPrefilter([], false);
+buildPrefilter([], true);
+
+// Ranges of one artifact share their options: compile patterns once per job.
 let lastKey = '';
 let lastOpts: ExtractOptions | null = null;
 
@@ -23,12 +28,27 @@ function optionsOf(job: ExtractJob): ExtractOptions {
   return lastOpts;
 }
 
+/** Progress reports while reading a range, every so many bytes. */
+const PROGRESS_BYTES = 8 << 20;
+
 port.on('message', (m: ToWorker) => {
+  const post = (msg: FromWorker) => port.postMessage(msg);
   try {
-    const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
-    const result = runSegmentHere(optionsOf(m.job), { seq: m.id, bytes, options: m.options });
-    port.postMessage({ type: 'done', id: m.id, result } satisfies FromWorker);
+    let bytes = 0;
+    let lines = 0;
+    let reported = 0;
+    const onChunk = m.progress ? (b: Buffer) => {
+      bytes += b.length;
+      for (let p = b.indexOf(10); p >= 0; p = b.indexOf(10, p + 1)) lines++;
+      if (bytes - reported >= PROGRESS_BYTES) {
+        reported = bytes;
+        post({ type: 'progress', id: m.id, bytes, lines });
+      }
+    } : undefined;
+    const result = runRangeHere(optionsOf(m.job), m.range, m.options, onChunk);
+    if (m.progress) post({ type: 'progress', id: m.id, bytes, lines });
+    post({ type: 'done', id: m.id, result });
   } catch (err) {
-    port.postMessage({ type: 'error', id: m.id, message: (err as Error).message } satisfies FromWorker);
+    post({ type: 'error', id: m.id, message: (err as Error).message });
   }
 });

@@ -34,6 +34,33 @@ describe('node objects', () => {
 
   it('damaged input says why', () => {
     expect(parseNodeObjects('{"kind": "Node", ').error).toMatch(/not valid JSON/);
+    const bad = parseNodeObjects('kind: Node\nmetadata:\n  name: [unclosed\n');
+    expect(bad.nodes).toEqual([]);
+    expect(bad.error).toMatch(/^not valid YAML: \S/);
+    expect(bad.error).not.toContain('\n');
+  });
+
+  it('YAML as kubectl and hand edits write it: several documents, a repeated key (the last wins), unquoted dates', () => {
+    const y = [
+      'kind: Node', 'metadata:', '  name: first', '  name: w-1', 'status:', '  conditions:', '  - type: Ready', '    status: "True"',
+      '    lastTransitionTime: 2024-01-11T09:13:01Z', '  nodeInfo:', '    kubeletVersion: v1.29.6', '---', 'kind: Node', 'metadata:', '  name: w-2', '',
+    ].join('\n');
+    const { nodes, error } = parseNodeObjects(y);
+    expect(error).toBeNull();
+    expect(nodes.map((n) => n.name)).toEqual(['w-1', 'w-2']);
+    expect(nodes[0]?.conditions[0]?.lastTransitionTime).toBe(Date.parse('2024-01-11T09:13:01Z'));
+    expect(nodes[0]?.kubeletVersion).toBe('v1.29.6');
+  });
+
+  it('an alias bomb is read in linear time (aliases share one object; each is walked once)', () => {
+    const ls = ['a0: &a0 {kind: Node, metadata: {name: bomb}}'];
+    for (let i = 1; i <= 30; i++) ls.push(`a${i}: &a${i} {items: [*a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}]}`);
+    ls.push('items: [*a30]');
+    const t0 = Date.now();
+    const { nodes } = parseNodeObjects(ls.join('\n') + '\n');
+    expect(nodes.map((n) => n.name)).toEqual(['bomb']);
+    // 4^30 paths if each alias were expanded or walked anew.
+    expect(Date.now() - t0).toBeLessThan(2000);
   });
 });
 

@@ -337,11 +337,20 @@ describe('discover: folders', () => {
         opened.push(String(p));
         return realCreateReadStream.call(fs, p, o);
       }) as typeof fs.createReadStream);
+      // Small files are probed with one open and read (FileSource.head), not a stream.
+      const realOpen = fs.promises.open;
+      const spyOpen = vi.spyOn(fs.promises, 'open').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+        opened.push(String(p));
+        return (realOpen as (...a: unknown[]) => ReturnType<typeof fs.promises.open>).call(fs.promises, p, ...rest);
+      }) as typeof fs.promises.open);
       let d: Discovery;
       try {
         d = await discover([root]);
+        // Every artifact read in full too, as the analysis would.
+        for (const a of d.artifacts) for await (const chunk of a.open()) void chunk;
       } finally {
         spy.mockRestore();
+        spyOpen.mockRestore();
       }
       expect(d.artifacts.map((a) => a.path)).toEqual(['k.log']);
       for (const a of d.artifacts) expect(a.head.toString()).not.toContain('SECRET');

@@ -1,9 +1,13 @@
-// A file scanned in segments (as the worker threads do) gives what one pass gives.
-import { describe, expect, it } from 'vitest';
+// A file scanned in byte ranges (as the worker threads do) gives what one pass gives, wherever the cuts fall.
+import { afterAll, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { headAtSync, readRangeSync, splitRanges } from '../../src/input/ranges.js';
 import { resolveZone } from '../../src/parse/time.js';
 import { extractSignals, type ExtractOptions } from '../../src/signals/extract.js';
-import { extractSegmented, runSegmentHere } from '../../src/signals/segments.js';
+import { extractRanges, runRangeHere } from '../../src/signals/segments.js';
 import { at, kl, jl, lines, skipLines, syncLoopEvent } from '../helpers/scenario.js';
 
 const opts = (year?: number): ExtractOptions => ({ artifact: 3, zone: resolveZone('UTC'), year, notAfterMs: Date.UTC(2025, 0, 10) });
@@ -31,19 +35,61 @@ function yearEnd(): string {
   return ls.sort((a, b) => a[0] - b[0]).map((x) => x[1]).join('\n') + '\n';
 }
 
-async function both(text: string, o: ExtractOptions, segBytes: number) {
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'plegscope-ranges-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+let files = 0;
+
+function fileOf(text: string): string {
+  const p = path.join(tmp, `f${files++}.log`);
+  fs.writeFileSync(p, text);
+  return p;
+}
+
+/** One pass over the text, and the same text as a file cut into `n` ranges, each run as a worker runs it. */
+async function both(text: string, o: ExtractOptions, n: number) {
   const one = await extractSignals(Readable.from([Buffer.from(text)]), o);
-  const chunks: Buffer[] = [];
-  const buf = Buffer.from(text);
-  for (let i = 0; i < buf.length; i += 50_000) chunks.push(buf.subarray(i, i + 50_000));
-  const seg = await extractSegmented(Readable.from(chunks), o, async (s) => runSegmentHere(o, s), 2, segBytes);
+  const file = fileOf(text);
+  const ranges = splitRanges(file, Buffer.byteLength(text), n);
+  const heads = ranges.map((r) => headAtSync(r.realPath, r.start, 16 * 1024));
+  const seg = await extractRanges(ranges, heads, o, async (r, options) => runRangeHere(o, r, options));
   return { one, seg };
 }
 
-describe('segmented extraction', () => {
-  for (const segBytes of [64 * 1024, 300 * 1024]) {
-    it(`equals one pass: events, windows, restarts, line numbers (segments of ${segBytes} bytes)`, async () => {
-      const { one, seg } = await both(journal(), opts(), segBytes);
+describe('byte ranges of a file', () => {
+  it('own every line once, in order, wherever the cuts fall (inside a line, on a newline, beyond a long line)', () => {
+    const text = ['short', 'x'.repeat(3000), '', 'a line', 'y'.repeat(70_000), 'end without newline'].join('\n');
+    const file = fileOf(text);
+    const size = Buffer.byteLength(text);
+    for (const n of [1, 2, 3, 7, 40, 500]) {
+      const parts: Buffer[] = [];
+      const starts: number[] = [];
+      for (const r of splitRanges(file, size, n)) {
+        let first = true;
+        readRangeSync(r, (b, position) => {
+          if (first) starts.push(position);
+          first = false;
+          parts.push(Buffer.from(b));
+        }, 4096);
+      }
+      expect(Buffer.concat(parts).toString()).toBe(text);
+      // Every range begins with a line.
+      for (const p of starts) expect(p === 0 || text[p - 1] === '\n').toBe(true);
+    }
+  });
+
+  it("a range's head starts at its first whole line", () => {
+    const file = fileOf('first line\nsecond line\nthird\n');
+    expect(headAtSync(file, 0, 64).toString()).toBe('first line\nsecond line\nthird\n');
+    expect(headAtSync(file, 3, 64).toString()).toBe('second line\nthird\n');
+    expect(headAtSync(file, 11, 64).toString()).toBe('second line\nthird\n');
+    expect(headAtSync(file, 12, 64).toString()).toBe('third\n');
+  });
+});
+
+describe('extraction in ranges', () => {
+  for (const n of [2, 5, 23]) {
+    it(`equals one pass: events, windows, restarts, line numbers (${n} ranges)`, async () => {
+      const { one, seg } = await both(journal(), opts(), n);
       expect(seg.scan.lines).toBe(one.scan.lines);
       expect(seg.scan.lastLine).toEqual(one.scan.lastLine);
       // A later segment keeps its first relist proof (it cannot know it is redundant): compare the rest exactly.
@@ -56,7 +102,7 @@ describe('segmented extraction', () => {
     });
   }
   it('carries the year across a New Year boundary between segments', async () => {
-    const { one, seg } = await both(yearEnd(), opts(2023), 32 * 1024);
+    const { one, seg } = await both(yearEnd(), opts(2023), Math.ceil(Buffer.byteLength(yearEnd()) / (32 * 1024)));
     expect(seg.events.filter((e) => e.type !== 'relist-proof')).toEqual(one.events.filter((e) => e.type !== 'relist-proof'));
     expect(seg.hosts).toEqual(one.hosts);
     expect(new Date(seg.hosts[0]!.last).getUTCFullYear()).toBe(2024);

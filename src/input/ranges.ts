@@ -1,0 +1,101 @@
+// A plain (uncompressed) log on disk cut into byte ranges that other threads read on their own, so a large journal is
+// scanned on every core without the reading thread copying its bytes to them. A range owns exactly the lines that
+// start inside it: ranges read one after another give every line once, in order, whatever the cut points.
+import fs from 'node:fs';
+import { OPEN_FLAGS, READ_CHUNK } from './source.js';
+import { shortError } from './fserror.js';
+
+export interface FileRange {
+  /** The resolved path the walk validated (the only one ever opened), as FileSource holds it. */
+  realPath: string;
+  start: number;
+  end: number;
+}
+
+const NL = 10;
+
+/** `n` ranges of about equal size over a file of `size` bytes (fewer when the file is small). */
+export function splitRanges(realPath: string, size: number, n: number): FileRange[] {
+  const k = Math.max(1, Math.min(n, size));
+  const out: FileRange[] = [];
+  for (let i = 0; i < k; i++) out.push({ realPath, start: Math.floor((size * i) / k), end: i === k - 1 ? size : Math.floor((size * (i + 1)) / k) });
+  return out;
+}
+
+function openChecked(realPath: string): number {
+  const fd = fs.openSync(realPath, OPEN_FLAGS);
+  if (!fs.fstatSync(fd).isFile()) {
+    fs.closeSync(fd);
+    throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+  }
+  return fd;
+}
+
+/**
+ * Hands the bytes of the lines that start in [start, end) to `onChunk` (in order, with their position in the file; the
+ * memory is reused once `onChunk` returns); the last of them runs on past `end` to its newline. Synchronous: meant for worker threads, which have nothing else to do meanwhile.
+ */
+export function readRangeSync(r: FileRange, onChunk: (bytes: Buffer, position: number) => void, chunkBytes = READ_CHUNK): void {
+  let fd: number;
+  try {
+    fd = openChecked(r.realPath);
+  } catch (err) {
+    throw shortError(err);
+  }
+  try {
+    // The line running across `start` belongs to the range before: skip to the first line that starts at ≥ start.
+    let pos = r.start === 0 ? 0 : r.start - 1;
+    let begun = r.start === 0;
+    // One buffer, reused: fresh memory per read costs page faults, which worker threads of one process take in turn.
+    const buf = Buffer.allocUnsafe(chunkBytes);
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, chunkBytes, pos);
+      if (n === 0) return;
+      const b = buf.subarray(0, n);
+      let from = 0;
+      if (!begun) {
+        const i = b.indexOf(NL);
+        if (i < 0) {
+          pos += n;
+          continue;
+        }
+        from = i + 1;
+        begun = true;
+        if (pos + from >= r.end) return;
+      }
+      // The line holding byte end-1 is the last one owned: it ends at its newline.
+      const q = b.indexOf(NL, Math.max(from, r.end - 1 - pos));
+      const to = q >= 0 ? q + 1 : n;
+      if (to > from) onChunk(b.subarray(from, to), pos + from);
+      if (q >= 0) return;
+      pos += n;
+    }
+  } catch (err) {
+    throw shortError(err);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Up to `max` bytes from the first line that starts at ≥ `offset`: what a range begins with (its first date).
+ * Synchronous on purpose: two small reads, which must not wait behind a folder of small files for an event-loop turn.
+ */
+export function headAtSync(realPath: string, offset: number, max: number): Buffer {
+  let fd: number;
+  try {
+    fd = openChecked(realPath);
+  } catch (err) {
+    throw shortError(err);
+  }
+  try {
+    const from = offset === 0 ? 0 : offset - 1;
+    const buf = Buffer.alloc(max + 1);
+    const b = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, from));
+    if (offset === 0) return b.subarray(0, max);
+    const i = b.indexOf(NL);
+    return i < 0 ? Buffer.alloc(0) : b.subarray(i + 1);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
