@@ -12,11 +12,12 @@ import { LineScanner, scanStream } from './parse/lines.js';
 import { MetricsParser } from './parse/metrics/exposition.js';
 import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
 import { iso, resolveZone } from './parse/time.js';
-import { extractSignals, type ArtifactSignals } from './signals/extract.js';
+import { extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
 import { compileCustom, type CustomSignalSpec } from './signals/custom.js';
 import { SignalPool, workerScript } from './signals/pool.js';
 import { extractRanges, hostsInHead } from './signals/segments.js';
-import { headAtSync, splitRanges } from './input/ranges.js';
+import { headAtSync, splitRanges, type FileRange } from './input/ranges.js';
+import type { ExtractJob } from './signals/worker-protocol.js';
 import { availableParallelism } from 'node:os';
 import { buildNodes, type ArtifactData, type NodeModel } from './model/node.js';
 import type { MetricsSource } from './model/metrics.js';
@@ -136,23 +137,14 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
         const zoneName = artifactZone(a, opts.tz, (m) => warn(a, null, m));
         const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: artifactNotAfter(a, anchorMs ?? a.mtime), noPrefilter: opts.noPrefilter, custom };
         const here = { ...job, zone: zoneName === (opts.tz ?? 'UTC') ? zone : resolveZone(zoneName), custom: compiled };
+        const onRead = opts.onRead ? (bytes: number, n: number) => opts.onRead?.({ artifact: a, bytes, lines: n }) : undefined;
         let sig: ArtifactSignals;
         if (pool && offload(a)) {
           // One range per worker for a large single-host log; a merged many-host log goes whole to one worker.
-          const ranges = splitRanges(a.file.realPath, a.file.size, a.file.size >= splitAt && hostsInHead(a.head, here) <= 1 ? pool.size : 1);
-          const heads = ranges.map((r) => headAtSync(r.realPath, r.start, RANGE_HEAD_BYTES));
-          const read = ranges.map(() => ({ bytes: 0, lines: 0 }));
-          const onRead = opts.onRead;
-          sig = await extractRanges(ranges, heads, here, (r, options) => {
-            const k = ranges.indexOf(r);
-            return pool.runRange(job, r, options, onRead ? (bytes, n) => {
-              read[k] = { bytes, lines: n };
-              onRead({ artifact: a, bytes: read.reduce((t, x) => t + x.bytes, 0), lines: read.reduce((t, x) => t + x.lines, 0) });
-            } : undefined);
-          });
+          const n = a.file.size >= splitAt && hostsInHead(a.head, here) <= 1 ? pool.size : 1;
+          sig = await readInRanges(pool, splitRanges(a.file.realPath, a.file.size, n), job, here, onRead);
         } else {
-          const src = opts.onRead ? countingStream(a.open(), (bytes, n) => opts.onRead?.({ artifact: a, bytes, lines: n })) : a.open();
-          sig = await extractSignals(src, here);
+          sig = await extractSignals(onRead ? countingStream(a.open(), onRead) : a.open(), here);
         }
         d.signals = sig;
         logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));
@@ -230,6 +222,21 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     criErrors: n.events.flatMap((e) => (e.type === 'cri-error' ? [{ op: e.op, ts: e.ts, layer: e.layer }] : [])),
   }]));
   return { analysis, evaluated, artifacts: disc.artifacts, views: { logs, nodes: viewNodes } };
+}
+
+/** The ranges of one plain log, each read and scanned by a worker, merged in file order; progress summed over them. */
+function readInRanges(
+  pool: SignalPool, ranges: FileRange[], job: ExtractJob, here: ExtractOptions, onRead?: (bytes: number, lines: number) => void,
+): Promise<ArtifactSignals> {
+  const heads = ranges.map((r) => headAtSync(r.realPath, r.start, RANGE_HEAD_BYTES));
+  const read = ranges.map(() => ({ bytes: 0, lines: 0 }));
+  return extractRanges(ranges, heads, here, (r, options) => {
+    const k = ranges.indexOf(r);
+    return pool.runRange(job, r, options, onRead ? (bytes, lines) => {
+      read[k] = { bytes, lines };
+      onRead(read.reduce((t, x) => t + x.bytes, 0), read.reduce((t, x) => t + x.lines, 0));
+    } : undefined);
+  });
 }
 
 /** Runs `fn` over `items` with at most `limit` at a time, in order of start. */
