@@ -10,6 +10,7 @@ import zlib from 'node:zlib';
 import type { Compression } from './artifact.js';
 import { errorCode, mapStreamErrors, shortError } from './fserror.js';
 import type { Source } from './source.js';
+import { collect } from './entry-stream.js';
 
 export const HEAD_BYTES = 64 * 1024;
 
@@ -155,30 +156,10 @@ export interface Head {
   error: Error | null;
 }
 
-/** The first `max` bytes of a stream; the stream is destroyed as soon as they are in. */
-export function readHead(stream: Readable, max: number): Promise<Head> {
-  return new Promise((resolve) => {
-    const parts: Buffer[] = [];
-    let n = 0;
-    let done = false;
-    const finish = (complete: boolean, error: Error | null) => {
-      if (done) return;
-      done = true;
-      stream.off('data', onData);
-      resolve({ head: Buffer.concat(parts, Math.min(n, max)), complete, error });
-      if (!complete && !error) stream.destroy();
-    };
-    const onData = (chunk: Buffer | string) => {
-      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      parts.push(b);
-      n += b.length;
-      if (n >= max) finish(false, null);
-    };
-    stream.on('data', onData);
-    stream.once('end', () => finish(true, null));
-    // Stays attached: a stream destroyed after the head may still report an error nobody else listens to.
-    stream.on('error', (err) => finish(false, err));
-  });
+/** The first `max` bytes of a stream (complete: the stream ended within them); the rest is never read. */
+export async function readHead(stream: Readable, max: number): Promise<Head> {
+  const r = await collect(stream, max);
+  return { head: r.data, complete: r.complete, error: r.error };
 }
 
 export interface Probe {

@@ -393,7 +393,7 @@ class Discoverer {
       size: source.size,
       head,
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
-      open: inMemory ? () => replay(head) : () => decode(source.open(), compression, tools),
+      open: inMemory ? () => Readable.from([head], { objectMode: false }) : () => decode(source.open(), compression, tools),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
       ...(/^(?:crictl-pods|crictl-ps|docker-ps)$/.test(verdict.format) ? { parseAs: 'container-list' as const } : {}),
@@ -419,17 +419,6 @@ function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
       waiting.shift()?.();
     }
   };
-}
-
-function replay(bytes: Buffer): Readable {
-  let sent = false;
-  return new Readable({
-    read() {
-      if (!sent && bytes.length > 0) this.push(bytes);
-      sent = true;
-      this.push(null);
-    },
-  });
 }
 
 function failedStream(err: Error): Readable {

@@ -145,7 +145,10 @@ export async function peek(stream: Readable, n: number): Promise<{ head: Buffer;
   return { head: head.subarray(0, n), stream: out, error: null, ended: false };
 }
 
-/** Reads a stream to its end, keeping at most `max` bytes. */
+/**
+ * Reads a stream up to `max` bytes: `complete` when it ended within them. Past `max` the stream is destroyed, so a
+ * huge input costs one chunk more than `max`. A stream error ends it with what was read.
+ */
 export function collect(stream: Readable, max: number): Promise<{ data: Buffer; complete: boolean; error: Error | null }> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
@@ -154,16 +157,19 @@ export function collect(stream: Readable, max: number): Promise<{ data: Buffer; 
     const finish = (complete: boolean, error: Error | null) => {
       if (done) return;
       done = true;
+      stream.off('data', onData);
       resolve({ data: Buffer.concat(parts, Math.min(n, max)), complete, error });
       if (!complete && !error) stream.destroy();
     };
-    stream.on('data', (c: Buffer) => {
-      if (done) return;
-      parts.push(c);
-      n += c.length;
+    const onData = (chunk: Buffer | string) => {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      parts.push(b);
+      n += b.length;
       if (n > max) finish(false, null);
-    });
-    stream.on('end', () => finish(true, null));
+    };
+    stream.on('data', onData);
+    stream.once('end', () => finish(true, null));
+    // Stays attached: a stream destroyed after the head may still report an error nobody else listens to.
     stream.on('error', (err) => finish(false, err));
   });
 }

@@ -52,16 +52,17 @@ export class FileSource implements Source {
     try {
       const st = await fh.stat();
       if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
-      // Sized to the file (+1 byte to see its end): a small file is one read. A file that grew is read on up to `max`.
-      let buf = Buffer.allocUnsafe(Math.max(1, Math.min(max, st.size + 1)));
+      // Sized to the file (+1 byte to see its end): a small file is one read. A file that grew is read on up to `max`
+      // (+1: complete means it ended within `max`, as for a stream's head).
+      let buf = Buffer.allocUnsafe(Math.min(max, st.size) + 1);
       let n = 0;
       for (;;) {
         const { bytesRead } = await fh.read(buf, n, buf.length - n, n);
         if (bytesRead === 0) return { head: buf.subarray(0, n), complete: true };
         n += bytesRead;
         if (n < buf.length) continue;
-        if (n >= max) return { head: buf, complete: false };
-        const bigger = Buffer.allocUnsafe(Math.min(max, buf.length * 2));
+        if (n > max) return { head: buf.subarray(0, max), complete: false };
+        const bigger = Buffer.allocUnsafe(Math.min(max + 1, buf.length * 2));
         buf.copy(bigger, 0, 0, n);
         buf = bigger;
       }

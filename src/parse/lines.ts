@@ -10,6 +10,8 @@ export interface LineVisitor {
   /** A line to parse (UTF-8, without the newline). `lineNo` is 1-based, `offset` the byte offset of its start;
    *  `buf[from, to)` are its bytes, for byte-level searches; `sampled`: it is visited as one of the sparse sample. */
   line(text: string, lineNo: number, offset: number, buf: Buffer, from: number, to: number, sampled: boolean): void;
+  /** Called once, right after the last of the `headLines` (whatever the prefilter): a fixed point to change modes. */
+  headDone?(): void;
 }
 
 export interface ScanOptions {
@@ -57,7 +59,7 @@ export class LineScanner {
   private chunkAbs = 0;
   private lineNo = 0;
   private readonly headLines: number;
-  private readonly sampleBytes: number;
+  private sampleBytes: number;
   private readonly base: number;
   /** File position of the next sample: the line that holds it is visited. */
   private nextSample: number;
@@ -69,6 +71,13 @@ export class LineScanner {
   private longLines: number[] = [];
   private longLineCount = 0;
   private readonly checkpoints: Array<[number, number]> = [[1, 0]];
+  private tailMax = 0;
+  /** Where the line after the keepTail() call starts (relative to the first byte pushed). */
+  private tailFrom = 0;
+  /** Where the newline of the last line seen is (relative to the first byte pushed). */
+  private lineEnd = -1;
+  private tail: Array<{ abs: number; bytes: Buffer }> = [];
+  private tailSize = 0;
 
   constructor(private readonly visitor: LineVisitor, opts: ScanOptions) {
     this.search = opts.prefilter;
@@ -77,6 +86,47 @@ export class LineScanner {
     this.base = opts.baseOffset ?? 0;
     this.nextSample = this.sampleBytes > 0 ? Math.ceil(this.base / this.sampleBytes) * this.sampleBytes : Infinity;
     this.maxLine = opts.maxLineBytes ?? DEFAULT_MAX_LINE;
+  }
+
+  /** Samples every `bytes` of the file from the next line on (a denser sample for a log of many hosts). */
+  setSampleBytes(bytes: number): void {
+    this.sampleBytes = bytes;
+    // From the start of the next line: a point fixed by the file, not by how it was cut into chunks.
+    const at = this.base + this.lineEnd + 1;
+    this.nextSample = bytes > 0 ? Math.ceil(at / bytes) * bytes : Infinity;
+  }
+
+  /** Keeps a copy of the last `bytes` of input from the next line on, for tailLines(). */
+  keepTail(bytes: number): void {
+    this.tailMax = bytes;
+    this.tailFrom = this.lineEnd + 1;
+  }
+
+  /**
+   * Every line that starts in the last `keepTail` bytes, visited or not, with its byte offset. After finish().
+   * A log of many hosts reads its end once more this way: each host's last line is there, sampled or not.
+   */
+  tailLines(fn: (text: string, offset: number) => void): void {
+    if (this.tail.length === 0) return;
+    const first = this.tail[0] as { abs: number; bytes: Buffer };
+    const all = Buffer.concat(this.tail.map((t) => t.bytes));
+    // Exactly the lines that start in the last `tailMax` bytes (and after keepTail was called): the same lines
+    // however the input was cut into chunks. The ring holds the byte before that point, to see whether a line starts.
+    const start = Math.max(first.abs + all.length - this.tailMax, this.tailFrom);
+    let p = start - first.abs;
+    if (start !== this.tailFrom) {
+      const nl = all.indexOf(10, p - 1);
+      if (nl < 0) return;
+      p = nl + 1;
+    }
+    while (p < all.length) {
+      const nl = all.indexOf(10, p);
+      let end = nl < 0 ? all.length : nl;
+      const next = end + 1;
+      if (end > p && all[end - 1] === 13) end--;
+      fn(all.toString('utf8', p, Math.min(end, p + this.maxLine)), this.base + first.abs + p);
+      p = next;
+    }
   }
 
   /** Switches the needle set from the next line on (a visitor that starts or stops waiting for something). */
@@ -94,6 +144,13 @@ export class LineScanner {
   }
 
   private pushPiece(chunk: Buffer): void {
+    const abs = this.chunkAbs;
+    this.scanPiece(chunk);
+    // After the scan: the piece in which keepTail() was called is kept too.
+    if (this.tailMax > 0) this.keep(chunk, abs);
+  }
+
+  private scanPiece(chunk: Buffer): void {
     let buf: Buffer;
     let bufAbs: number;
     if (this.dropping) {
@@ -204,8 +261,17 @@ export class LineScanner {
     }
   }
 
+  private keep(chunk: Buffer, abs: number): void {
+    this.tail.push({ abs, bytes: Buffer.from(chunk) });
+    this.tailSize += chunk.length;
+    while (this.tail.length > 1 && this.tailSize - (this.tail[0] as { bytes: Buffer }).bytes.length > this.tailMax) {
+      this.tailSize -= (this.tail.shift() as { bytes: Buffer }).bytes.length;
+    }
+  }
+
   /** Whether the line ending (at its newline) at `endRel` holds the next sample position; if so, moves past it. */
   private passSample(endRel: number): boolean {
+    this.lineEnd = endRel;
     const end = this.base + endRel;
     if (end < this.nextSample) return false;
     this.nextSample = (Math.floor(end / this.sampleBytes) + 1) * this.sampleBytes;
@@ -219,7 +285,7 @@ export class LineScanner {
 
   private visitIfWanted(buf: Buffer, from: number, to: number, abs: number): void {
     const search = this.search;
-    const sampled = this.sampleBytes > 0 && this.passSample(abs + to);
+    const sampled = this.passSample(abs + to);
     let want = search === null || this.lineNo <= this.headLines || sampled || isMarker(buf.toString('latin1', from, Math.min(to, from + 3)), 0);
     if (!want && search) want = search.next(buf, from, to) >= 0;
     if (want) this.emit(buf, from, to, abs, sampled);
@@ -234,6 +300,7 @@ export class LineScanner {
       end = from + this.maxLine;
     }
     this.visitor.line(buf.toString('utf8', from, end), this.lineNo, abs + from, buf, from, end, sampled);
+    if (this.lineNo === this.headLines) this.visitor.headDone?.();
   }
 
   finish(): ScanResult {

@@ -56,7 +56,19 @@ const PROOF_SPACING_MS = 60_000;
 
 const CLOCK_DISAGREE_MS = 60_000;
 /** Lines always parsed at the top of a file (the scanner's `headLines`): host, headers, start-up. */
-const HEAD_LINES = 64;
+export const HEAD_LINES = 64;
+/** A log whose head names several hosts (must-gather's merged node logs) samples this much denser, about one line in
+ *  60: with hundreds of hosts interleaved, one line in 500 dates a host's log only every few minutes. */
+const MULTI_HOST_SAMPLE_BYTES = 16 * 1024;
+/** …and reads its last few MB once more at the end: every host still logging then has its last line there. */
+const MULTI_HOST_TAIL_BYTES = 4 << 20;
+
+/** Journal hosts named by records, for telling a log of one host from a merged one (the same test everywhere). */
+export function distinctHosts(hosts: Iterable<string | null>): number {
+  let n = 0;
+  for (const h of hosts) if (h) n++;
+  return n;
+}
 /** The line at every so many bytes of the file is parsed too, to date each host's log between the lines of interest
  *  (merged multi-host logs): about one line in 500. Not a power of two, so that hosts interleaved in a regular rhythm
  *  are not sampled in the same few phases. */
@@ -128,6 +140,8 @@ export class SignalExtractor {
   private readonly ctx: ParseContext;
   private readonly events: SignalEvent[] = [];
   private readonly hosts = new Map<string | null, HostState>();
+  /** The head named several hosts: denser sample, and the tail read again at the end (see MULTI_HOST_*). */
+  private multiHost = false;
   private readonly nodeNames = new Map<string, number>();
   private readonly bootAnchors: number[] = [];
   private readonly maxText: number;
@@ -183,6 +197,12 @@ export class SignalExtractor {
         const rec = parseLine(text, lineNo, offset, this.ctx);
         if (rec) this.onRecord(rec, woken || head);
         if (!opts.noPrefilter) this.scanner.setPrefilter(this.wantsProof() ? this.searchFull : this.searchBase);
+      },
+      headDone: () => {
+        if (distinctHosts(this.hosts.keys()) < 2) return;
+        this.multiHost = true;
+        this.scanner.setSampleBytes(MULTI_HOST_SAMPLE_BYTES);
+        this.scanner.keepTail(MULTI_HOST_TAIL_BYTES);
       },
     }, { prefilter: opts.noPrefilter ? null : this.expectProof ? this.searchFull : this.searchBase, headLines: this.headLines, sampleBytes: SAMPLE_BYTES, baseOffset: segment.offset ?? 0 });
   }
@@ -246,13 +266,8 @@ export class SignalExtractor {
     if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
     if (!Number.isNaN(rec.ts) && !Number.isNaN(rec.mono) && this.bootAnchors.length < 16) this.bootAnchors.push(rec.ts - rec.mono * 1000);
     const st = this.hostState(rec.host);
-    const w = st.window;
-    if (!Number.isNaN(rec.ts)) {
-      if (!(w.first <= rec.ts)) w.first = rec.ts;
-      if (!(w.last >= rec.ts)) w.last = rec.ts;
-      if (Number.isNaN(this.firstTs)) this.firstTs = rec.ts;
-    }
-    if ((rec.kind === 'klog' || rec.kind === 'json') && !(w.kubeletLast >= rec.ts)) w.kubeletLast = rec.ts;
+    noteWindow(st.window, rec);
+    if (!Number.isNaN(rec.ts) && Number.isNaN(this.firstTs)) this.firstTs = rec.ts;
     if (!full) return;
     if (!Number.isNaN(this.lastTs) && rec.ts < this.lastTs - 3600_000) this.backwardJumps++;
     if (!Number.isNaN(rec.ts)) this.lastTs = rec.ts;
@@ -306,6 +321,7 @@ export class SignalExtractor {
   /** Ends a segment: raw results plus what the merge needs; no last-line handling, no warnings. */
   finishSegment(): { signals: ArtifactSignals; tail: SegmentTail } {
     const scan = this.scanner.finish();
+    if (this.multiHost) this.readTail();
     const lastPid: Record<string, number> = {};
     for (const [h, st] of this.hosts) for (const [ident, pid] of st.pidByIdent) lastPid[`${h ?? ''}|${ident}`] = pid;
     return {
@@ -333,11 +349,31 @@ export class SignalExtractor {
     };
   }
 
+  /** Every line of the kept tail dates its host's window (nothing else: its events were found in the pass). */
+  private readTail(): void {
+    const years = new YearClock(this.ctx.wall, { year: this.opts.year, notAfterMs: this.opts.notAfterMs });
+    years.resume(this.years.state());
+    const ctx: ParseContext = { years, wall: this.ctx.wall };
+    this.scanner.tailLines((text, offset) => {
+      const rec = parseLine(text, 0, offset, ctx);
+      if (!rec || !rec.host || (Number.isNaN(rec.ts) && Number.isNaN(rec.mono))) return;
+      noteWindow(this.hostState(rec.host).window, rec);
+    });
+  }
+
   /** Ends a whole file. `readError`: the stream failed (truncated gzip…) after what was pushed. */
   finish(readError?: Error): ArtifactSignals {
     const { signals, tail } = this.finishSegment();
     return completeSignals(signals, tail, this.opts, readError);
   }
+}
+
+function noteWindow(w: HostWindow, rec: LogRecord): void {
+  if (!Number.isNaN(rec.ts)) {
+    if (!(w.first <= rec.ts)) w.first = rec.ts;
+    if (!(w.last >= rec.ts)) w.last = rec.ts;
+  }
+  if ((rec.kind === 'klog' || rec.kind === 'json') && !(w.kubeletLast >= rec.ts)) w.kubeletLast = rec.ts;
 }
 
 /** Whole-file results from a (merged) segment: the last line's window, node names, warnings. */

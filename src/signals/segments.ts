@@ -7,7 +7,7 @@ import { parseLine } from '../parse/record.js';
 import { WallClock, YearClock } from '../parse/time.js';
 import type { SignalEvent } from './events.js';
 import {
-  completeSignals, SignalExtractor, type ArtifactSignals, type ExtractOptions, type HostWindow, type SegmentOptions, type SegmentTail,
+  completeSignals, distinctHosts, HEAD_LINES, SignalExtractor, type ArtifactSignals, type ExtractOptions, type HostWindow, type SegmentOptions, type SegmentTail,
 } from './extract.js';
 
 export interface SegmentResult {
@@ -44,18 +44,18 @@ function firstMonthDay(bytes: Buffer, wall: WallClock): { month: number; day: nu
 }
 
 /**
- * How many journal hosts the first lines of `head` name. A log of several hosts (must-gather's merged node logs) is not
- * cut into ranges: its per-host windows come from the lines each pass happens to parse, which depends on where the
- * pass began, so only one pass over it gives the same report as the single-threaded run.
+ * How many journal hosts the first lines of `head` name, as the extractor counts them at the end of its head lines. A
+ * log of several hosts (must-gather's merged node logs) is not cut into ranges: it samples more densely from there on
+ * and reads its tail again, which only one pass over the whole file does.
  */
-export function hostsInHead(head: Buffer, opts: ExtractOptions, lines = 64): number {
+export function hostsInHead(head: Buffer, opts: ExtractOptions, lines = HEAD_LINES): number {
   const wall = new WallClock(opts.zone);
-  const hosts = new Set<string>();
+  const hosts = new Set<string | null>();
   for (const line of head.toString('latin1', 0, Math.min(head.length, 64 * 1024)).split('\n', lines)) {
     const rec = parseLine(line, 1, 0, { years: new YearClock(wall, { year: 2000 }), wall });
-    if (rec?.host) hosts.add(rec.host);
+    if (rec && !(Number.isNaN(rec.ts) && Number.isNaN(rec.mono))) hosts.add(rec.host);
   }
-  return hosts.size;
+  return distinctHosts(hosts);
 }
 
 /** The year rule of YearClock applied to a segment start: where would a walk at `from` put month `month`? */

@@ -43,6 +43,54 @@ describe('LineScanner', () => {
   });
 });
 
+describe('LineScanner: samples by file position, head hook, kept tail', () => {
+  const lines = Array.from({ length: 5000 }, (_, i) => `line ${String(i).padStart(5, '0')} ordinary chatter`);
+  const text = lines.join('\n') + '\n';
+  const buf = Buffer.from(text);
+
+  function run(chunk: number) {
+    const sampled: number[] = [];
+    const tail: Array<[string, number]> = [];
+    let headAt = -1;
+    const sc: LineScanner = new LineScanner({
+      line: (_t, _n, off, _b, _f, _to, s) => {
+        if (s) sampled.push(off);
+      },
+      headDone: () => {
+        headAt = sampled.length;
+        sc.setSampleBytes(4096);
+        sc.keepTail(10_000);
+      },
+    }, { prefilter: new MultiSearch(['NEVER-IN-THIS-TEXT']), headLines: 3, sampleBytes: 20_000 });
+    for (let i = 0; i < buf.length; i += chunk) sc.push(buf.subarray(i, i + chunk));
+    sc.finish();
+    sc.tailLines((t, off) => tail.push([t, off]));
+    return { sampled, tail, headAt };
+  }
+
+  it('the sampled lines are the ones holding each multiple of the sample size, whatever the chunks', () => {
+    const a = run(7);
+    const b = run(65_536);
+    expect(b.sampled).toEqual(a.sampled);
+    // Before the head ended, the line holding byte 0; after it, exactly the lines holding each multiple of 4096.
+    expect(a.sampled.slice(0, a.headAt)).toEqual([0]);
+    const headEnd = lines.slice(0, 3).join('\n').length + 1;
+    const want: number[] = [];
+    for (let m = Math.ceil(headEnd / 4096) * 4096; m < buf.length; m += 4096) want.push(buf.lastIndexOf(10, m - 1) + 1);
+    expect(a.sampled.slice(a.headAt)).toEqual(want);
+  });
+
+  it('the tail gives every whole line of the last bytes kept, with their offsets', () => {
+    const { tail } = run(1000);
+    expect(run(65_536).tail).toEqual(tail);
+    expect(tail.at(-1)).toEqual([lines[4999], buf.length - lines[4999]!.length - 1]);
+    for (const [t, off] of tail) expect(buf.toString('utf8', off, off + t.length)).toBe(t);
+    const n = tail.length;
+    expect(tail.map(([t]) => t)).toEqual(lines.slice(5000 - n));
+    expect(n * 28).toBeGreaterThanOrEqual(10_000 - 28);
+  });
+});
+
 describe('MultiSearch', () => {
   it('finds the earliest needle of many, short ones too, and says which', () => {
     const ms = new MultiSearch(['from runtime service failed', 'SyncLoop (PLEG)', 'oom', 'Kubelet version']);
