@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Both cores on independent work (issue 7): a synthetic must-gather of 200 nodes — the merged workers' kubelet log
 // (short-precise, UTC, all hosts interleaved, as `oc adm node-logs` writes it), one Node YAML (~15 KB, with its image
-// list, as oc writes it) and one dmesg per node — analyzed on one core (taskset -c 0) and on all of them, default
+// list, as oc writes it), one dmesg per node and CRI-O's merged service log (half the kubelet's size) — analyzed on one core (taskset -c 0) and on all of them, default
 // settings both times; also on all cores with worker threads off (PLEGSCOPE_WORKERS=0).
 // Goal: all cores ≤ 60 % of the one-core wall time.
 //   node bench/mustgather.mjs            (BENCH_MG_MB=200 sets the size of the merged log; BENCH_RUNS=5 the runs)
@@ -15,6 +15,8 @@ const MB = Number(process.env.BENCH_MG_MB || 200);
 const NODES = 200;
 const IMAGE = join(ROOT, 'must-gather.local.4242', 'quay-io-openshift-release-dev-ocp-v4-0-art-dev-sha256-' + 'ab'.repeat(32));
 const LOG = join(IMAGE, 'host_service_logs', 'workers', 'kubelet_service.log');
+const CRIO = join(IMAGE, 'host_service_logs', 'workers', 'crio_service.log');
+const CRIO_MB = Math.round(MB / 2);
 const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const p2 = (n) => String(n).padStart(2, '0');
 const names = Array.from({ length: NODES }, (_, i) => `worker-${String(i).padStart(3, '0')}`);
@@ -26,8 +28,23 @@ function stamp(t) {
   return { journal: `${MON[d.getUTCMonth()]} ${p2(d.getUTCDate())} ${hms}.${us}`, klog: `${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())} ${hms}.${us}` };
 }
 
-const GEN_VERSION = '2';
+const GEN_VERSION = '3';
 const STAMP = join(ROOT, 'generated');
+
+/** Lines of all nodes interleaved in time order (3 ms apart), as `oc adm node-logs` merges them, up to `target` bytes. */
+async function writeMerged(file, target, lineOf) {
+  const out = createWriteStream(file);
+  let bytes = 0;
+  let t = Date.UTC(2024, 2, 11, 0, 0, 0);
+  for (let k = 0; bytes < target; k++, t += 3) {
+    const i = k % NODES;
+    const line = lineOf(k, i, names[i], t, stamp(t)) + '\n';
+    bytes += line.length;
+    if (!out.write(line)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
 
 async function build() {
   if (existsSync(LOG) && statSync(LOG).size >= MB * 1024 * 1024 && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === GEN_VERSION) return;
@@ -50,39 +67,32 @@ async function build() {
     mkdirSync(join(IMAGE, 'nodes', n), { recursive: true });
     writeFileSync(join(IMAGE, 'nodes', n, 'dmesg'), Array.from({ length: 200 }, (_, k) => `[ ${(k * 3.1).toFixed(6)}] eth0: link up, 10 Gbps, full duplex ${k}`).join('\n') + '\n');
   }
-  const out = createWriteStream(LOG);
-  const target = MB * 1024 * 1024;
-  let bytes = 0;
-  let t = Date.UTC(2024, 2, 11, 0, 0, 0);
-  let k = 0;
   const L = Date.UTC(2024, 2, 11, 0, 10, 0);
-  while (bytes < target) {
-    const i = k % NODES;
-    const n = names[i];
+  await writeMerged(LOG, MB * 1024 * 1024, (k, i, n, t, s) => {
     const pid = 3000 + i;
-    const s = stamp(t);
-    let line;
     if (stalled.has(i) && t > L + 180_000 && t < L + 900_000 && k % 7 === 0) {
       const age = (t - L) / 1000;
-      line = `${s.journal} ${n} kubenswrapper[${pid}]: E${s.klog} ${String(pid).padStart(7)} kubelet.go:2392] "Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active ${Math.floor(age / 60)}m${(age % 60).toFixed(3)}s ago; threshold is 3m0s"`;
-    } else if (k % 41 === 0) {
-      line = `${s.journal} ${n} kubenswrapper[${pid}]: I${s.klog} ${String(pid).padStart(7)} kubelet.go:2435] "SyncLoop (PLEG): event for pod" pod="openshift-monitoring/node-exporter-${i}" event={"ID":"0892e7d7-4185-4b43-ac7d-497027d06088","Type":"ContainerStarted","Data":"a13cf8c0"}`;
-    } else {
-      line = `${s.journal} ${n} kubenswrapper[${pid}]: I${s.klog} ${String(pid).padStart(7)} prober.go:107] "Probe succeeded" probeType="Readiness" pod="openshift-dns/dns-default-${i}" podUID="0892e7d7-4185-4b43-ac7d-497027d06088" containerName="dns"`;
+      return `${s.journal} ${n} kubenswrapper[${pid}]: E${s.klog} ${String(pid).padStart(7)} kubelet.go:2392] "Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active ${Math.floor(age / 60)}m${(age % 60).toFixed(3)}s ago; threshold is 3m0s"`;
     }
-    line += '\n';
-    bytes += line.length;
-    if (!out.write(line)) await once(out, 'drain');
-    t += 3;
-    k++;
-  }
-  out.end();
-  await once(out, 'finish');
+    if (k % 41 === 0) {
+      return `${s.journal} ${n} kubenswrapper[${pid}]: I${s.klog} ${String(pid).padStart(7)} kubelet.go:2435] "SyncLoop (PLEG): event for pod" pod="openshift-monitoring/node-exporter-${i}" event={"ID":"0892e7d7-4185-4b43-ac7d-497027d06088","Type":"ContainerStarted","Data":"a13cf8c0"}`;
+    }
+    return `${s.journal} ${n} kubenswrapper[${pid}]: I${s.klog} ${String(pid).padStart(7)} prober.go:107] "Probe succeeded" probeType="Readiness" pod="openshift-dns/dns-default-${i}" podUID="0892e7d7-4185-4b43-ac7d-497027d06088" containerName="dns"`;
+  });
+  // CRI-O's own log, merged the same way (gather_service_logs writes one per service): about half the kubelet's.
+  await writeMerged(CRIO, CRIO_MB * 1024 * 1024, (k, i, n, t, s) => {
+    const pid = 2000 + i;
+    const iso = new Date(t).toISOString().replace('T', ' ').replace('Z', '000000Z');
+    if (stalled.has(i) && t > L && t < L + 900_000 && k % 13 === 0) {
+      return `${s.journal} ${n} crio[${pid}]: time="${iso}" level=info msg="Stopping container: 5f3c0d0b1e2a${i} (timeout: 30s)" id=0892e7d7-4185-4b43-ac7d-497027d06088 name=/runtime.v1.RuntimeService/StopContainer`;
+    }
+    return `${s.journal} ${n} crio[${pid}]: time="${iso}" level=info msg="Checking image status: quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${'ab'.repeat(32)}" id=0892e7d7-4185-4b43-ac7d-497027d06088 name=/runtime.v1.ImageService/ImageStatus`;
+  });
   writeFileSync(STAMP, GEN_VERSION);
 }
 
-function run(env, oneCore = false) {
-  const args = [join(import.meta.dirname, '..', 'bin', 'plegscope'), 'analyze', join(ROOT, 'must-gather.local.4242'), '--format', 'json', '-o', join(ROOT, 'analysis.json')];
+function run(env, oneCore, target, outFile) {
+  const args = [join(import.meta.dirname, '..', 'bin', 'plegscope'), 'analyze', target, '--format', 'json', '-o', outFile, '--year', '2024'];
   const [cmd, argv] = oneCore ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args];
   const t = process.hrtime.bigint();
   const r = spawnSync(cmd, argv, { env: { ...process.env, ...env }, encoding: 'utf8' });
@@ -98,14 +108,50 @@ function medians(modes) {
   return times.map((ts) => ts.sort((a, b) => a - b)[Math.floor(ts.length / 2)]);
 }
 
-await build();
-const size = statSync(LOG).size / 1024 / 1024;
+/** The other shape of a many-node bundle: one journal per node (sos-collect, a folder of `journalctl -u kubelet`). */
+const PER_NODE = join(import.meta.dirname, 'out', 'pernode');
+const PER_NODE_FILES = 40;
+const PER_NODE_MB = 10;
+
+async function buildPerNode() {
+  const marker = join(PER_NODE, 'generated');
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === GEN_VERSION) return;
+  mkdirSync(PER_NODE, { recursive: true });
+  for (let f = 0; f < PER_NODE_FILES; f++) {
+    const n = `node-${String(f).padStart(2, '0')}`;
+    const pid = 4000 + f;
+    const out = createWriteStream(join(PER_NODE, `${n}.log`));
+    let bytes = 0;
+    for (let k = 0, t = Date.UTC(2024, 2, 11, 0, 0, 0); bytes < PER_NODE_MB * 1024 * 1024; k++, t += 40) {
+      const s = stamp(t);
+      const line = (k % 41 === 0
+        ? `${s.journal} ${n} kubelet[${pid}]: I${s.klog} ${String(pid).padStart(7)} kubelet.go:2435] "SyncLoop (PLEG): event for pod" pod="default/app-${k % 30}" event={"ID":"0892e7d7","Type":"ContainerStarted","Data":"a13cf8c0"}`
+        : `${s.journal} ${n} kubelet[${pid}]: I${s.klog} ${String(pid).padStart(7)} prober.go:107] "Probe succeeded" probeType="Readiness" pod="default/app-${k % 30}" containerName="app"`) + '\n';
+      bytes += line.length;
+      if (!out.write(line)) await once(out, 'drain');
+    }
+    out.end();
+    await once(out, 'finish');
+  }
+  writeFileSync(marker, GEN_VERSION);
+}
+
+function report(title, target, outFile) {
+  const go = (env, oneCore = false) => run(env, oneCore, target, outFile);
+  go({}); // warm the page cache
+  const [all, noThreads, one] = medians([() => go({}), () => go({ PLEGSCOPE_WORKERS: '0' }), ...(hasTaskset ? [() => go({}, true)] : [])]);
+  console.log(`${title}; median of ${RUNS} runs`);
+  if (one !== undefined) console.log(`  one core (taskset -c 0)      ${one.toFixed(2)} s`);
+  else console.log('  one core                     (taskset not available: not measured)');
+  console.log(`  all cores, no worker threads ${noThreads.toFixed(2)} s`);
+  console.log(`  all cores (default)          ${all.toFixed(2)} s${one !== undefined ? `   (${((all / one) * 100).toFixed(0)} % of one core; goal ≤ 60 %)` : ''}`);
+  return { oneCoreSeconds: one ?? null, allCoresSeconds: all, noThreadsSeconds: noThreads, ratio: one !== undefined ? all / one : null, pass: one !== undefined ? all / one <= 0.6 : null };
+}
+
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-run({}); // warm the page cache
-const [all, noThreads, one] = medians([() => run({}), () => run({ PLEGSCOPE_WORKERS: '0' }), ...(hasTaskset ? [() => run({}, true)] : [])]);
-console.log(`must-gather: ${NODES} nodes, merged kubelet log ${size.toFixed(0)} MiB, ${NODES} dmesg + Node YAMLs; median of ${RUNS} runs`);
-if (one !== undefined) console.log(`one core (taskset -c 0)      ${one.toFixed(2)} s`);
-else console.log('one core                     (taskset not available: not measured)');
-console.log(`all cores, no worker threads ${noThreads.toFixed(2)} s`);
-console.log(`all cores (default)          ${all.toFixed(2)} s${one !== undefined ? `   (${((all / one) * 100).toFixed(0)} % of one core; goal ≤ 60 %)` : ''}`);
-console.log(JSON.stringify({ bench: 'plegscope-mustgather-cores', nodes: NODES, logMiB: Math.round(size), runs: RUNS, oneCoreSeconds: one ?? null, allCoresSeconds: all, noThreadsSeconds: noThreads, ratio: one !== undefined ? all / one : null, pass: one !== undefined ? all / one <= 0.6 : null }));
+await build();
+await buildPerNode();
+const size = statSync(LOG).size / 1024 / 1024;
+const mg = report(`must-gather: ${NODES} nodes, merged kubelet log ${size.toFixed(0)} MiB + CRI-O log ${(statSync(CRIO).size / 1024 / 1024).toFixed(0)} MiB, ${NODES} dmesg + Node YAMLs`, join(ROOT, 'must-gather.local.4242'), join(ROOT, 'analysis.json'));
+const pn = report(`per-node journals: ${PER_NODE_FILES} files of ${PER_NODE_MB} MiB`, PER_NODE, join(import.meta.dirname, 'out', 'pernode-analysis.json'));
+console.log(JSON.stringify({ bench: 'plegscope-mustgather-cores', runs: RUNS, mustGather: { nodes: NODES, logMiB: Math.round(size), ...mg }, perNode: { files: PER_NODE_FILES, fileMiB: PER_NODE_MB, ...pn } }));

@@ -76,8 +76,10 @@ export class LineScanner {
   private tailFrom = 0;
   /** Where the newline of the last line seen is (relative to the first byte pushed). */
   private lineEnd = -1;
-  private tail: Array<{ abs: number; bytes: Buffer }> = [];
-  private tailSize = 0;
+  private ring: Buffer | null = null;
+  /** The ring holds the input's bytes [ringStart, ringEnd) (relative to the first byte pushed). */
+  private ringStart = 0;
+  private ringEnd = 0;
 
   constructor(private readonly visitor: LineVisitor, opts: ScanOptions) {
     this.search = opts.prefilter;
@@ -100,6 +102,8 @@ export class LineScanner {
   keepTail(bytes: number): void {
     this.tailMax = bytes;
     this.tailFrom = this.lineEnd + 1;
+    // A fixed ring, one byte more than the tail (to see whether its first line starts there): copies, no allocations.
+    this.ring = Buffer.allocUnsafe(bytes + 1);
   }
 
   /**
@@ -107,13 +111,13 @@ export class LineScanner {
    * A log of many hosts reads its end once more this way: each host's last line is there, sampled or not.
    */
   tailLines(fn: (text: string, offset: number) => void): void {
-    if (this.tail.length === 0) return;
-    const first = this.tail[0] as { abs: number; bytes: Buffer };
-    const all = Buffer.concat(this.tail.map((t) => t.bytes));
+    if (this.ringEnd <= this.ringStart) return;
+    const all = this.ringBytes();
+    const at0 = this.ringStart;
     // Exactly the lines that start in the last `tailMax` bytes (and after keepTail was called): the same lines
     // however the input was cut into chunks. The ring holds the byte before that point, to see whether a line starts.
-    const start = Math.max(first.abs + all.length - this.tailMax, this.tailFrom);
-    let p = start - first.abs;
+    const start = Math.max(this.ringEnd - this.tailMax, this.tailFrom);
+    let p = start - at0;
     if (start !== this.tailFrom) {
       const nl = all.indexOf(10, p - 1);
       if (nl < 0) return;
@@ -124,7 +128,7 @@ export class LineScanner {
       let end = nl < 0 ? all.length : nl;
       const next = end + 1;
       if (end > p && all[end - 1] === 13) end--;
-      fn(all.toString('utf8', p, Math.min(end, p + this.maxLine)), this.base + first.abs + p);
+      fn(all.toString('utf8', p, Math.min(end, p + this.maxLine)), this.base + at0 + p);
       p = next;
     }
   }
@@ -262,11 +266,30 @@ export class LineScanner {
   }
 
   private keep(chunk: Buffer, abs: number): void {
-    this.tail.push({ abs, bytes: Buffer.from(chunk) });
-    this.tailSize += chunk.length;
-    while (this.tail.length > 1 && this.tailSize - (this.tail[0] as { bytes: Buffer }).bytes.length > this.tailMax) {
-      this.tailSize -= (this.tail.shift() as { bytes: Buffer }).bytes.length;
+    const ring = this.ring as Buffer;
+    const r = ring.length;
+    if (this.ringEnd === this.ringStart) this.ringStart = this.ringEnd = abs;
+    const src = chunk.length > r ? chunk.subarray(chunk.length - r) : chunk;
+    let at = (abs + chunk.length - src.length) % r;
+    let done = 0;
+    while (done < src.length) {
+      const n = Math.min(src.length - done, r - at);
+      src.copy(ring, at, done, done + n);
+      done += n;
+      at = (at + n) % r;
     }
+    this.ringEnd = abs + chunk.length;
+    this.ringStart = Math.max(this.ringStart, this.ringEnd - r);
+  }
+
+  /** The ring's bytes [ringStart, ringEnd) in file order. */
+  private ringBytes(): Buffer {
+    const ring = this.ring as Buffer;
+    const r = ring.length;
+    const n = this.ringEnd - this.ringStart;
+    const at = this.ringStart % r;
+    if (at + n <= r) return ring.subarray(at, at + n);
+    return Buffer.concat([ring.subarray(at), ring.subarray(0, n - (r - at))]);
   }
 
   /** Whether the line ending (at its newline) at `endRel` holds the next sample position; if so, moves past it. */

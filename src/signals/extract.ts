@@ -59,9 +59,9 @@ const CLOCK_DISAGREE_MS = 60_000;
 export const HEAD_LINES = 64;
 /** A log whose head names several hosts (must-gather's merged node logs) samples this much denser, about one line in
  *  60: with hundreds of hosts interleaved, one line in 500 dates a host's log only every few minutes. */
-const MULTI_HOST_SAMPLE_BYTES = 16 * 1024;
+const MULTI_HOST_SAMPLE_BYTES = 32 * 1024;
 /** …and reads its last few MB once more at the end: every host still logging then has its last line there. */
-const MULTI_HOST_TAIL_BYTES = 4 << 20;
+const MULTI_HOST_TAIL_BYTES = 2 << 20;
 
 /** Journal hosts named by records, for telling a log of one host from a merged one (the same test everywhere). */
 export function distinctHosts(hosts: Iterable<string | null>): number {
