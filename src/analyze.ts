@@ -15,7 +15,7 @@ import { iso, resolveZone } from './parse/time.js';
 import { extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
 import { compileCustom, type CustomSignalSpec } from './signals/custom.js';
 import { SignalPool, workerScript } from './signals/pool.js';
-import { extractRanges, hostsInHead } from './signals/segments.js';
+import { extractRanges, planRanges, type RangePlan } from './signals/segments.js';
 import { headAtSync, splitRanges, type FileRange } from './input/ranges.js';
 import type { ExtractJob } from './signals/worker-protocol.js';
 import { availableParallelism } from 'node:os';
@@ -140,9 +140,12 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
         const onRead = opts.onRead ? (bytes: number, n: number) => opts.onRead?.({ artifact: a, bytes, lines: n }) : undefined;
         let sig: ArtifactSignals;
         if (pool && offload(a)) {
-          // One range per worker for a large single-host log; a merged many-host log goes whole to one worker.
-          const n = a.file.size >= splitAt && hostsInHead(a.head, here) <= 1 ? pool.size : 1;
-          sig = await readInRanges(pool, splitRanges(a.file.realPath, a.file.size, n), job, here, onRead);
+          // A large log in ranges, several per thread so that they balance; a smaller one (or one whose head lines
+          // run on past its first 64 KiB) whole, on a worker.
+          const plan = planRanges(a.head, a.file.size, here) ?? { minFirst: a.file.size, multiHost: false };
+          const n = a.file.size >= splitAt ? Math.min(4 * pool.size, Math.max(pool.size, Math.floor(a.file.size / Math.max(1, splitAt >> 1)))) : 1;
+          if (splitAt < SPLIT_BYTES) plan.warmupBytes = splitAt >> 3;
+          sig = await readInRanges(pool, splitRanges(a.file.realPath, a.file.size, n, plan.minFirst), job, here, plan, onRead);
         } else {
           sig = await extractSignals(onRead ? countingStream(a.open(), onRead) : a.open(), here);
         }
@@ -226,17 +229,18 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
 
 /** The ranges of one plain log, each read and scanned by a worker, merged in file order; progress summed over them. */
 function readInRanges(
-  pool: SignalPool, ranges: FileRange[], job: ExtractJob, here: ExtractOptions, onRead?: (bytes: number, lines: number) => void,
+  pool: SignalPool, ranges: FileRange[], job: ExtractJob, here: ExtractOptions, plan: RangePlan, onRead?: (bytes: number, lines: number) => void,
 ): Promise<ArtifactSignals> {
   const heads = ranges.map((r) => headAtSync(r.realPath, r.start, RANGE_HEAD_BYTES));
   const read = ranges.map(() => ({ bytes: 0, lines: 0 }));
   return extractRanges(ranges, heads, here, (r, options) => {
     const k = ranges.indexOf(r);
-    return pool.runRange(job, r, options, onRead ? (bytes, lines) => {
+    // A fix-up pass re-reads a range: it is not progress.
+    return pool.runRange(job, r, options, onRead && !options.proofsFor ? (bytes, lines) => {
       read[k] = { bytes, lines };
       onRead(read.reduce((t, x) => t + x.bytes, 0), read.reduce((t, x) => t + x.lines, 0));
     } : undefined);
-  });
+  }, plan);
 }
 
 /** Runs `fn` over `items` with at most `limit` at a time, in order of start. */

@@ -14,12 +14,16 @@ export interface FileRange {
 
 const NL = 10;
 
-/** `n` ranges of about equal size over a file of `size` bytes (fewer when the file is small). */
-export function splitRanges(realPath: string, size: number, n: number): FileRange[] {
+/** `n` ranges of about equal size over a file of `size` bytes (fewer when the file is small); none starts before
+ *  `minFirst` except the first (the file's head belongs to its first range). */
+export function splitRanges(realPath: string, size: number, n: number, minFirst = 0): FileRange[] {
   const k = Math.max(1, Math.min(n, size));
-  const out: FileRange[] = [];
-  for (let i = 0; i < k; i++) out.push({ realPath, start: Math.floor((size * i) / k), end: i === k - 1 ? size : Math.floor((size * (i + 1)) / k) });
-  return out;
+  const cuts = [0];
+  for (let i = 1; i < k; i++) {
+    const at = Math.floor((size * i) / k);
+    if (at > minFirst && at > (cuts[cuts.length - 1] as number)) cuts.push(at);
+  }
+  return cuts.map((start, i) => ({ realPath, start, end: cuts[i + 1] ?? size }));
 }
 
 function openChecked(realPath: string): number {
@@ -33,9 +37,10 @@ function openChecked(realPath: string): number {
 
 /**
  * Hands the bytes of the lines that start in [start, end) to `onChunk` (in order, with their position in the file; the
- * memory is reused once `onChunk` returns); the last of them runs on past `end` to its newline. Synchronous: meant for worker threads, which have nothing else to do meanwhile.
+ * memory is reused once `onChunk` returns; it returns false to stop early); the last of them runs on past `end` to its
+ * newline. Synchronous: meant for worker threads, which have nothing else to do meanwhile.
  */
-export function readRangeSync(r: FileRange, onChunk: (bytes: Buffer, position: number) => void, chunkBytes = READ_CHUNK): void {
+export function readRangeSync(r: FileRange, onChunk: (bytes: Buffer, position: number) => boolean | void, chunkBytes = READ_CHUNK): void {
   let fd: number;
   try {
     fd = openChecked(r.realPath);
@@ -66,7 +71,8 @@ export function readRangeSync(r: FileRange, onChunk: (bytes: Buffer, position: n
       // The line holding byte end-1 is the last one owned: it ends at its newline.
       const q = b.indexOf(NL, Math.max(from, r.end - 1 - pos));
       const to = q >= 0 ? q + 1 : n;
-      if (to > from) onChunk(b.subarray(from, to), pos + from);
+      // `false` from onChunk: the reader has what it wanted.
+      if (to > from && onChunk(b.subarray(from, to), pos + from) === false) return;
       if (q >= 0) return;
       pos += n;
     }

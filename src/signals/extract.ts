@@ -51,9 +51,6 @@ export interface ExtractOptions {
   maxRefText?: number;
 }
 
-/** Proofs kept between stalls, for density views; the first proof after an unhealthy line is always kept. */
-const PROOF_SPACING_MS = 60_000;
-
 const CLOCK_DISAGREE_MS = 60_000;
 /** Lines always parsed at the top of a file (the scanner's `headLines`): host, headers, start-up. */
 export const HEAD_LINES = 64;
@@ -61,7 +58,7 @@ export const HEAD_LINES = 64;
  *  60: with hundreds of hosts interleaved, one line in 500 dates a host's log only every few minutes. */
 const MULTI_HOST_SAMPLE_BYTES = 32 * 1024;
 /** …and reads its last few MB once more at the end: every host still logging then has its last line there. */
-const MULTI_HOST_TAIL_BYTES = 2 << 20;
+export const MULTI_HOST_TAIL_BYTES = 2 << 20;
 
 /** Journal hosts named by records, for telling a log of one host from a merged one (the same test everywhere). */
 export function distinctHosts(hosts: Iterable<string | null>): number {
@@ -75,6 +72,7 @@ export function distinctHosts(hosts: Iterable<string | null>): number {
 const SAMPLE_BYTES = 127_997;
 
 const prefilters = new Map<string, MultiSearch>();
+const PROOF_MATCHER = MATCHERS.findIndex((m) => m.id === 'relist-proof');
 
 /**
  * The needle search for the built-in matchers plus `custom` (built once per needle set: tables take ~1 MB).
@@ -103,8 +101,25 @@ function needleRoutes(search: MultiSearch, custom: CustomPattern[]): Array<{ mat
 interface HostState {
   window: HostWindow;
   awaitingProof: boolean;
-  lastProofKept: number;
   pidByIdent: Map<string, number>;
+  /** The host's first relist-unhealthy or NotReady line in this segment (offset in the segment), and the relist proof
+   *  before it found while warming up: what the merge needs if the host was waiting for a proof when the segment began. */
+  firstUnhealthy: number | null;
+  /** With the index in the events where one pass would have put it. */
+  leadingProof: { event: SignalEvent; index: number } | null;
+}
+
+/**
+ * Per host, what a later segment tells the merge about the relist-proof state machine, which it runs as if no host
+ * were waiting at its start. A host that was waiting (unhealthy in an earlier segment) recovers at `proof` (the first
+ * proof before `firstUnhealthy`, searched for in the segment's first `warmupEnd` bytes); failing that, the merge looks
+ * for one in [warmupEnd, firstUnhealthy ?? end) (a fix-up pass). From `firstUnhealthy` on the segment's own run is exact.
+ */
+export interface HostEdge {
+  host: string | null;
+  proof: { event: SignalEvent; index: number } | null;
+  firstUnhealthy: number | null;
+  awaitingEnd: boolean;
 }
 
 /** What one segment of a file leaves for the merge that stitches segments back into one ArtifactSignals. */
@@ -121,14 +136,37 @@ export interface SegmentTail {
   backwardJumps: number;
   disagreements: number;
   firstDisagreement: { line: number; deltaMs: number } | null;
+  /** Keyed by host (`hostKey`). */
+  edges: Record<string, HostEdge>;
+  /** Lines starting before this offset (in the segment) were searched for every host's leading relist proof. */
+  warmupEnd: number;
 }
 
 export interface SegmentOptions {
-  /** The file's first segment (head lines, year anchor) or a later one (continues the year walk, expects proofs). */
+  /** The file's first segment (head lines, year anchor) or a later one (continues the year walk). */
   first: boolean;
+  /** The file's last segment (default: the first, i.e. one pass): a log of many hosts re-reads its tail there. */
+  last?: boolean;
   yearStart?: { year: number; lastMonth: number };
   /** Position in the file of the segment's first byte (its sampled lines are fixed by file position). */
   offset?: number;
+  /** A later segment of a log whose head named several hosts: sampled densely from its start, like the first after
+   *  its head. */
+  multiHost?: boolean;
+  /** A later segment searches its first so many bytes for every host's first relist proof (default WARMUP_BYTES). */
+  warmupBytes?: number;
+  /** A later last segment of a many-host log: the file position from which it reads the file's tail again. */
+  tailFrom?: number;
+  /** A fix-up pass: only the first relist proof of each of these hosts before its limit (offset in the segment). */
+  proofsFor?: Array<{ host: string | null; before: number }>;
+}
+
+/** Bytes at the start of a later segment in which every host's first relist proof is looked for (see HostEdge). */
+export const WARMUP_BYTES = 4 << 20;
+
+/** The key of a host in per-host records (null: lines without a host field). */
+export function hostKey(h: string | null): string {
+  return h === null ? '\u0000' : h;
 }
 
 /**
@@ -154,7 +192,6 @@ export class SignalExtractor {
   private readonly wokenCustom: Uint8Array;
   private readonly scanner: LineScanner;
   private readonly headLines: number;
-  private readonly expectProof: boolean;
   private disagreements = 0;
   private firstDisagreement: { line: number; deltaMs: number } | null = null;
   private firstTs = NaN;
@@ -164,8 +201,14 @@ export class SignalExtractor {
   private readonly firstPid: SegmentTail['firstPid'] = {};
   /** Hosts waiting for their first relist proof after an unhealthy line. */
   private awaitingHosts = 0;
-  /** A later segment parses relist proofs until it keeps one: the stall may have begun in the previous segment. */
-  private forceProof: boolean;
+  /** Lines starting before this offset search relist proofs for every host (0 in a first segment). */
+  private readonly warmupEnd: number;
+  /** Routing of the line being handled: a base needle (or none) woke it; only an on-demand (proof) needle did. */
+  private baseWoken = false;
+  private proofWoken = false;
+  /** A fix-up pass: host key → offset before which its first proof is wanted. */
+  private readonly proofsFor: Map<string, number> | null;
+  private readonly isBaseNeedle: Uint8Array;
 
   constructor(private readonly opts: ExtractOptions, segment: SegmentOptions = { first: true }) {
     const wall = new WallClock(opts.zone);
@@ -180,10 +223,12 @@ export class SignalExtractor {
     this.routesFull = needleRoutes(this.searchFull, this.custom);
     this.wokenMatchers = new Uint8Array(MATCHERS.length);
     this.wokenCustom = new Uint8Array(this.custom.length);
-    this.headLines = segment.first ? HEAD_LINES : 0;
-    // A later segment cannot know whether its host was unhealthy just before it: keep its first proof.
-    this.expectProof = !segment.first;
-    this.forceProof = this.expectProof;
+    const base = new Set(this.searchBase.needles);
+    this.isBaseNeedle = Uint8Array.from(this.searchFull.needles, (n) => (base.has(n) ? 1 : 0));
+    this.proofsFor = segment.proofsFor ? new Map(segment.proofsFor.map((p) => [hostKey(p.host), p.before])) : null;
+    this.headLines = segment.first && !this.proofsFor ? HEAD_LINES : 0;
+    this.warmupEnd = segment.first || this.proofsFor ? 0 : (segment.warmupBytes ?? WARMUP_BYTES);
+    const last = segment.last ?? segment.first;
     this.scanner = new LineScanner({
       line: (text, lineNo, offset, buf, from, to, sampled) => {
         if (text.charCodeAt(0) === 45 && text.startsWith('-- ')) {
@@ -191,32 +236,50 @@ export class SignalExtractor {
           if (mk?.type === 'begin') this.years.setYear(mk.year, mk.month);
           return;
         }
-        const woken = this.route(buf, from, to);
+        const full = this.wantsProof(offset);
+        if (!opts.noPrefilter) this.scanner.setPrefilter(full ? this.searchFull : this.searchBase);
+        this.route(buf, from, to, full);
         const head = lineNo <= this.headLines;
-        if (!woken && !head && !sampled) return;
+        if (this.proofsFor) {
+          // A fix-up pass: relist proofs of the hosts asked for, nothing else.
+          const rec = this.proofWoken ? parseLine(text, lineNo, offset, this.ctx) : null;
+          if (rec && this.proofsFor.has(hostKey(rec.host))) this.onProofLine(rec, this.hostState(rec.host));
+          return;
+        }
+        if (!this.baseWoken && !this.proofWoken && !head && !sampled) return;
         const rec = parseLine(text, lineNo, offset, this.ctx);
-        if (rec) this.onRecord(rec, woken || head);
-        if (!opts.noPrefilter) this.scanner.setPrefilter(this.wantsProof() ? this.searchFull : this.searchBase);
+        if (rec) this.onRecord(rec, this.baseWoken || head, head || sampled || this.baseWoken);
+        if (!opts.noPrefilter) this.scanner.setPrefilter(this.wantsProof(offset + 1) ? this.searchFull : this.searchBase);
       },
       headDone: () => {
         if (distinctHosts(this.hosts.keys()) < 2) return;
         this.multiHost = true;
         this.scanner.setSampleBytes(MULTI_HOST_SAMPLE_BYTES);
-        this.scanner.keepTail(MULTI_HOST_TAIL_BYTES);
+        if (last) this.scanner.keepTail(MULTI_HOST_TAIL_BYTES);
       },
-    }, { prefilter: opts.noPrefilter ? null : this.expectProof ? this.searchFull : this.searchBase, headLines: this.headLines, sampleBytes: SAMPLE_BYTES, baseOffset: segment.offset ?? 0 });
+    }, {
+      prefilter: opts.noPrefilter ? null : this.wantsProof(0) ? this.searchFull : this.searchBase,
+      headLines: this.headLines,
+      sampleBytes: this.proofsFor ? 0 : segment.multiHost && !segment.first ? MULTI_HOST_SAMPLE_BYTES : SAMPLE_BYTES,
+      baseOffset: segment.offset ?? 0,
+    });
+    if (segment.multiHost && !segment.first) this.multiHost = true;
   }
 
   push(chunk: Buffer): void {
     this.scanner.push(chunk);
   }
 
+  /** A fix-up pass that has found every proof it was asked for. */
+  get done(): boolean {
+    return this.proofsFor !== null && this.proofsFor.size === 0;
+  }
+
   private hostState(h: string | null): HostState {
     let s = this.hosts.get(h);
     if (!s) {
       // A later segment does not know which hosts were unhealthy when it began: each host keeps its first proof.
-      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN }, awaitingProof: this.expectProof, lastProofKept: -Infinity, pidByIdent: new Map() };
-      if (s.awaitingProof) this.awaitingHosts++;
+      s = { window: { host: h, first: NaN, last: NaN, kubeletLast: NaN }, awaitingProof: false, pidByIdent: new Map(), firstUnhealthy: null, leadingProof: null };
       this.hosts.set(h, s);
     }
     return s;
@@ -231,44 +294,58 @@ export class SignalExtractor {
 
   // The same needle search decides which matchers see a line, with or without the chunk prefilter, so both paths
   // give the same events by construction. Only lines a needle woke (and the head of the file) are parsed at all.
-  private wantsProof(): boolean {
-    return this.awaitingHosts > 0 || this.forceProof;
+  // Relist-proof needles are searched only while some host waits for a proof (or in a later segment's warm-up), so
+  // what a line woken by them alone says counts only for that: windows, PIDs and counters come from lines every
+  // pass parses (head, sampled, base needles), the same wherever a file is cut into segments.
+  private wantsProof(offset: number): boolean {
+    return this.awaitingHosts > 0 || offset < this.warmupEnd || this.proofsFor !== null;
   }
 
-  private route(buf: Buffer, from: number, to: number): boolean {
-    const full = this.wantsProof();
+  private route(buf: Buffer, from: number, to: number, full: boolean): void {
     const search = full ? this.searchFull : this.searchBase;
     const routes = full ? this.routesFull : this.routesBase;
     const wokenMatchers = this.wokenMatchers;
     const wokenCustom = this.wokenCustom;
     wokenMatchers.fill(0);
     wokenCustom.fill(0);
-    let any = false;
+    let base = false;
+    let proof = false;
     for (let p = from; p < to;) {
       const at = search.next(buf, p, to);
       if (at < 0) break;
-      const r = routes[search.lastNeedle];
-      if (r) {
+      const k = search.lastNeedle;
+      const r = routes[k];
+      if (r && (r.matchers.length > 0 || r.custom.length > 0)) {
         for (const i of r.matchers) wokenMatchers[i] = 1;
         for (const i of r.custom) wokenCustom[i] = 1;
-        any = true;
+        if (!full || this.isBaseNeedle[k]) base = true;
+        else proof = true;
       }
       p = at + 1;
     }
-    return any;
+    this.baseWoken = base;
+    this.proofWoken = proof;
   }
 
-  /** `full`: a line a needle woke (or the file's head); otherwise a sample line that only dates its host's log. */
-  private onRecord(rec: LogRecord, full: boolean): void {
+  /**
+   * `full`: a line a base needle woke (or the file's head): every matcher and counter sees it. `dates`: a line every
+   * pass parses (those, and sampled lines): it dates its host's log. Otherwise only a relist-proof needle woke it.
+   */
+  private onRecord(rec: LogRecord, full: boolean, dates: boolean): void {
     const wokenMatchers = this.wokenMatchers;
     const wokenCustom = this.wokenCustom;
     if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) return;
-    if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
-    if (!Number.isNaN(rec.ts) && !Number.isNaN(rec.mono) && this.bootAnchors.length < 16) this.bootAnchors.push(rec.ts - rec.mono * 1000);
     const st = this.hostState(rec.host);
-    noteWindow(st.window, rec);
-    if (!Number.isNaN(rec.ts) && Number.isNaN(this.firstTs)) this.firstTs = rec.ts;
-    if (!full) return;
+    if (dates) {
+      if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
+      if (!Number.isNaN(rec.ts) && !Number.isNaN(rec.mono) && this.bootAnchors.length < 16) this.bootAnchors.push(rec.ts - rec.mono * 1000);
+      noteWindow(st.window, rec);
+      if (!Number.isNaN(rec.ts) && Number.isNaN(this.firstTs)) this.firstTs = rec.ts;
+    }
+    if (!full) {
+      if (this.proofWoken) this.onProofLine(rec, st);
+      return;
+    }
     if (!Number.isNaN(this.lastTs) && rec.ts < this.lastTs - 3600_000) this.backwardJumps++;
     if (!Number.isNaN(rec.ts)) this.lastTs = rec.ts;
 
@@ -297,14 +374,11 @@ export class SignalExtractor {
       if (!out) continue;
       for (const d of Array.isArray(out) ? out : [out]) {
         if (d.type === 'relist-proof') {
-          if (!st.awaitingProof && rec.ts - st.lastProofKept < PROOF_SPACING_MS) continue;
-          if (st.awaitingProof) this.awaitingHosts--;
-          st.awaitingProof = false;
-          st.lastProofKept = rec.ts;
-          this.forceProof = false;
+          if (!this.keepProof(rec, st, d)) continue;
         } else if (d.type === 'relist-unhealthy' || d.type === 'node-not-ready') {
           if (!st.awaitingProof) this.awaitingHosts++;
           st.awaitingProof = true;
+          st.firstUnhealthy ??= rec.offset;
         } else if (d.type === 'node-name') {
           this.nodeNames.set(d.node, (this.nodeNames.get(d.node) ?? 0) + 1);
           continue;
@@ -318,12 +392,51 @@ export class SignalExtractor {
     }
   }
 
-  /** Ends a segment: raw results plus what the merge needs; no last-line handling, no warnings. */
-  finishSegment(): { signals: ArtifactSignals; tail: SegmentTail } {
+  /** A line only a relist-proof needle woke: the proof a waiting host needs (or a later segment's leading one). */
+  private onProofLine(rec: LogRecord, st: HostState): void {
+    const m = MATCHERS[PROOF_MATCHER] as Matcher;
+    if (!this.wokenMatchers[PROOF_MATCHER] || (m.kinds && !m.kinds.includes(rec.kind))) return;
+    const out = m.match(rec);
+    for (const d of out ? (Array.isArray(out) ? out : [out]) : []) {
+      if (d.type === 'relist-proof' && this.keepProof(rec, st, d)) this.events.push({ ...d, ts: rec.ts, host: rec.host, ref: this.refOf(rec) } as SignalEvent);
+    }
+  }
+
+  /**
+   * Whether a relist proof becomes an event: the first one after a host's unhealthy line. Before a later segment's
+   * first unhealthy line of a host, the first proof in its warm-up is kept aside for the merge (HostEdge); a fix-up pass
+   * keeps the first proof of each host it was asked for.
+   */
+  private keepProof(rec: LogRecord, st: HostState, d: { type: 'relist-proof'; what: string }): boolean {
+    if (this.proofsFor) {
+      const k = hostKey(rec.host);
+      const before = this.proofsFor.get(k);
+      if (before === undefined || rec.offset >= before) return false;
+      this.proofsFor.delete(k);
+      return true;
+    }
+    if (st.awaitingProof) {
+      this.awaitingHosts--;
+      st.awaitingProof = false;
+      return true;
+    }
+    if (st.firstUnhealthy === null && st.leadingProof === null && rec.offset < this.warmupEnd) {
+      st.leadingProof = { event: { ...d, ts: rec.ts, host: rec.host, ref: this.refOf(rec) } as SignalEvent, index: this.events.length };
+    }
+    return false;
+  }
+
+  /** Ends a segment: raw results plus what the merge needs; no last-line handling, no warnings. `tail`: the lines of
+   *  the file's last bytes, for a later last segment of a many-host log (the first reads its own, kept as it goes). */
+  finishSegment(tail?: (line: (text: string, offset: number) => void) => void): { signals: ArtifactSignals; tail: SegmentTail } {
     const scan = this.scanner.finish();
-    if (this.multiHost) this.readTail();
+    if (this.multiHost && !this.proofsFor) this.readTail(tail ?? ((fn) => this.scanner.tailLines(fn)));
     const lastPid: Record<string, number> = {};
-    for (const [h, st] of this.hosts) for (const [ident, pid] of st.pidByIdent) lastPid[`${h ?? ''}|${ident}`] = pid;
+    const edges: Record<string, HostEdge> = {};
+    for (const [h, st] of this.hosts) {
+      for (const [ident, pid] of st.pidByIdent) lastPid[`${h ?? ''}|${ident}`] = pid;
+      edges[hostKey(h)] = { host: h, proof: st.leadingProof, firstUnhealthy: st.firstUnhealthy, awaitingEnd: st.awaitingProof };
+    }
     return {
       signals: {
         artifact: this.opts.artifact,
@@ -345,16 +458,18 @@ export class SignalExtractor {
         backwardJumps: this.backwardJumps,
         disagreements: this.disagreements,
         firstDisagreement: this.firstDisagreement,
+        edges,
+        warmupEnd: this.warmupEnd,
       },
     };
   }
 
-  /** Every line of the kept tail dates its host's window (nothing else: its events were found in the pass). */
-  private readTail(): void {
+  /** Every line of the file's tail dates its host's window (nothing else: its events were found in the pass). */
+  private readTail(lines: (line: (text: string, offset: number) => void) => void): void {
     const years = new YearClock(this.ctx.wall, { year: this.opts.year, notAfterMs: this.opts.notAfterMs });
     years.resume(this.years.state());
     const ctx: ParseContext = { years, wall: this.ctx.wall };
-    this.scanner.tailLines((text, offset) => {
+    lines((text, offset) => {
       const rec = parseLine(text, 0, offset, ctx);
       if (!rec || !rec.host || (Number.isNaN(rec.ts) && Number.isNaN(rec.mono))) return;
       noteWindow(this.hostState(rec.host).window, rec);

@@ -7,8 +7,10 @@ import { parseLine } from '../parse/record.js';
 import { WallClock, YearClock } from '../parse/time.js';
 import type { SignalEvent } from './events.js';
 import {
-  completeSignals, distinctHosts, HEAD_LINES, SignalExtractor, type ArtifactSignals, type ExtractOptions, type HostWindow, type SegmentOptions, type SegmentTail,
+  completeSignals, distinctHosts, HEAD_LINES, hostKey, MULTI_HOST_TAIL_BYTES, SignalExtractor,
+  type ArtifactSignals, type ExtractOptions, type HostWindow, type SegmentOptions, type SegmentTail,
 } from './extract.js';
+import { DEFAULT_MAX_LINE } from '../parse/lines.js';
 
 export interface SegmentResult {
   signals: ArtifactSignals;
@@ -23,9 +25,35 @@ export function runRangeHere(opts: ExtractOptions, range: FileRange, options: Se
     ex ??= new SignalExtractor(opts, { ...options, offset: position });
     ex.push(b);
     onChunk?.(b);
+    return !ex.done;
   });
   ex ??= new SignalExtractor(opts, { ...options, offset: range.start });
-  return ex.finishSegment();
+  const { tailFrom } = options;
+  // The last segment of a many-host log reads the file's tail again (one pass keeps it as it goes).
+  return ex.finishSegment(tailFrom === undefined ? undefined : (line) => tailLinesOf({ ...range, start: tailFrom }, line));
+}
+
+/** Every line that starts in `r`, as text, with its position in the file. */
+function tailLinesOf(r: FileRange, line: (text: string, offset: number) => void): void {
+  let carry: Buffer | null = null;
+  let carryAt = 0;
+  readRangeSync(r, (b, position) => {
+    const buf: Buffer = carry ? Buffer.concat([carry, b]) : b;
+    const at0: number = carry ? carryAt : position;
+    let p = 0;
+    for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10, p)) {
+      line(lineText(buf, p, nl), at0 + p);
+      p = nl + 1;
+    }
+    carry = p < buf.length ? Buffer.from(buf.subarray(p)) : null;
+    carryAt = at0 + p;
+  });
+  if (carry) line(lineText(carry, 0, (carry as Buffer).length), carryAt);
+}
+
+function lineText(buf: Buffer, from: number, to: number): string {
+  const end = to > from && buf[to - 1] === 13 ? to - 1 : to;
+  return buf.toString('utf8', from, Math.min(end, from + DEFAULT_MAX_LINE));
 }
 
 /** Month and day of the first dated line in `bytes` (journal `short` or klog header), for the year walk. */
@@ -92,18 +120,124 @@ function yearStarter(opts: ExtractOptions): (head: Buffer, first: boolean) => Ye
   };
 }
 
+/** How a log is cut: where its head ends (no cut before), whether it is a merged many-host log, where its tail is. */
+export interface RangePlan {
+  /** Cuts fall after the file's head lines, which only the first segment parses. */
+  minFirst: number;
+  multiHost: boolean;
+  /** A many-host log: where the lines its last segment reads again begin (see MULTI_HOST_TAIL_BYTES). */
+  tailFrom?: number;
+  /** Bytes a later segment searches for every host's first relist proof (default WARMUP_BYTES; tests lower it). */
+  warmupBytes?: number;
+}
+
+/**
+ * The plan for a plain file of `size` bytes from its first bytes: null when it cannot be cut (its head lines run past
+ * `head`). A log whose head names several hosts samples densely after the head and reads its tail again, as one pass does.
+ */
+export function planRanges(head: Buffer, size: number, opts: ExtractOptions): RangePlan | null {
+  let end = 0;
+  for (let n = 0; n < HEAD_LINES; n++) {
+    const nl = head.indexOf(10, end);
+    if (nl < 0) return head.length >= size ? { minFirst: size, multiHost: false } : null;
+    end = nl + 1;
+  }
+  const multiHost = hostsInHead(head, opts) >= 2;
+  return { minFirst: end, multiHost, ...(multiHost ? { tailFrom: Math.max(size - MULTI_HOST_TAIL_BYTES, end) } : {}) };
+}
+
 /** Runs the ranges of one file (in parallel) and merges them. `heads[k]`: the first bytes of range k (its first date). */
 export async function extractRanges<R>(
-  ranges: R[], heads: Buffer[], opts: ExtractOptions, run: (range: R, options: SegmentOptions) => Promise<SegmentResult>,
+  ranges: R[], heads: Buffer[], opts: ExtractOptions, run: (range: R, options: SegmentOptions) => Promise<SegmentResult>, plan?: RangePlan,
 ): Promise<ArtifactSignals> {
   const yearStart = yearStarter(opts);
   const starts = ranges.map((_, k) => yearStart(heads[k] ?? Buffer.alloc(0), k === 0));
-  const parts = await Promise.all(ranges.map((r, k) => {
+  const optionsOf = (k: number): SegmentOptions => {
     const start = starts[k];
-    return run(r, { first: k === 0, ...(start ? { yearStart: start } : {}) });
-  }));
+    const later = k > 0 && plan?.multiHost === true;
+    return {
+      first: k === 0,
+      last: k === ranges.length - 1,
+      ...(start ? { yearStart: start } : {}),
+      ...(later ? { multiHost: true } : {}),
+      ...(later && k === ranges.length - 1 && plan?.tailFrom !== undefined ? { tailFrom: plan.tailFrom } : {}),
+      ...(plan?.warmupBytes !== undefined ? { warmupBytes: plan.warmupBytes } : {}),
+    };
+  };
+  const parts = await Promise.all(ranges.map((r, k) => run(r, optionsOf(k))));
+  await resolveProofs(parts, (k, proofsFor) => run(ranges[k] as R, { ...optionsOf(k), proofsFor }));
   return merge(parts, starts, opts);
 }
+
+/**
+ * The relist-proof state machine across segment boundaries. Each segment ran it as if no host were waiting at its
+ * start; walking the segments in order, a host still waiting at a boundary gets the first proof of the next segment
+ * before that host's first unhealthy line there: the one kept in the segment's warm-up, else one found by a fix-up pass
+ * over the rest of the segment (rare: a stall across the boundary that lasts beyond the warm-up).
+ */
+async function resolveProofs(parts: SegmentResult[], fixUp: (k: number, proofsFor: Array<{ host: string | null; before: number }>) => Promise<SegmentResult>): Promise<void> {
+  const waiting = new Map<string, string | null>();
+  for (const [k, part] of parts.entries()) {
+    const { edges, warmupEnd } = part.tail;
+    const inserts: Array<{ event: SignalEvent; index: number | null }> = [];
+    if (k > 0 && waiting.size > 0) {
+      const fix: Array<{ host: string | null; before: number }> = [];
+      const recovered = new Set<string>();
+      for (const [key, host] of waiting) {
+        const e = edges[key];
+        if (e?.proof) {
+          inserts.push(e.proof);
+          recovered.add(key);
+          continue;
+        }
+        const before = e?.firstUnhealthy ?? part.signals.scan.bytes;
+        if (before > warmupEnd) fix.push({ host, before });
+      }
+      if (fix.length > 0) {
+        const found = await fixUp(k, fix);
+        for (const ev of found.signals.events) {
+          const key = hostKey(ev.host);
+          if (ev.type !== 'relist-proof' || recovered.has(key) || !waiting.has(key)) continue;
+          inserts.push({ event: ev, index: null });
+          recovered.add(key);
+        }
+      }
+      for (const key of recovered) waiting.delete(key);
+    }
+    // From a host's first unhealthy line in this segment on, the segment's own run is exact.
+    for (const [key, e] of Object.entries(edges)) {
+      if (e.firstUnhealthy === null) continue;
+      if (e.awaitingEnd) waiting.set(key, e.host);
+      else waiting.delete(key);
+    }
+    insertEvents(part.signals.events, inserts);
+  }
+}
+
+/** Puts proofs into a segment's events where one pass would have: at the index it noted, else after its line's events. */
+function insertEvents(events: SignalEvent[], inserts: Array<{ event: SignalEvent; index: number | null }>): void {
+  if (inserts.length === 0) return;
+  const placed = inserts.map((x) => ({
+    event: x.event,
+    index: x.index ?? upperBound(events, x.event.ref.offset),
+  })).sort((a, b) => b.index - a.index || b.event.ref.offset - a.event.ref.offset);
+  for (const p of placed) events.splice(p.index, 0, p.event);
+}
+
+/** The index of the first event past `offset` (upper) or at or past it (lower); events are in file order. */
+function bound(events: SignalEvent[], offset: number, upper: boolean): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const o = (events[mid] as SignalEvent).ref.offset;
+    if (o < offset || (upper && o === offset)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+const upperBound = (events: SignalEvent[], offset: number) => bound(events, offset, true);
+const lowerBound = (events: SignalEvent[], offset: number) => bound(events, offset, false);
 
 /** Stitches segment results (in file order) into one ArtifactSignals, as one pass over the file would give. */
 export function merge(parts: SegmentResult[], starts: Array<{ year: number; lastMonth: number } | undefined>, opts: ExtractOptions, readError?: Error): ArtifactSignals {
@@ -139,20 +273,21 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
       delta = rollYear(prevEnd, tail.firstMonth) - rollYear(assumed, tail.firstMonth);
     }
     const shift = (ms: number) => shiftYears(ms, delta);
+    // A kubelet PID that differs from the one the previous segment ended with: a restart on the boundary, where one
+    // pass notes it (before the other events of its line).
+    for (const [key, f] of Object.entries(tail.firstPid)) {
+      const prev = lastPid.get(key);
+      if (prev !== undefined && prev !== f.pid) {
+        s.events.splice(lowerBound(s.events, f.ref.offset), 0, { type: 'kubelet-line', pid: f.pid, ident: f.ident, ts: f.ts, host: f.host, ref: { ...f.ref } });
+      }
+    }
+    for (const [key, pid] of Object.entries(tail.lastPid)) lastPid.set(key, pid);
     for (const e of s.events) {
       e.ts = shift(e.ts);
       e.ref.ts = shift(e.ref.ts);
       e.ref.line += lineBase;
       e.ref.offset += byteBase;
     }
-    // A kubelet PID that differs from the one the previous segment ended with: a restart on the boundary.
-    for (const [key, f] of Object.entries(tail.firstPid)) {
-      const prev = lastPid.get(key);
-      if (prev !== undefined && prev !== f.pid) {
-        events.push({ type: 'kubelet-line', pid: f.pid, ident: f.ident, ts: shift(f.ts), host: f.host, ref: { ...f.ref, ts: shift(f.ref.ts), line: f.ref.line + lineBase, offset: f.ref.offset + byteBase } });
-      }
-    }
-    for (const [key, pid] of Object.entries(tail.lastPid)) lastPid.set(key, pid);
     events.push(...s.events);
     for (const w of s.hosts) {
       const cur = hosts.get(w.host);
@@ -195,7 +330,7 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
   };
   const tail: SegmentTail = {
     yearEnd: prevEnd ?? first.tail.yearEnd, firstMonth: first.tail.firstMonth, firstPid: {}, lastPid: {}, nodeNameCounts,
-    firstTs: NaN, lastTs: prevLastTs, backwardJumps, disagreements, firstDisagreement,
+    firstTs: NaN, lastTs: prevLastTs, backwardJumps, disagreements, firstDisagreement, edges: {}, warmupEnd: 0,
   };
   return completeSignals(merged, tail, opts, readError);
 }

@@ -91,3 +91,37 @@ export async function nodeOf(files: Record<string, string | Buffer>, opts: { yea
 }
 
 export const lines = (ls: string[]) => sorted(ls).join('\n') + '\n';
+
+/** `oc adm node-logs` style: short-precise, UTC, 40 hosts interleaved; three stall for 10 minutes, one restarts. Cut
+ *  into ranges of a few KB, stalls run across range boundaries. */
+export function mergedNodeLogs(): string {
+  const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  const stalled = new Set([3, 17, 31]);
+  const out: string[] = [];
+  const L = Date.UTC(2024, 2, 11, 0, 5, 0);
+  let announced = false;
+  for (let k = 0, t = Date.UTC(2024, 2, 11, 0, 0, 0); t < Date.UTC(2024, 2, 11, 0, 40, 0); k++, t += 83) {
+    const i = k % 40;
+    const pid = i === 9 && t > L + 600_000 ? 7777 : 3000 + i;
+    const d = new Date(t);
+    const hms = `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds() * 1000).padStart(6, '0')}`;
+    const head = `${MON[d.getUTCMonth()]} ${p2(d.getUTCDate())} ${hms} worker-${p2(i)} kubenswrapper[${pid}]:`;
+    const klog = (sev: string, src: string) => `${sev}${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())} ${hms} ${String(pid).padStart(7)} ${src}]`;
+    if (pid === 7777 && !announced) {
+      // A restarted kubelet's first lines say so.
+      announced = true;
+      out.push(`${head} ${klog('I', 'server.go:487')} "Kubelet version" kubeletVersion="v1.29.6"`);
+    } else if (stalled.has(i) && t > L + 180_000 && t < L + 780_000 && k % 3 === 0) {
+      const age = (t - L) / 1000;
+      out.push(`${head} ${klog('E', 'kubelet.go:2392')} "Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active ${Math.floor(age / 60)}m${(age % 60).toFixed(3)}s ago; threshold is 3m0s"`);
+    } else if (stalled.has(i) && t > L + 120_000 && t < L + 780_000 && k % 11 === 0) {
+      out.push(`${head} ${klog('E', 'remote_runtime.go:294')} "ListPodSandbox with filter from runtime service failed" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded" filter="&PodSandboxFilter{Id:,State:nil,LabelSelector:map[string]string{},}"`);
+    } else if (k % 13 === 0) {
+      out.push(`${head} ${klog('I', 'kubelet.go:2435')} "SyncLoop (PLEG): event for pod" pod="openshift-dns/dns-default-${i}" event={"ID":"0892e7d7","Type":"ContainerStarted","Data":"a13cf8c0"}`);
+    } else {
+      out.push(`${head} ${klog('I', 'prober.go:107')} "Probe succeeded" probeType="Readiness" pod="openshift-dns/dns-default-${i}" containerName="dns"`);
+    }
+  }
+  return out.join('\n') + '\n';
+}
