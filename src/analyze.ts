@@ -78,12 +78,13 @@ const YEARFUL = /^(journal-short-iso|journal-json|json-log|cri-log|rfc3339|logru
 
 export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const zone = resolveZone(opts.tz ?? 'UTC');
-  // Worker threads take the large plain logs: each is cut into byte ranges (one per worker) that the workers read and
-  // scan themselves, while this thread reads everything else (small files, archive members, compressed logs). Default:
-  // one worker per core when there is more than one; PLEGSCOPE_WORKERS=N or `workers` sets it (0 = this thread only).
+  // Worker threads take the large plain logs: each is cut into byte ranges that the workers read and scan themselves,
+  // while this thread reads everything else (small files, archive members, compressed logs), then helps with the
+  // ranges. Default: one worker per core but one when there is more than one core; PLEGSCOPE_WORKERS=N or `workers`
+  // sets it (0 = this thread only).
   const envWorkers = process.env['PLEGSCOPE_WORKERS'] !== undefined ? Number(process.env['PLEGSCOPE_WORKERS']) : undefined;
   const cores = availableParallelism();
-  const wanted: number = opts.workers ?? (envWorkers !== undefined && Number.isInteger(envWorkers) ? envWorkers : cores > 1 ? cores : 0);
+  const wanted: number = opts.workers ?? (envWorkers !== undefined && Number.isInteger(envWorkers) ? envWorkers : cores - 1);
   const size = Math.max(0, Math.min(wanted, cores * 2));
   const envSplit = Number(process.env['PLEGSCOPE_SPLIT_BYTES']);
   const splitAt = Number.isInteger(envSplit) && envSplit >= 0 ? envSplit : SPLIT_BYTES;
@@ -143,7 +144,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
           // A large log in ranges, several per thread so that they balance; a smaller one (or one whose head lines
           // run on past its first 64 KiB) whole, on a worker.
           const plan = planRanges(a.head, a.file.size, here) ?? { minFirst: a.file.size, multiHost: false };
-          const n = a.file.size >= splitAt ? Math.min(4 * pool.size, Math.max(pool.size, Math.floor(a.file.size / Math.max(1, splitAt >> 1)))) : 1;
+          const n = a.file.size >= splitAt ? Math.min(4 * pool.threads, Math.max(pool.threads, Math.floor(a.file.size / Math.max(1, splitAt >> 1)))) : 1;
           if (splitAt < SPLIT_BYTES) plan.warmupBytes = splitAt >> 3;
           sig = await readInRanges(pool, splitRanges(a.file.realPath, a.file.size, n, plan.minFirst), job, here, plan, onRead);
         } else {
@@ -168,14 +169,19 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     opts.onProgress?.({ file: a.path, index: done++, total: disc.artifacts.length });
   };
 
-  // Worker jobs start first, so the workers scan while this thread reads the rest.
-  const workersFirst = (list: Artifact[]): Artifact[] => (pool ? [...list.filter(offload), ...list.filter((a) => !offload(a))] : list);
+  // The large logs are queued first, so the workers scan while this thread reads the rest; then it scans too.
+  const phase = async (list: Artifact[]): Promise<void> => {
+    const queued = Promise.all(list.filter(offload).map(readOne));
+    await runLimited(list.filter((a) => !offload(a)), lanes, readOne);
+    await pool?.helpUntilEmpty();
+    await queued;
+  };
   try {
-    await runLimited(workersFirst(yearful), lanes, readOne);
+    await phase(yearful);
     for (const d of data) {
       for (const h of d.signals?.hosts ?? []) anchorMs = Math.max(anchorMs ?? -Infinity, h.last + 86400000);
     }
-    await runLimited(workersFirst(rest), lanes, readOne);
+    await phase(rest);
   } finally {
     await pool?.close();
     disc.close?.();
@@ -236,7 +242,7 @@ function readInRanges(
   return extractRanges(ranges, heads, here, (r, options) => {
     const k = ranges.indexOf(r);
     // A fix-up pass re-reads a range: it is not progress.
-    return pool.runRange(job, r, options, onRead && !options.proofsFor ? (bytes, lines) => {
+    return pool.runRange(job, here, r, options, onRead && !options.proofsFor ? (bytes, lines) => {
       read[k] = { bytes, lines };
       onRead(read.reduce((t, x) => t + x.bytes, 0), read.reduce((t, x) => t + x.lines, 0));
     } : undefined);

@@ -1,6 +1,6 @@
 // Walks a folder the user named. Safety first: nothing outside the folder's real path is ever opened (symlinks
 // are resolved fully and checked with path.relative), no fifo/socket/device is opened, no directory twice.
-import fsp from 'node:fs/promises';
+import fs from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { errorCode, fsErrorMessage } from './fserror.js';
@@ -32,12 +32,13 @@ export type WalkItem = WalkFile | WalkNote;
 /**
  * All regular files under `rootReal` (the realpath of the folder the user named), in a deterministic order
  * (sorted by path segments, i.e. depth-first over sorted names), plus notes for what was not read.
- * `label` is the folder as the user typed it, for messages.
+ * `label` is the folder as the user typed it, for messages. The calls are synchronous, as `find` makes them: one at a
+ * time through the thread pool, a bundle of thousands of entries spent most of its walk waiting on round trips.
  */
 export async function walkFolder(rootReal: string, label: string): Promise<WalkItem[]> {
   const items: WalkItem[] = [];
   const visited = new Set<string>();
-  const rootStat = await fsp.stat(rootReal, { bigint: true });
+  const rootStat = fs.statSync(rootReal, { bigint: true });
   visited.add(statKey(rootStat));
   // Directory links are handled after the plain tree: a link usually points at a directory the walk reaches
   // by its own path anyway, and that path is the one to report.
@@ -46,7 +47,7 @@ export async function walkFolder(rootReal: string, label: string): Promise<WalkI
   const visitDir = async (dirReal: string, relDir: string, viaLink: boolean): Promise<void> => {
     let names: string[];
     try {
-      names = await fsp.readdir(dirReal);
+      names = fs.readdirSync(dirReal);
     } catch (err) {
       // The folder the user named must be listable; a subfolder that is not is only a warning.
       if (relDir === '') throw err;
@@ -59,7 +60,7 @@ export async function walkFolder(rootReal: string, label: string): Promise<WalkI
       const full = path.join(dirReal, name);
       let st: BigIntStats;
       try {
-        st = await fsp.lstat(full, { bigint: true });
+        st = fs.lstatSync(full, { bigint: true });
       } catch (err) {
         items.push(note(rel, fsErrorMessage(err)));
         continue;
@@ -86,7 +87,7 @@ export async function walkFolder(rootReal: string, label: string): Promise<WalkI
   const visitLink = async (full: string, rel: string, parentReal: string): Promise<void> => {
     let real: string;
     try {
-      real = await fsp.realpath(full);
+      real = fs.realpathSync.native(full);
     } catch (err) {
       const code = errorCode(err);
       if (code === 'ENOENT' || code === 'ENOTDIR') items.push(note(rel, 'dangling symlink: not followed'));
@@ -100,7 +101,7 @@ export async function walkFolder(rootReal: string, label: string): Promise<WalkI
     }
     let st: BigIntStats;
     try {
-      st = await fsp.stat(real, { bigint: true });
+      st = fs.statSync(real, { bigint: true });
     } catch (err) {
       items.push(note(rel, fsErrorMessage(err)));
       return;

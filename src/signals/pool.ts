@@ -1,12 +1,14 @@
-// Worker threads for signal extraction (design.md §7: every core). Large plain logs are cut into byte ranges that the
-// workers read and scan themselves (segments.ts); the reading thread meanwhile reads everything else.
+// Worker threads for signal extraction (design.md §7: every core). Large plain logs are cut into byte ranges (jobs in
+// one queue) that the workers read and scan themselves; the reading thread meanwhile reads everything else, and once it
+// has nothing else to do it takes queued ranges too, so on N cores N-1 workers and this thread share the scanning.
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { SegmentResult } from './segments.js';
+import { runRangeHere, type SegmentResult } from './segments.js';
 import type { ExtractJob, FromWorker, ToWorker } from './worker-protocol.js';
-import type { SegmentOptions } from './extract.js';
+import type { ExtractOptions, SegmentOptions } from './extract.js';
 import type { FileRange } from '../input/ranges.js';
+import { chunkCounter } from './progress.js';
 
 /** The compiled worker next to this module; absent when running from TypeScript sources (tests): then no pool. */
 export function workerScript(): string | null {
@@ -16,20 +18,30 @@ export function workerScript(): string | null {
   return existsSync(p) ? p : null;
 }
 
-interface Pending {
+interface Task {
+  job: ExtractJob;
+  range: FileRange;
+  options: SegmentOptions;
+  /** The same options, built in this thread: for running the task here. */
+  here: ExtractOptions;
+  onProgress?: (bytes: number, lines: number) => void;
   resolve: (r: SegmentResult) => void;
   reject: (e: Error) => void;
-  worker: Worker;
-  onProgress?: (bytes: number, lines: number) => void;
 }
 
+/** Ranges handed to a worker at once: the next one waits in its message queue, so a worker never idles while this
+ *  thread, busy scanning a range itself, has not yet seen that the previous one is done. */
+const DEPTH = 2;
+
 export class SignalPool {
-  private readonly idle: Worker[] = [];
+  /** Tasks each worker holds (running or waiting in its message queue). */
+  private readonly load = new Map<Worker, number>();
   private readonly all: Worker[] = [];
-  private readonly waiters: Array<(w: Worker) => void> = [];
-  private readonly pending = new Map<number, Pending>();
+  private readonly queue: Task[] = [];
+  private readonly running = new Map<number, { task: Task; worker: Worker }>();
   private nextId = 0;
 
+  /** `size` worker threads (0: every task runs in this thread, through runQueuedHere). */
   constructor(script: string, readonly size: number) {
     for (let i = 0; i < size; i++) {
       // A small young generation keeps each worker's heap (and the process RSS) flat over gigabytes of input: a worker
@@ -38,51 +50,74 @@ export class SignalPool {
       w.on('message', (m: FromWorker) => this.onMessage(m));
       w.on('error', (err) => this.failWorker(w, err));
       this.all.push(w);
-      this.idle.push(w);
+      this.load.set(w, 0);
     }
+  }
+
+  /** Threads that scan ranges: the workers and this one. */
+  get threads(): number {
+    return this.size + 1;
   }
 
   private onMessage(m: FromWorker): void {
-    const p = this.pending.get(m.id);
-    if (!p) return;
+    const r = this.running.get(m.id);
+    if (!r) return;
     if (m.type === 'progress') {
-      p.onProgress?.(m.bytes, m.lines);
+      r.task.onProgress?.(m.bytes, m.lines);
       return;
     }
-    this.pending.delete(m.id);
-    this.release(p.worker);
-    if (m.type === 'done') p.resolve(m.result);
-    else p.reject(new Error(m.message));
+    this.running.delete(m.id);
+    this.load.set(r.worker, (this.load.get(r.worker) ?? 1) - 1);
+    this.dispatch();
+    if (m.type === 'done') r.task.resolve(m.result);
+    else r.task.reject(new Error(m.message));
   }
 
   private failWorker(w: Worker, err: Error): void {
-    for (const [id, p] of this.pending) {
-      if (p.worker !== w) continue;
-      this.pending.delete(id);
-      p.reject(err);
+    for (const [id, r] of this.running) {
+      if (r.worker !== w) continue;
+      this.running.delete(id);
+      r.task.reject(err);
     }
   }
 
-  private acquire(): Promise<Worker> {
-    const w = this.idle.pop();
-    if (w) return Promise.resolve(w);
-    return new Promise((resolve) => this.waiters.push(resolve));
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      // The least loaded worker, if it has room.
+      let w: Worker | null = null;
+      for (const x of this.all) if ((this.load.get(x) ?? 0) < DEPTH && (!w || (this.load.get(x) ?? 0) < (this.load.get(w) ?? 0))) w = x;
+      if (!w) return;
+      this.load.set(w, (this.load.get(w) ?? 0) + 1);
+      const task = this.queue.shift() as Task;
+      const id = this.nextId++;
+      this.running.set(id, { task, worker: w });
+      w.postMessage({ type: 'range', id, job: task.job, options: task.options, range: task.range, progress: task.onProgress !== undefined } satisfies ToWorker);
+    }
   }
 
-  private release(w: Worker): void {
-    const next = this.waiters.shift();
-    if (next) next(w);
-    else this.idle.push(w);
-  }
-
-  /** A byte range of a plain file, read by the worker itself (no bytes cross threads on the way in). */
-  async runRange(job: ExtractJob, range: FileRange, options: SegmentOptions, onProgress?: (bytes: number, lines: number) => void): Promise<SegmentResult> {
-    const w = await this.acquire();
-    const id = this.nextId++;
+  /** A byte range of a plain file, read by whichever thread takes it first (no bytes cross threads on the way in). */
+  runRange(job: ExtractJob, here: ExtractOptions, range: FileRange, options: SegmentOptions, onProgress?: (bytes: number, lines: number) => void): Promise<SegmentResult> {
     return new Promise<SegmentResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, worker: w, ...(onProgress ? { onProgress } : {}) });
-      w.postMessage({ type: 'range', id, job, options, range, progress: onProgress !== undefined } satisfies ToWorker);
+      this.queue.push({ job, here, range, options, resolve, reject, ...(onProgress ? { onProgress } : {}) });
+      this.dispatch();
     });
+  }
+
+  /**
+   * Runs queued ranges in this thread until none is left, yielding to the event loop between them (worker results,
+   * progress). For the reading thread once it has nothing else to do.
+   */
+  async helpUntilEmpty(): Promise<void> {
+    for (let task = this.queue.shift(); task; task = this.queue.shift()) {
+      const t = task;
+      try {
+        const counter = t.onProgress ? chunkCounter(t.onProgress, 0) : null;
+        t.resolve(runRangeHere(t.here, t.range, t.options, counter?.onChunk));
+      } catch (err) {
+        t.reject(err as Error);
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   async close(): Promise<void> {

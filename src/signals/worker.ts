@@ -6,6 +6,7 @@ import { compileCustom, type CustomPattern } from './custom.js';
 import { buildPrefilter, type ExtractOptions } from './extract.js';
 import { runRangeHere } from './segments.js';
 import type { ExtractJob, FromWorker, ToWorker } from './worker-protocol.js';
+import { chunkCounter } from './progress.js';
 
 const port = parentPort;
 if (!port) throw new Error('signals/worker.js must run as a worker thread');
@@ -34,19 +35,9 @@ const PROGRESS_BYTES = 8 << 20;
 port.on('message', (m: ToWorker) => {
   const post = (msg: FromWorker) => port.postMessage(msg);
   try {
-    let bytes = 0;
-    let lines = 0;
-    let reported = 0;
-    const onChunk = m.progress ? (b: Buffer) => {
-      bytes += b.length;
-      for (let p = b.indexOf(10); p >= 0; p = b.indexOf(10, p + 1)) lines++;
-      if (bytes - reported >= PROGRESS_BYTES) {
-        reported = bytes;
-        post({ type: 'progress', id: m.id, bytes, lines });
-      }
-    } : undefined;
-    const result = runRangeHere(optionsOf(m.job), m.range, m.options, onChunk);
-    if (m.progress) post({ type: 'progress', id: m.id, bytes, lines });
+    const counter = m.progress ? chunkCounter((bytes, lines) => post({ type: 'progress', id: m.id, bytes, lines }), PROGRESS_BYTES) : null;
+    const result = runRangeHere(optionsOf(m.job), m.range, m.options, counter?.onChunk);
+    counter?.flush();
     post({ type: 'done', id: m.id, result });
   } catch (err) {
     post({ type: 'error', id: m.id, message: (err as Error).message });

@@ -337,12 +337,17 @@ describe('discover: folders', () => {
         opened.push(String(p));
         return realCreateReadStream.call(fs, p, o);
       }) as typeof fs.createReadStream);
-      // Small files are probed with one open and read (FileSource.head), not a stream.
+      // Small files are probed with one open and read (FileSource.head, synchronous), not a stream.
       const realOpen = fs.promises.open;
       const spyOpen = vi.spyOn(fs.promises, 'open').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
         opened.push(String(p));
         return (realOpen as (...a: unknown[]) => ReturnType<typeof fs.promises.open>).call(fs.promises, p, ...rest);
       }) as typeof fs.promises.open);
+      const realOpenSync = fs.openSync;
+      const spyOpenSync = vi.spyOn(fs, 'openSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+        opened.push(String(p));
+        return (realOpenSync as (...a: unknown[]) => number).call(fs, p, ...rest);
+      }) as typeof fs.openSync);
       let d: Discovery;
       try {
         d = await discover([root]);
@@ -351,6 +356,7 @@ describe('discover: folders', () => {
       } finally {
         spy.mockRestore();
         spyOpen.mockRestore();
+        spyOpenSync.mockRestore();
       }
       expect(d.artifacts.map((a) => a.path)).toEqual(['k.log']);
       for (const a of d.artifacts) expect(a.head.toString()).not.toContain('SECRET');
