@@ -15,6 +15,8 @@ export const PROBLEM_FORMATS: ReadonlySet<string> = new Set([
 const SAMPLE_LINES = 50;
 /** Bytes inspected for binary detection; enough to judge, cheap on a 64 KiB head. */
 const BINARY_WINDOW = 16 * 1024;
+/** Bytes the slow path of looksBinary has to judge: controls other than TAB LF VT FF CR BS ESC, DEL, and non-ASCII. */
+const SUSPECT = /[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f-\xff]/;
 
 const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
 const WEEKDAYS = 'Mon|Tue|Wed|Thu|Fri|Sat|Sun';
@@ -180,6 +182,8 @@ function looksOpenPgp(b: Buffer): boolean {
  */
 export function looksBinary(head: Buffer): boolean {
   const n = Math.min(head.length, BINARY_WINDOW);
+  // Plain ASCII text without stray controls (nearly every file of a bundle): one native regex pass decides.
+  if (n > 0 && !SUSPECT.test(head.toString('latin1', 0, n))) return false;
   let bad = 0;
   let counted = 0;
   let i = 0;

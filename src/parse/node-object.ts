@@ -57,11 +57,23 @@ export function parseNodeObjects(text: string): { nodes: NodeObject[]; error: st
       error = `not valid JSON: ${(e as Error).message}`;
     }
   } else {
+    // CORE_SCHEMA: YAML 1.2 scalars, unquoted dates stay strings; json: a repeated key keeps its last value.
+    const load = (t: string) => {
+      const out: unknown[] = [];
+      jsyaml.loadAll(t, (d) => out.push(d), { schema: jsyaml.CORE_SCHEMA, json: true });
+      return out;
+    };
+    const lean = withoutImageLists(text.split('\n'));
     try {
-      // CORE_SCHEMA: YAML 1.2 scalars, unquoted dates stay strings; json: a repeated key keeps its last value.
-      jsyaml.loadAll(text, (d) => roots.push(d), { schema: jsyaml.CORE_SCHEMA, json: true });
+      roots = load(lean ?? text);
     } catch (e) {
-      error = `not valid YAML: ${((e as Error).message.split('\n')[0] ?? '').trim()}`;
+      try {
+        // The cut is a shortcut, never a reason to fail: the whole text decides.
+        if (lean === null) throw e;
+        roots = load(text);
+      } catch (e2) {
+        error = `not valid YAML: ${((e2 as Error).message.split('\n')[0] ?? '').trim()}`;
+      }
     }
   }
   const items: Obj[] = [];
@@ -80,6 +92,38 @@ export function parseNodeObjects(text: string): { nodes: NodeObject[]; error: st
   const lines = text.split('\n');
   const nodes = items.map((o) => toNode(o, lines)).filter((n): n is NodeObject => n !== null);
   return { nodes, error: nodes.length > 0 ? null : error };
+}
+
+/**
+ * The text with each block-style `images:` list (status.images: every image on the node with its digests and size)
+ * blanked out, line for line, or null when there is none. It is most of a Node's YAML (~80 % of a 15 KB must-gather
+ * Node) and nothing here reads it. A list's lines are those after the key indented deeper than it, or as deep and
+ * starting with "- " (oc writes sequences at their key's indentation).
+ */
+export function withoutImageLists(lines: string[]): string | null {
+  let out: string[] | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^( *)images:\s*$/.exec(lines[i] as string);
+    if (!m) continue;
+    const k = (m[1] as string).length;
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const l = lines[j] as string;
+      const t = l.trimStart();
+      if (t === '' || t.startsWith('#')) continue;
+      const ind = l.length - t.length;
+      if (ind > k || (ind === k && (t === '-' || t.startsWith('- ')))) continue;
+      break;
+    }
+    // Trailing blank lines stay: they are not the list's.
+    while (j > i + 1 && (lines[j - 1] as string).trim() === '') j--;
+    if (j === i + 1) continue;
+    out ??= [...lines];
+    out[i] = `${' '.repeat(k)}images: []`;
+    for (let x = i + 1; x < j; x++) out[x] = '';
+    i = j - 1;
+  }
+  return out ? out.join('\n') : null;
 }
 
 function toNode(o: Obj, lines: string[]): NodeObject | null {

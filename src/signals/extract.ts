@@ -90,8 +90,22 @@ export function buildPrefilter(custom: CustomPattern[] = [], onDemand = true): M
   return ms;
 }
 
+type Routes = Array<{ matchers: number[]; custom: number[] }>;
+/** Routes of the built-in needle sets, made once: an extractor is made per file, and a bundle has hundreds. */
+const builtinRoutes = new WeakMap<MultiSearch, Routes>();
+
 /** Which matchers (by index in MATCHERS) and custom patterns each needle of the prefilter wakes. */
-function needleRoutes(search: MultiSearch, custom: CustomPattern[]): Array<{ matchers: number[]; custom: number[] }> {
+function needleRoutes(search: MultiSearch, custom: CustomPattern[]): Routes {
+  if (custom.length > 0) return routesOf(search, custom);
+  let r = builtinRoutes.get(search);
+  if (!r) {
+    r = routesOf(search, custom);
+    builtinRoutes.set(search, r);
+  }
+  return r;
+}
+
+function routesOf(search: MultiSearch, custom: CustomPattern[]): Routes {
   return search.needles.map((n) => ({
     matchers: MATCHERS.map((m, i) => (m.needles.includes(n) ? i : -1)).filter((i) => i >= 0),
     custom: custom.map((c, i) => (c.needles.includes(n) ? i : -1)).filter((i) => i >= 0),
@@ -186,8 +200,8 @@ export class SignalExtractor {
   private readonly custom: CustomPattern[];
   private readonly searchBase: MultiSearch;
   private readonly searchFull: MultiSearch;
-  private readonly routesBase: Array<{ matchers: number[]; custom: number[] }>;
-  private readonly routesFull: Array<{ matchers: number[]; custom: number[] }>;
+  private readonly routesBase: Routes;
+  private readonly routesFull: Routes;
   private readonly wokenMatchers: Uint8Array;
   private readonly wokenCustom: Uint8Array;
   private readonly scanner: LineScanner;

@@ -1,7 +1,7 @@
 // Node objects and container tables: the non-log files a bundle adds to a node.
 import { describe, expect, it } from 'vitest';
 import { countContainers } from '../../src/parse/container-list.js';
-import { parseNodeObjects, runtimeOf } from '../../src/parse/node-object.js';
+import { parseNodeObjects, runtimeOf, withoutImageLists } from '../../src/parse/node-object.js';
 import { CRICTL_PODS, CRICTL_PS_A, nodeYaml } from './fixtures.js';
 
 describe('node objects', () => {
@@ -50,6 +50,31 @@ describe('node objects', () => {
     expect(nodes.map((n) => n.name)).toEqual(['w-1', 'w-2']);
     expect(nodes[0]?.conditions[0]?.lastTransitionTime).toBe(Date.parse('2024-01-11T09:13:01Z'));
     expect(nodes[0]?.kubeletVersion).toBe('v1.29.6');
+  });
+
+  it("skips the image list (most of a Node's YAML) line for line: same node, same evidence lines", () => {
+    const images = ['  images:', ...Array.from({ length: 40 }, (_, k) => [`  - names:`, `    - quay.io/x/y@sha256:${String(k).padStart(64, '0')}`, `    sizeBytes: ${400000 + k}`]).flat()];
+    const base = nodeYaml('w-7', { ready: false, role: 'worker', plegAgeS: 200 });
+    // oc writes status.images between status.conditions and status.nodeInfo; also at the end, and in a NodeList.
+    const lines = base.split('\n');
+    const at = lines.findIndex((l) => /^  nodeInfo:/.test(l));
+    const withImages = [...lines.slice(0, at), ...images, '', ...lines.slice(at)].join('\n');
+    const lean = withoutImageLists(withImages.split('\n')) as string;
+    expect(lean.split('\n')).toHaveLength(withImages.split('\n').length);
+    expect(lean).not.toContain('sha256');
+    expect(lean).toContain('  nodeInfo:');
+    const a = parseNodeObjects(withImages);
+    const b = parseNodeObjects(base);
+    expect(a.error).toBeNull();
+    expect(a.nodes.map((n) => ({ ...n, conditions: n.conditions.map((c) => ({ ...c, line: 0 })) }))).toEqual(b.nodes.map((n) => ({ ...n, conditions: n.conditions.map((c) => ({ ...c, line: 0 })) })));
+    const ready = a.nodes[0]!.conditions.find((c) => c.type === 'Ready')!;
+    expect(withImages.split('\n')[ready.line - 1]).toContain('PLEG is not healthy');
+    const list = ['apiVersion: v1', 'kind: NodeList', 'items:', ...withImages.split('\n').map((l) => (l ? `  ${l}` : l)).map((l, i) => (i === 0 ? `- ${l.trimStart()}` : l))].join('\n');
+    expect(withoutImageLists(list.split('\n'))).not.toContain('sha256');
+    expect(parseNodeObjects(list).nodes.map((n) => n.kubeletVersion)).toEqual(b.nodes.map((n) => n.kubeletVersion));
+    // Nothing to cut, or a flow list: untouched.
+    expect(withoutImageLists(base.split('\n'))).toBeNull();
+    expect(withoutImageLists(['status:', '  images: []', '  nodeInfo: {}'])).toBeNull();
   });
 
   it('an alias bomb is read in linear time (aliases share one object; each is walked once)', () => {
