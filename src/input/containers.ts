@@ -10,7 +10,13 @@
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import tar from 'tar-stream';
+import type tar from 'tar-stream';
+import { createRequire } from 'node:module';
+
+// Loaded on the first tar: most runs read folders, and every module loaded is start-up time.
+const requireHere = createRequire(import.meta.url);
+let tarModule: typeof tar | null = null;
+const tarStream = (): typeof tar => (tarModule ??= requireHere('tar-stream') as typeof tar);
 import { EntryStream } from './entry-stream.js';
 import { bounded, type Limits } from './limits.js';
 import { shortError } from './fserror.js';
@@ -81,7 +87,7 @@ class TarPass {
 
   constructor(raw: Readable) {
     this.raw = raw;
-    this.extract = tar.extract({ filenameEncoding: 'utf-8' } as Parameters<typeof tar.extract>[0]);
+    this.extract = tarStream().extract({ filenameEncoding: 'utf-8' } as Parameters<typeof tar.extract>[0]);
     this.extract.on('entry', (header: tar.Header, stream: unknown, next: () => void) => {
       this.deliver({ header, stream: stream as EntryBody, next, index: this.count++ });
     });

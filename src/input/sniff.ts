@@ -16,6 +16,7 @@ const SAMPLE_LINES = 50;
 /** Bytes inspected for binary detection; enough to judge, cheap on a 64 KiB head. */
 const BINARY_WINDOW = 16 * 1024;
 /** Bytes the slow path of looksBinary has to judge: controls other than TAB LF VT FF CR BS ESC, DEL, and non-ASCII. */
+// oxlint-disable-next-line no-control-regex -- control bytes are what it looks for
 const SUSPECT = /[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f-\xff]/;
 
 const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';

@@ -1,7 +1,12 @@
 // User rule packs (`--rules FILE`, YAML or JSON): the same shape as the built-in catalog plus regex signals, checked
 // field by field so a mistake fails with one line naming the rule and the field. User regexes are compiled with RE2
 // (re2js: linear time, no backreferences or lookaround), so a pattern like `^(a+)+$` cannot hang the tool.
-import { parse as parseYaml } from 'yaml';
+import type { parse } from 'yaml';
+import { createRequire } from 'node:module';
+
+// Loaded with the first YAML rule pack: most runs have none, and every module loaded is start-up time.
+const requireHere = createRequire(import.meta.url);
+const parseYaml = (text: string, options: { maxAliasCount: number }): unknown => (requireHere('yaml') as { parse: typeof parse }).parse(text, options);
 import { CAUSES, SEVERITIES } from '../contract/analysis.js';
 import { compileCustom } from '../signals/custom.js';
 import type { Condition, CustomSignalSpec, RulePack, RuleSpec, Weighted } from './spec.js';
