@@ -49,6 +49,7 @@ function time(v: unknown): number {
 export function parseNodeObjects(text: string): { nodes: NodeObject[]; error: string | null } {
   let roots: unknown[] = [];
   let error: string | null = null;
+  const lines = text.split('\n');
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
@@ -63,7 +64,7 @@ export function parseNodeObjects(text: string): { nodes: NodeObject[]; error: st
       jsyaml.loadAll(t, (d) => out.push(d), { schema: jsyaml.CORE_SCHEMA, json: true });
       return out;
     };
-    const lean = withoutImageLists(text.split('\n'));
+    const lean = withoutImageLists(lines);
     try {
       roots = load(lean ?? text);
     } catch (e) {
@@ -89,7 +90,6 @@ export function parseNodeObjects(text: string): { nodes: NodeObject[]; error: st
     }
   };
   roots.forEach(walk);
-  const lines = text.split('\n');
   const nodes = items.map((o) => toNode(o, lines)).filter((n): n is NodeObject => n !== null);
   return { nodes, error: nodes.length > 0 ? null : error };
 }
@@ -141,7 +141,8 @@ function toNode(o: Obj, lines: string[]): NodeObject | null {
     .sort();
   const pods = Number(str(cap.pods));
   // Evidence lines: the node's own block starts at its `name:`; conditions are found after it.
-  const nameLine = findLine(lines, 0, (l) => new RegExp(`^\\s*"?name"?:\\s*"?${escape(name)}"?,?\\s*$`).test(l));
+  const nameRe = new RegExp(`^\\s*"?name"?:\\s*"?${escape(name)}"?,?\\s*$`);
+  const nameLine = findLine(lines, 0, (l) => nameRe.test(l));
   const conditions: NodeCondition[] = [];
   for (const c of Array.isArray(status.conditions) ? status.conditions : []) {
     if (!isObj(c)) continue;
@@ -150,7 +151,10 @@ function toNode(o: Obj, lines: string[]): NodeObject | null {
     const message = str(c.message);
     const probe = message ? message.slice(0, 40) : null;
     let line = probe ? findLine(lines, Math.max(0, nameLine - 1), (l) => l.includes(probe)) : 0;
-    if (line === 0) line = findLine(lines, Math.max(0, nameLine - 1), (l) => new RegExp(`"?type"?:\\s*"?${escape(type)}"?,?\\s*$`).test(l));
+    if (line === 0) {
+      const typeRe = new RegExp(`"?type"?:\\s*"?${escape(type)}"?,?\\s*$`);
+      line = findLine(lines, Math.max(0, nameLine - 1), (l) => typeRe.test(l));
+    }
     conditions.push({
       type,
       status: str(c.status) ?? 'Unknown',
