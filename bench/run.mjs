@@ -8,7 +8,8 @@
 //
 //   node bench/run.mjs                  generate if needed, then measure
 //   node bench/run.mjs --generate-only  only make the journals (works before the CLI exists)
-//   BENCH_MB=1024 node bench/run.mjs    size of the large journal in MiB (default 600)
+//   BENCH_MB=600 node bench/run.mjs     size of the journal timed against grep, in MiB (default 1024)
+//   BENCH_HUGE_MB=2048                  the journal whose peak RSS is measured too (default 2048; 0 skips it)
 //   BENCH_RUNS=3                        timed runs per measurement; the best one is reported (default 1)
 //   BENCH_NO_GNU_TIME=1                 measure peak RSS with the in-process preload even if /usr/bin/time exists
 
@@ -27,7 +28,8 @@ const KEYWORDS = ['PLEG is not healthy', 'runtime service failed', 'Unable to re
 const MIX = { style: 'structured', envelope: 'short', host: 'worker-3', rate: 6, pods: 60, crashLoopPods: 2, seed: 'bench-v1' };
 
 const args = new Set(process.argv.slice(2));
-const bigMiB = Number(process.env.BENCH_MB || 600);
+const bigMiB = Number(process.env.BENCH_MB || 1024);
+const hugeMiB = Number(process.env.BENCH_HUGE_MB ?? 2048);
 const runs = Math.max(1, Number(process.env.BENCH_RUNS || 1));
 if (!(bigMiB >= 1)) { console.error('bench: BENCH_MB must be a positive number'); process.exit(2); }
 
@@ -149,14 +151,17 @@ function table(rows) {
 
 const big = await ensureJournal(`kubelet-${bigMiB}MiB`, bigMiB);
 const small = await ensureJournal('kubelet-10MiB', 10);
+// Memory must stay flat however large the journal: the 2 GB one is measured too (throughput and peak RSS).
+const huge = hugeMiB > 0 && hugeMiB !== bigMiB ? await ensureJournal(`kubelet-${hugeMiB}MiB`, hugeMiB) : null;
+const journals = [big, small, ...(huge ? [huge] : [])];
 if (args.has('--generate-only')) {
-  console.log(JSON.stringify({ generated: [big, small].map((j) => ({ file: relative(ROOT, j.file), bytes: j.truth.bytes, lines: j.truth.lines, stalls: j.truth.stalls.map((s) => ({ cause: s.cause, lastRelistAtMs: s.lastRelistAtMs, endedAtMs: s.endedAtMs })) })) }));
+  console.log(JSON.stringify({ generated: journals.map((j) => ({ file: relative(ROOT, j.file), bytes: j.truth.bytes, lines: j.truth.lines, stalls: j.truth.stalls.map((s) => ({ cause: s.cause, lastRelistAtMs: s.lastRelistAtMs, endedAtMs: s.endedAtMs })) })) }));
   process.exit(0);
 }
 
 if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) log('dist/cli/main.js is missing: run "npm run build" (npm run bench does); plegscope rows will show the error');
 const results = [];
-for (const j of [big, small]) {
+for (const j of journals) {
   const size = statSync(j.file).size;
   warm(j.file);
   log(`grep -F on ${relative(ROOT, j.file)}`);
@@ -170,10 +175,10 @@ const f = (v, d = 2) => (v == null || !Number.isFinite(v) ? '-' : v.toFixed(d));
 const rows = [];
 for (const r of results) {
   rows.push({ input: r.file, 'size MiB': f(r.mib, 1), tool: 'grep -F -c', 'wall s': r.grep.ok ? f(r.grep.wall, 3) : 'error', 'MiB/s': r.grep.ok ? f(r.grep.mibps, 0) : '-', 'peak RSS MiB': '-', note: r.grep.ok ? `${r.grep.matches} matching lines` : r.grep.error });
-  rows.push({ input: '', 'size MiB': '', tool: 'plegscope analyze', 'wall s': r.plegscope.ok ? f(r.plegscope.wall, 3) : 'error', 'MiB/s': r.plegscope.ok ? f(r.plegscope.mibps, 0) : '-', 'peak RSS MiB': r.plegscope.ok ? f(r.plegscope.rssMiB, 0) : '-', note: r.plegscope.ok ? `throughput ${f(r.ratio * 100, 0)}% of grep (goal >= 25%); stalls ${r.plegscope.stalls}/${r.plegscope.expected} of ground truth` : r.plegscope.error.slice(0, 160) });
+  rows.push({ input: '', 'size MiB': '', tool: 'plegscope analyze', 'wall s': r.plegscope.ok ? f(r.plegscope.wall, 3) : 'error', 'MiB/s': r.plegscope.ok ? f(r.plegscope.mibps, 0) : '-', 'peak RSS MiB': r.plegscope.ok ? f(r.plegscope.rssMiB, 0) : '-', note: r.plegscope.ok ? `throughput ${f(r.ratio * 100, 0)}% of grep${r === results[0] ? ' (goal >= 25%)' : r.mib < 100 ? ' (start-up bound: the throughput goal is for the large journal)' : ''}; peak RSS goal < 191 MiB; stalls ${r.plegscope.stalls}/${r.plegscope.expected} of ground truth` : r.plegscope.error.slice(0, 160) });
 }
 console.log(table(rows));
-const [rb, rs] = results;
+const [rb, rs, rh] = results;
 const summary = {
   bench: 'plegscope-vs-grep', runs, inputMiB: Number(f(rb.mib, 1)),
   grepMiBps: rb.grep.ok ? Number(f(rb.grep.mibps, 1)) : null,
@@ -181,10 +186,12 @@ const summary = {
   ratio: rb.ratio != null ? Number(f(rb.ratio, 3)) : null,
   peakRssMiB: rb.plegscope.ok && rb.plegscope.rssMiB != null ? Number(f(rb.plegscope.rssMiB, 1)) : null,
   smallPeakRssMiB: rs.plegscope.ok && rs.plegscope.rssMiB != null ? Number(f(rs.plegscope.rssMiB, 1)) : null,
+  hugeMiB: rh ? Number(f(rh.mib, 1)) : null,
+  hugePeakRssMiB: rh?.plegscope.ok && rh.plegscope.rssMiB != null ? Number(f(rh.plegscope.rssMiB, 1)) : null,
   rssMeasuredWith: rb.plegscope.rssHow ?? null,
   stallsFound: rb.plegscope.ok ? rb.plegscope.stalls : null, stallsExpected: rb.truth.stalls.length,
   goals: { ratioAtLeast: 0.25, peakRssBelowMiB: 200 * 1e6 / MiB },
-  pass: rb.ratio != null && rb.plegscope.rssMiB != null ? rb.ratio >= 0.25 && rb.plegscope.rssMiB * MiB < 200e6 && (rs.plegscope.rssMiB ?? 0) * MiB < 200e6 : null,
+  pass: rb.ratio != null && rb.plegscope.rssMiB != null ? rb.ratio >= 0.25 && results.every((r) => (r.plegscope.rssMiB ?? 0) * MiB < 200e6) : null,
   errors: results.flatMap((r) => [r.grep, r.plegscope].filter((x) => !x.ok).map((x) => x.error)),
 };
 console.log(JSON.stringify(summary));

@@ -1,6 +1,7 @@
 // The fast paths (chunk prefilter, on-demand needles, sampled lines, worker threads reading byte ranges) change nothing
 // but speed: every shipped fixture, and a merged many-host log like must-gather's, gives the same report with them as
-// without. PLEGSCOPE_SPLIT_BYTES=0 makes every plain log large enough to be cut into ranges, one per worker.
+// without. PLEGSCOPE_SPLIT_BYTES=0 makes every plain log large enough to be cut into ranges (several per thread, no
+// warm-up: a stall across a boundary ends through a fix-up pass); three workers and this thread share them.
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
