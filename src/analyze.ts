@@ -67,8 +67,9 @@ export interface ViewIndex {
 }
 
 const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log']);
-/** Plain logs from this size are read by a worker thread; from SPLIT_BYTES they are cut into one range per worker.
- *  (A worker's start-up, ~50 ms, is worth it from a few MB; PLEGSCOPE_SPLIT_BYTES lowers both, for tests.) */
+/** Plain logs from this size are read as ranges (a worker thread or this one takes each); from SPLIT_BYTES they are cut
+ *  into several ranges per thread. (A worker's start-up, ~50 ms, is worth it from a few MB; PLEGSCOPE_SPLIT_BYTES
+ *  lowers both, for tests.) */
 const OFFLOAD_BYTES = 4 << 20;
 const SPLIT_BYTES = 32 << 20;
 /** Enough of a range's start to find its first dated line. */

@@ -1,7 +1,7 @@
 // One large log scanned on every core: the file is cut into byte ranges (src/input/ranges.ts: each owns the lines that
-// start in it), runners (worker threads, or this thread in tests) extract each range on their own, and merge() stitches
-// the results back in order: line numbers and offsets rebased, the year walk carried across, kubelet restarts that fall
-// on a boundary found, windows and counters combined.
+// start in it), runners (worker threads or this thread) extract each range on their own, and merge() stitches the
+// results back in order: line numbers and offsets rebased, the year walk carried across, kubelet restarts that fall on a
+// boundary found, windows and counters combined, and each host's relist-proof state carried over (resolveProofs).
 import { readRangeSync, type FileRange } from '../input/ranges.js';
 import { parseLine } from '../parse/record.js';
 import { WallClock, YearClock } from '../parse/time.js';
