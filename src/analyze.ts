@@ -174,7 +174,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const phase = async (list: Artifact[]): Promise<void> => {
     const queued = Promise.all(list.filter(offload).map(readOne));
     await runLimited(list.filter((a) => !offload(a)), lanes, readOne);
-    await pool?.helpUntilEmpty();
+    await pool?.helpUntil(queued);
     await queued;
   };
   try {

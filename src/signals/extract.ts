@@ -73,6 +73,11 @@ const SAMPLE_BYTES = 127_997;
 
 const prefilters = new Map<string, MultiSearch>();
 const PROOF_MATCHER = MATCHERS.findIndex((m) => m.id === 'relist-proof');
+let proofOnly: MultiSearch | null = null;
+/** The relist-proof needles alone: a fix-up pass looks for nothing else. */
+function proofSearch(): MultiSearch {
+  return (proofOnly ??= new MultiSearch((MATCHERS[PROOF_MATCHER] as Matcher).needles));
+}
 
 /**
  * The needle search for the built-in matchers plus `custom` (built once per needle set: tables take ~1 MB).
@@ -178,9 +183,11 @@ export interface SegmentOptions {
 /** Bytes at the start of a later segment in which every host's first relist proof is looked for (see HostEdge). */
 export const WARMUP_BYTES = 4 << 20;
 
+const NO_HOST = '\u0000';
+
 /** The key of a host in per-host records (null: lines without a host field). */
 export function hostKey(h: string | null): string {
-  return h === null ? '\u0000' : h;
+  return h === null ? NO_HOST : h;
 }
 
 /**
@@ -250,16 +257,18 @@ export class SignalExtractor {
           if (mk?.type === 'begin') this.years.setYear(mk.year, mk.month);
           return;
         }
-        const full = this.wantsProof(offset);
-        if (!opts.noPrefilter) this.scanner.setPrefilter(full ? this.searchFull : this.searchBase);
-        this.route(buf, from, to, full);
-        const head = lineNo <= this.headLines;
         if (this.proofsFor) {
-          // A fix-up pass: relist proofs of the hosts asked for, nothing else.
+          // A fix-up pass: relist proofs of the hosts asked for, nothing else (a line naming none of them is not read).
+          if (!this.namesWanted(text)) return;
+          this.route(buf, from, to, true);
           const rec = this.proofWoken ? parseLine(text, lineNo, offset, this.ctx) : null;
           if (rec && this.proofsFor.has(hostKey(rec.host))) this.onProofLine(rec, this.hostState(rec.host));
           return;
         }
+        const full = this.wantsProof(offset);
+        if (!opts.noPrefilter) this.scanner.setPrefilter(full ? this.searchFull : this.searchBase);
+        this.route(buf, from, to, full);
+        const head = lineNo <= this.headLines;
         if (!this.baseWoken && !this.proofWoken && !head && !sampled) return;
         const rec = parseLine(text, lineNo, offset, this.ctx);
         if (rec) this.onRecord(rec, this.baseWoken || head, head || sampled || this.baseWoken);
@@ -272,7 +281,7 @@ export class SignalExtractor {
         if (last) this.scanner.keepTail(MULTI_HOST_TAIL_BYTES);
       },
     }, {
-      prefilter: opts.noPrefilter ? null : this.wantsProof(0) ? this.searchFull : this.searchBase,
+      prefilter: opts.noPrefilter ? null : this.proofsFor ? proofSearch() : this.wantsProof(0) ? this.searchFull : this.searchBase,
       headLines: this.headLines,
       sampleBytes: this.proofsFor ? 0 : segment.multiHost && !segment.first ? MULTI_HOST_SAMPLE_BYTES : SAMPLE_BYTES,
       baseOffset: segment.offset ?? 0,
@@ -282,6 +291,12 @@ export class SignalExtractor {
 
   push(chunk: Buffer): void {
     this.scanner.push(chunk);
+  }
+
+  /** Whether a line can be one of the hosts a fix-up pass looks for (its host field is part of its text). */
+  private namesWanted(text: string): boolean {
+    for (const k of (this.proofsFor as Map<string, number>).keys()) if (k === NO_HOST || text.includes(k)) return true;
+    return false;
   }
 
   /** A fix-up pass that has found every proof it was asked for. */

@@ -39,6 +39,8 @@ export class SignalPool {
   private readonly all: Worker[] = [];
   private readonly queue: Task[] = [];
   private readonly running = new Map<number, { task: Task; worker: Worker }>();
+  /** Wakes a helping thread when a task is queued. */
+  private arrived: (() => void) | null = null;
   private nextId = 0;
 
   /** `size` worker threads (0: every task runs in this thread, through runQueuedHere). */
@@ -101,14 +103,34 @@ export class SignalPool {
     return new Promise<SegmentResult>((resolve, reject) => {
       this.queue.push({ job, here, range, options, resolve, reject, ...(onProgress ? { onProgress } : {}) });
       this.dispatch();
+      if (this.queue.length > 0) this.arrived?.();
     });
   }
 
   /**
-   * Runs queued ranges in this thread until none is left, yielding to the event loop between them (worker results,
-   * progress). For the reading thread once it has nothing else to do.
+   * Runs queued ranges in this thread until `done` settles, yielding to the event loop between them (worker results,
+   * progress) and waiting for more when the queue is empty (a merge may queue fix-up passes). For the reading thread
+   * once it has nothing else to do.
    */
-  async helpUntilEmpty(): Promise<void> {
+  async helpUntil(done: Promise<unknown>): Promise<void> {
+    let settled = false;
+    const over = done.then(() => {
+      settled = true;
+    }, () => {
+      settled = true;
+    });
+    for (;;) {
+      await this.helpUntilEmpty();
+      if (settled) return;
+      await Promise.race([over, new Promise<void>((resolve) => {
+        this.arrived = resolve;
+      })]);
+      this.arrived = null;
+      if (settled) return;
+    }
+  }
+
+  private async helpUntilEmpty(): Promise<void> {
     for (let task = this.queue.shift(); task; task = this.queue.shift()) {
       const t = task;
       try {

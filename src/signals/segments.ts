@@ -174,44 +174,69 @@ export async function extractRanges<R>(
  * start; walking the segments in order, a host still waiting at a boundary gets the first proof of the next segment
  * before that host's first unhealthy line there: the one kept in the segment's warm-up, else one found by a fix-up pass
  * over the rest of the segment (rare: a stall across the boundary that lasts beyond the warm-up).
+ *
+ * Fix-ups are planned first, as if none found anything (so the plan holds every one the walk can need: a host that
+ * stalled and then fell silent needs one in every later segment), and run at once, in parallel; the walk then uses
+ * the ones it needs.
  */
 async function resolveProofs(parts: SegmentResult[], fixUp: (k: number, proofsFor: Array<{ host: string | null; before: number }>) => Promise<SegmentResult>): Promise<void> {
-  const waiting = new Map<string, string | null>();
-  for (const [k, part] of parts.entries()) {
-    const { edges, warmupEnd } = part.tail;
-    const inserts: Array<{ event: SignalEvent; index: number | null }> = [];
-    if (k > 0 && waiting.size > 0) {
-      const fix: Array<{ host: string | null; before: number }> = [];
-      const recovered = new Set<string>();
-      for (const [key, host] of waiting) {
-        const e = edges[key];
-        if (e?.proof) {
-          inserts.push(e.proof);
-          recovered.add(key);
-          continue;
+  type Need = { host: string | null; before: number };
+  /** Per segment, per waiting host without a warm-up proof: the fix-up region's end (null: none to search). */
+  const needOf = (k: number, key: string, host: string | null): Need | null => {
+    const part = parts[k] as SegmentResult;
+    const e = part.tail.edges[key];
+    if (e?.proof) return null;
+    const before = e?.firstUnhealthy ?? part.signals.scan.bytes;
+    return before > part.tail.warmupEnd ? { host, before } : null;
+  };
+  /** The walk: `found(k, key)` is the fix-up's proof for a host in segment k, if any; `onProof` takes each one used. */
+  const walk = (found: (k: number, key: string) => SignalEvent | null, onProof: (k: number, p: { event: SignalEvent; index: number | null }) => void, onNeed?: (k: number, key: string, need: Need) => void): void => {
+    const waiting = new Map<string, string | null>();
+    for (const [k, part] of parts.entries()) {
+      const { edges } = part.tail;
+      if (k > 0) {
+        for (const [key, host] of [...waiting]) {
+          const e = edges[key];
+          let proof: { event: SignalEvent; index: number | null } | null = e?.proof ?? null;
+          if (!proof) {
+            const need = needOf(k, key, host);
+            if (need) onNeed?.(k, key, need);
+            const ev = need ? found(k, key) : null;
+            if (ev) proof = { event: ev, index: null };
+          }
+          if (proof) {
+            onProof(k, proof);
+            waiting.delete(key);
+          }
         }
-        const before = e?.firstUnhealthy ?? part.signals.scan.bytes;
-        if (before > warmupEnd) fix.push({ host, before });
       }
-      if (fix.length > 0) {
-        const found = await fixUp(k, fix);
-        for (const ev of found.signals.events) {
-          const key = hostKey(ev.host);
-          if (ev.type !== 'relist-proof' || recovered.has(key) || !waiting.has(key)) continue;
-          inserts.push({ event: ev, index: null });
-          recovered.add(key);
-        }
+      // From a host's first unhealthy line in this segment on, the segment's own run is exact.
+      for (const [key, e] of Object.entries(edges)) {
+        if (e.firstUnhealthy === null) continue;
+        if (e.awaitingEnd) waiting.set(key, e.host);
+        else waiting.delete(key);
       }
-      for (const key of recovered) waiting.delete(key);
     }
-    // From a host's first unhealthy line in this segment on, the segment's own run is exact.
-    for (const [key, e] of Object.entries(edges)) {
-      if (e.firstUnhealthy === null) continue;
-      if (e.awaitingEnd) waiting.set(key, e.host);
-      else waiting.delete(key);
-    }
-    insertEvents(part.signals.events, inserts);
-  }
+  };
+  // 1. Plan: every fix-up a walk in which none finds a proof would ask for.
+  const plan = new Map<number, Map<string, Need>>();
+  walk(() => null, () => undefined, (k, key, need) => {
+    let m = plan.get(k);
+    if (!m) plan.set(k, (m = new Map()));
+    m.set(key, need);
+  });
+  // 2. Run them all at once.
+  const results = new Map<number, Map<string, SignalEvent>>();
+  await Promise.all([...plan].map(async ([k, needs]) => {
+    const r = await fixUp(k, [...needs.values()]);
+    const byHost = new Map<string, SignalEvent>();
+    for (const ev of r.signals.events) if (ev.type === 'relist-proof' && !byHost.has(hostKey(ev.host))) byHost.set(hostKey(ev.host), ev);
+    results.set(k, byHost);
+  }));
+  // 3. The walk with what they found.
+  const inserts = parts.map((): Array<{ event: SignalEvent; index: number | null }> => []);
+  walk((k, key) => results.get(k)?.get(key) ?? null, (k, p) => inserts[k]?.push(p));
+  parts.forEach((part, k) => insertEvents(part.signals.events, inserts[k] ?? []));
 }
 
 /** Puts proofs into a segment's events where one pass would have: at the index it noted, else after its line's events. */

@@ -132,6 +132,27 @@ describe('extraction in ranges', () => {
       if (warmup === undefined) expect(fixUps).toHaveLength(0);
     });
   }
+  it('a host that stalls and then falls silent: its proof is looked for in every later range at once, found in none', async () => {
+    let dead = false;
+    const text = mergedNodeLogs().split('\n').filter((l) => {
+      if (!l.includes(' worker-03 ')) return true;
+      if (dead) return false;
+      if (l.includes('PLEG is not healthy')) dead = true;
+      return true;
+    }).join('\n');
+    for (const warmup of [undefined, 0]) {
+      const { one, seg, fixUps, ranges } = await both(text, opts(2024), 9, warmup);
+      expect(seg.events).toEqual(one.events);
+      expect(seg.hosts).toEqual(one.hosts);
+      // Without a warm-up every range after the stall's first is searched (at once) for worker-03's proof; with one
+      // (4 MB, more than these ranges) the warm-up has already searched each of them whole.
+      const forDead = fixUps.filter((f) => f.proofsFor?.some((p) => p.host === 'worker-03')).length;
+      if (warmup === 0) expect(forDead).toBeGreaterThanOrEqual(ranges.length - 3);
+      else expect(forDead).toBe(0);
+      expect(one.events.some((e) => e.type === 'relist-proof' && e.host === 'worker-03')).toBe(false);
+    }
+  });
+
   it('never cuts inside the head lines, which only the first range parses', () => {
     const text = mergedNodeLogs();
     const plan = planRanges(Buffer.from(text).subarray(0, 64 * 1024), Buffer.byteLength(text), opts(2024)) as RangePlan;
