@@ -159,7 +159,11 @@ function startsWithBytes(b: Buffer, bytes: number[]): boolean {
 
 /** Binary OpenPGP: a public-key or symmetric session-key packet first (what `gpg -e` / `gpg -c` write). */
 function looksOpenPgp(b: Buffer): boolean {
-  if (b.length < 4 || !looksBinary(b)) return false;
+  // The packet header first (a text file never starts with a byte of 0x80 or more), the binary test only then.
+  return b.length >= 4 && openPgpHeader(b) && looksBinary(b);
+}
+
+function openPgpHeader(b: Buffer): boolean {
   const tag = b[0] as number;
   if ((tag & 0xc0) === 0x80) {
     // Old format: tag in bits 5..2, length type in bits 1..0.
