@@ -93,8 +93,11 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   // Started as soon as the walk lists a file worth a worker, so the workers boot while the files are being probed.
   const started: { pool: SignalPool | null } = { pool: null };
   const script = size > 0 ? workerScript() : null;
+  // Only when there is enough to share: below that, this thread is done before a worker has started (~100 ms).
   const onFileSizes = (sizes: number[]): void => {
-    if (!started.pool && script && sizes.some((n) => n >= offloadAt)) started.pool = new SignalPool(script, size);
+    let big = 0;
+    for (const n of sizes) if (n >= offloadAt) big += n;
+    if (!started.pool && script && big > 0 && big >= splitAt) started.pool = new SignalPool(script, size);
   };
   let disc: Awaited<ReturnType<typeof discover>>;
   try {
