@@ -76,7 +76,9 @@ export class SignalPool {
     else r.task.reject(new Error(m.message));
   }
 
+  /** A worker that failed gets no more ranges (the reading thread takes what is left); its own fail. */
   private failWorker(w: Worker, err: Error): void {
+    this.load.set(w, Infinity);
     for (const [id, r] of this.running) {
       if (r.worker !== w) continue;
       this.running.delete(id);

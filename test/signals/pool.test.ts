@@ -1,0 +1,39 @@
+// The range queue: workers and the reading thread share it; a worker that dies takes no more ranges.
+import { afterAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SignalPool } from '../../src/signals/pool.js';
+import { resolveZone } from '../../src/parse/time.js';
+import type { ExtractOptions } from '../../src/signals/extract.js';
+import type { ExtractJob } from '../../src/signals/worker-protocol.js';
+import { at, kl, lines, skipLines } from '../helpers/scenario.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'plegscope-pool-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const job: ExtractJob = { artifact: 0, zone: 'UTC', notAfterMs: null, custom: [], year: 2024 };
+const here: ExtractOptions = { artifact: 0, zone: resolveZone('UTC'), notAfterMs: null, year: 2024 };
+
+describe('signal pool', () => {
+  it('a worker that dies fails its own range; the reading thread runs the rest', async () => {
+    const crash = path.join(tmp, 'crash.mjs');
+    fs.writeFileSync(crash, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => { throw new Error('worker fell over'); });\n");
+    const log = path.join(tmp, 'k.log');
+    const text = lines([kl(at('10:00:00'), 'I', 'server.go:487', '"Kubelet version" kubeletVersion="v1.28.3"'), ...skipLines(at('10:00:00'), at('10:05:00'))]);
+    fs.writeFileSync(log, text);
+    const range = { realPath: log, start: 0, end: Buffer.byteLength(text) };
+    const pool = new SignalPool(crash, 1);
+    try {
+      const first = pool.runRange(job, here, range, { first: true });
+      await expect(first).rejects.toThrow(/worker fell over/);
+      const second = pool.runRange(job, here, range, { first: true });
+      await pool.helpUntil(second);
+      const r = await second;
+      expect(r.signals.events.some((e) => e.type === 'relist-unhealthy')).toBe(true);
+      expect(r.signals.scan.lines).toBe(text.split('\n').length - 1);
+    } finally {
+      await pool.close();
+    }
+  });
+});
