@@ -195,7 +195,7 @@ async function resolveProofs(parts: SegmentResult[], fixUp: (k: number, proofsFo
     for (const [k, part] of parts.entries()) {
       const { edges } = part.tail;
       if (k > 0) {
-        for (const [key, host] of [...waiting]) {
+        for (const [key, host] of waiting) {
           const e = edges[key];
           let proof: { event: SignalEvent; index: number | null } | null = e?.proof ?? null;
           if (!proof) {
