@@ -43,7 +43,7 @@ export interface ScanResult {
 
 export const CHECKPOINT_EVERY = 1024;
 
-export const DEFAULT_MAX_LINE = 256 * 1024;
+const DEFAULT_MAX_LINE = 256 * 1024;
 const PIECE_BYTES = 64 * 1024;
 
 /** journalctl's `-- Logs begin at …`, `-- Reboot --`, `-- Boot …` lines carry the year and boot boundaries. */

@@ -10,7 +10,7 @@ import {
   completeSignals, distinctHosts, HEAD_LINES, hostKey, MULTI_HOST_TAIL_BYTES, SignalExtractor,
   type ArtifactSignals, type ExtractOptions, type HostWindow, type SegmentOptions, type SegmentTail,
 } from './extract.js';
-import { DEFAULT_MAX_LINE } from '../parse/lines.js';
+import { LineScanner } from '../parse/lines.js';
 
 export interface SegmentResult {
   signals: ArtifactSignals;
@@ -33,27 +33,18 @@ export function runRangeHere(opts: ExtractOptions, range: FileRange, options: Se
   return ex.finishSegment(tailFrom === undefined ? undefined : (line) => tailLinesOf({ ...range, start: tailFrom }, line));
 }
 
-/** Every line that starts in `r`, as text, with its position in the file. */
+/** Every line that starts in `r`, as text (as the scanner gives it: no CR, cut when over-long), with its position. */
 function tailLinesOf(r: FileRange, line: (text: string, offset: number) => void): void {
-  let carry: Buffer | null = null;
-  let carryAt = 0;
+  let at = r.start;
+  let scanner: LineScanner | null = null;
   readRangeSync(r, (b, position) => {
-    const buf: Buffer = carry ? Buffer.concat([carry, b]) : b;
-    const at0: number = carry ? carryAt : position;
-    let p = 0;
-    for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10, p)) {
-      line(lineText(buf, p, nl), at0 + p);
-      p = nl + 1;
+    if (!scanner) {
+      at = position;
+      scanner = new LineScanner({ line: (text, _n, offset) => line(text, at + offset) }, { prefilter: null, headLines: 0 });
     }
-    carry = p < buf.length ? Buffer.from(buf.subarray(p)) : null;
-    carryAt = at0 + p;
+    scanner.push(b);
   });
-  if (carry) line(lineText(carry, 0, (carry as Buffer).length), carryAt);
-}
-
-function lineText(buf: Buffer, from: number, to: number): string {
-  const end = to > from && buf[to - 1] === 13 ? to - 1 : to;
-  return buf.toString('utf8', from, Math.min(end, from + DEFAULT_MAX_LINE));
+  (scanner as LineScanner | null)?.finish();
 }
 
 /** Month and day of the first dated line in `bytes` (journal `short` or klog header), for the year walk. */
