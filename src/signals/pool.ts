@@ -43,7 +43,7 @@ export class SignalPool {
   private arrived: (() => void) | null = null;
   private nextId = 0;
 
-  /** `size` worker threads (0: every task runs in this thread, through runQueuedHere). */
+  /** `size` worker threads; this thread takes queued ranges too, through helpUntil. */
   constructor(script: string, readonly size: number) {
     for (let i = 0; i < size; i++) {
       // A bounded young generation keeps each worker's heap (and the process RSS) flat over gigabytes of input: a
