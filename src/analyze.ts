@@ -72,6 +72,9 @@ const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log']);
  *  lowers both, for tests.) */
 const OFFLOAD_BYTES = 4 << 20;
 const SPLIT_BYTES = 32 << 20;
+/** Workers by default at most: each holds a heap of its own (~20 MB), and a few threads already read faster than most
+ *  disks deliver; PLEGSCOPE_WORKERS sets more. */
+const DEFAULT_MAX_WORKERS = 7;
 /** Enough of a range's start to find its first dated line. */
 const RANGE_HEAD_BYTES = 16 * 1024;
 /** Formats whose stamps carry a year: read first, they anchor the year of the year-less ones. */
@@ -85,7 +88,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   // sets it (0 = this thread only).
   const envWorkers = process.env['PLEGSCOPE_WORKERS'] !== undefined ? Number(process.env['PLEGSCOPE_WORKERS']) : undefined;
   const cores = availableParallelism();
-  const wanted: number = opts.workers ?? (envWorkers !== undefined && Number.isInteger(envWorkers) ? envWorkers : cores - 1);
+  const wanted: number = opts.workers ?? (envWorkers !== undefined && Number.isInteger(envWorkers) ? envWorkers : Math.min(cores - 1, DEFAULT_MAX_WORKERS));
   const size = Math.max(0, Math.min(wanted, cores * 2));
   const envSplit = Number(process.env['PLEGSCOPE_SPLIT_BYTES']);
   const splitAt = Number.isInteger(envSplit) && envSplit >= 0 ? envSplit : SPLIT_BYTES;
