@@ -1,6 +1,6 @@
 // Ranges against one pass on generated logs of one to eleven hosts with what real ones hold now and then: stalls that
-// boundaries, hosts that fall silent, restarts, NotReady/Ready, CRLF endings, over-long lines, blank lines, journal
-// headers in the middle, a New Year, no newline at the end. Seeded: a failure names its seed and can be replayed.
+// cross range boundaries, hosts that fall silent, restarts, NotReady/Ready, CRLF endings, over-long lines, blank lines,
+// journal headers in the middle, a New Year, no newline at the end. Seeded: a failure names its seed and can be replayed.
 import { afterAll, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import fs from 'node:fs';
