@@ -93,7 +93,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const envSplit = Number(process.env['PLEGSCOPE_SPLIT_BYTES']);
   const splitAt = Number.isInteger(envSplit) && envSplit >= 0 ? envSplit : SPLIT_BYTES;
   const offloadAt = Math.min(OFFLOAD_BYTES, splitAt);
-  // Started as soon as the walk lists a file worth a worker, so the workers boot while the files are being probed.
+  // Started as soon as the walk lists enough large files, so the workers boot while the files are being probed.
   const started: { pool: SignalPool | null } = { pool: null };
   const script = size > 0 ? workerScript() : null;
   // Only when there is enough to share: below that, this thread is done before a worker has started (~100 ms).
@@ -240,7 +240,8 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   return { analysis, evaluated, artifacts: disc.artifacts, views: { logs, nodes: viewNodes } };
 }
 
-/** The ranges of one plain log, each read and scanned by a worker, merged in file order; progress summed over them. */
+/** The ranges of one plain log, each read and scanned by a worker or this thread, merged in file order; progress summed
+ *  over them. */
 function readInRanges(
   pool: SignalPool, ranges: FileRange[], job: ExtractJob, here: ExtractOptions, plan: RangePlan, onRead?: (bytes: number, lines: number) => void,
 ): Promise<ArtifactSignals> {

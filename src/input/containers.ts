@@ -11,16 +11,14 @@ import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type tar from 'tar-stream';
-import { createRequire } from 'node:module';
-
-// Loaded on the first tar: most runs read folders, and every module loaded is start-up time.
-const requireHere = createRequire(import.meta.url);
-let tarModule: typeof tar | null = null;
-const tarStream = (): typeof tar => (tarModule ??= requireHere('tar-stream') as typeof tar);
+import { lazyRequire } from '../util/lazy-require.js';
 import { EntryStream } from './entry-stream.js';
 import { bounded, type Limits } from './limits.js';
 import { shortError } from './fserror.js';
 import { OPEN_FLAGS } from './source.js';
+
+/** Loaded on the first tar: most runs read folders. */
+const tarStream = lazyRequire<typeof tar>('tar-stream');
 
 export type MemberType = 'file' | 'directory' | 'symlink' | 'link' | 'special';
 

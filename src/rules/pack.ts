@@ -2,14 +2,13 @@
 // field by field so a mistake fails with one line naming the rule and the field. User regexes are compiled with RE2
 // (re2js: linear time, no backreferences or lookaround), so a pattern like `^(a+)+$` cannot hang the tool.
 import type { parse } from 'yaml';
-import { createRequire } from 'node:module';
-
-// Loaded with the first YAML rule pack: most runs have none, and every module loaded is start-up time.
-const requireHere = createRequire(import.meta.url);
-const parseYaml = (text: string, options: { maxAliasCount: number }): unknown => (requireHere('yaml') as { parse: typeof parse }).parse(text, options);
+import { lazyRequire } from '../util/lazy-require.js';
 import { CAUSES, SEVERITIES } from '../contract/analysis.js';
 import { compileCustom } from '../signals/custom.js';
 import type { Condition, CustomSignalSpec, RulePack, RuleSpec, Weighted } from './spec.js';
+
+/** Loaded with the first YAML rule pack: most runs have none. */
+const yaml = lazyRequire<{ parse: typeof parse }>('yaml');
 
 export class RulePackError extends Error {}
 
@@ -180,7 +179,7 @@ export interface LoadedPack {
 export function loadRulePack(text: string, name: string): LoadedPack {
   let doc: unknown;
   try {
-    doc = /\.json$/i.test(name) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+    doc = /\.json$/i.test(name) ? JSON.parse(text) : yaml().parse(text, { maxAliasCount: 100 });
   } catch (err) {
     throw new RulePackError(`not valid ${/\.json$/i.test(name) ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
   }

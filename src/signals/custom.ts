@@ -1,12 +1,10 @@
 // Signals a user rule pack adds: a named RE2 pattern and the literal needles that let its lines through the
 // prefilter. RE2 (re2js) runs in linear time, so no pattern can make a line take seconds; lines are cut first.
-import type { RE2JS as RE2 } from 're2js';
-import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
+import { lazyRequire } from '../util/lazy-require.js';
 
-// Loaded with the first custom pattern: most runs have none, and every module loaded is start-up time.
-const requireHere = createRequire(import.meta.url);
-let re2: typeof RE2 | null = null;
-const RE2JS = (): typeof RE2 => (re2 ??= (requireHere('re2js') as { RE2JS: typeof RE2 }).RE2JS);
+/** Loaded with the first custom pattern: most runs have none. */
+const re2js = lazyRequire<{ RE2JS: typeof RE2JS }>('re2js');
 
 export interface CustomSignalSpec {
   id: string;
@@ -26,7 +24,7 @@ export const USER_MATCH_MAX = 8192;
 
 /** Compiles a spec; throws the RE2 parser's error for patterns RE2 cannot run (backreferences, lookaround). */
 export function compileCustom(spec: CustomSignalSpec): CustomPattern {
-  const re = RE2JS().compile(spec.pattern);
+  const re = re2js().RE2JS.compile(spec.pattern);
   return {
     id: spec.id,
     needles: spec.needles,
