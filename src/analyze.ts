@@ -257,11 +257,23 @@ function readInRanges(
   }, plan);
 }
 
-/** Runs `fn` over `items` with at most `limit` at a time, in order of start. */
+/** How long this thread may run small files back to back before it lets the event loop turn. */
+const YIELD_MS = 4;
+
+/** Runs `fn` over `items` with at most `limit` at a time, in order of start. Small files held in memory resolve in
+ *  microtasks alone, so the lanes yield to the event loop every few ms: otherwise a worker's finished range waits
+ *  unseen (and the worker idles) until all of them are read (measured: 120 ms idle of a 200-node must-gather). */
 async function runLimited<T>(items: T[], limit: number, fn: (x: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let turned = performance.now();
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
+    while (next < items.length) {
+      await fn(items[next++] as T);
+      if (performance.now() - turned >= YIELD_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        turned = performance.now();
+      }
+    }
   });
   await Promise.all(lanes);
 }

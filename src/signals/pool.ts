@@ -1,11 +1,13 @@
 // Worker threads for signal extraction (design.md §7: every core). Large plain logs are cut into byte ranges (jobs in
 // one queue) that the workers read and scan themselves; the reading thread meanwhile reads everything else, and once it
 // has nothing else to do it takes queued ranges too, so on N cores N-1 workers and this thread share the scanning.
+// Every thread takes the next range nobody has claimed (a compare-and-swap on shared memory), so none idles while
+// another holds work it has not started.
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runRangeHere, type SegmentResult } from './segments.js';
-import type { ExtractJob, FromWorker, ToWorker } from './worker-protocol.js';
+import { CLAIMED_BY_MAIN, claimRange, type ExtractJob, type FromWorker, type ToWorker } from './worker-protocol.js';
 import type { ExtractOptions, SegmentOptions } from './extract.js';
 import type { FileRange } from '../input/ranges.js';
 import { chunkCounter } from './progress.js';
@@ -19,26 +21,25 @@ export function workerScript(): string | null {
 }
 
 interface Task {
+  id: number;
   job: ExtractJob;
   range: FileRange;
   options: SegmentOptions;
   /** The same options, built in this thread: for running the task here. */
   here: ExtractOptions;
+  /** Who runs it: 0 until a thread claims it (worker-protocol.ts). */
+  claim: Int32Array;
   onProgress?: (bytes: number, lines: number) => void;
   resolve: (r: SegmentResult) => void;
   reject: (e: Error) => void;
 }
 
-/** Ranges handed to a worker at once: the next one waits in its message queue, so a worker never idles while this
- *  thread, busy scanning a range itself, has not yet seen that the previous one is done. */
-const DEPTH = 2;
-
 export class SignalPool {
-  /** Tasks each worker holds (running or waiting in its message queue). */
-  private readonly load = new Map<Worker, number>();
   private readonly all: Worker[] = [];
-  private readonly queue: Task[] = [];
-  private readonly running = new Map<number, { task: Task; worker: Worker }>();
+  /** Workers that failed: they get no more ranges; the ranges they had claimed fail. */
+  private readonly dead = new Set<number>();
+  /** Ranges not settled yet, in the order queued (claimed or not). */
+  private readonly tasks = new Map<number, Task>();
   /** Wakes a helping thread when a task is queued. */
   private arrived: (() => void) | null = null;
   private nextId = 0;
@@ -49,11 +50,11 @@ export class SignalPool {
       // A bounded young generation keeps each worker's heap (and the process RSS) flat over gigabytes of input: a
       // worker holds a 1 MiB chunk, its carried line and the events found so far. 16 MB, not less: at 4 MB the
       // scavenges of the 64 KiB piece strings took a sixth of a worker's time (measured: 170 of 1000 ms).
-      const w = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 128 } });
+      const claimId = i + 1;
+      const w = new Worker(script, { workerData: { claimId }, resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 128 } });
       w.on('message', (m: FromWorker) => this.onMessage(m));
-      w.on('error', (err) => this.failWorker(w, err));
+      w.on('error', (err) => this.failWorker(claimId, err));
       this.all.push(w);
-      this.load.set(w, 0);
     }
   }
 
@@ -63,56 +64,50 @@ export class SignalPool {
   }
 
   private onMessage(m: FromWorker): void {
-    const r = this.running.get(m.id);
-    if (!r) return;
+    const task = this.tasks.get(m.id);
+    if (!task) return;
     if (m.type === 'progress') {
-      r.task.onProgress?.(m.bytes, m.lines);
+      task.onProgress?.(m.bytes, m.lines);
       return;
     }
-    this.running.delete(m.id);
-    this.load.set(r.worker, (this.load.get(r.worker) ?? 1) - 1);
-    this.dispatch();
-    if (m.type === 'done') r.task.resolve(m.result);
-    else r.task.reject(new Error(m.message));
+    this.tasks.delete(m.id);
+    if (m.type === 'done') task.resolve(m.result);
+    else task.reject(new Error(m.message));
   }
 
-  /** A worker that failed gets no more ranges (the reading thread takes what is left); its own fail. */
-  private failWorker(w: Worker, err: Error): void {
-    this.load.set(w, Infinity);
-    for (const [id, r] of this.running) {
-      if (r.worker !== w) continue;
-      this.running.delete(id);
-      r.task.reject(err);
+  /** A worker that failed gets no more ranges; those it had claimed fail, the others stay for the other threads. */
+  private failWorker(claimId: number, err: Error): void {
+    this.dead.add(claimId);
+    for (const [id, t] of this.tasks) {
+      if (Atomics.load(t.claim, 0) !== claimId) continue;
+      this.tasks.delete(id);
+      t.reject(err);
     }
   }
 
-  private dispatch(): void {
-    while (this.queue.length > 0) {
-      // The least loaded worker, if it has room.
-      let w: Worker | null = null;
-      for (const x of this.all) if ((this.load.get(x) ?? 0) < DEPTH && (!w || (this.load.get(x) ?? 0) < (this.load.get(w) ?? 0))) w = x;
-      if (!w) return;
-      this.load.set(w, (this.load.get(w) ?? 0) + 1);
-      const task = this.queue.shift() as Task;
-      const id = this.nextId++;
-      this.running.set(id, { task, worker: w });
-      w.postMessage({ type: 'range', id, job: task.job, options: task.options, range: task.range, progress: task.onProgress !== undefined } satisfies ToWorker);
-    }
-  }
-
-  /** A byte range of a plain file, read by whichever thread takes it first (no bytes cross threads on the way in). */
+  /**
+   * A byte range of a plain file, read by whichever thread claims it first (no bytes cross threads on the way in).
+   * Every live worker is sent it at once and takes it when free unless another thread has: so no worker waits for this
+   * thread to hand out work while it scans a range itself, and a range waiting behind a busy worker is not stuck
+   * there while another thread idles (both cost up to a range's time at the end of a file: measured 30–100 ms).
+   */
   runRange(job: ExtractJob, here: ExtractOptions, range: FileRange, options: SegmentOptions, onProgress?: (bytes: number, lines: number) => void): Promise<SegmentResult> {
     return new Promise<SegmentResult>((resolve, reject) => {
-      this.queue.push({ job, here, range, options, resolve, reject, ...(onProgress ? { onProgress } : {}) });
-      this.dispatch();
-      if (this.queue.length > 0) this.arrived?.();
+      const id = this.nextId++;
+      const claim = new Int32Array(new SharedArrayBuffer(4));
+      this.tasks.set(id, { id, job, here, range, options, claim, resolve, reject, ...(onProgress ? { onProgress } : {}) });
+      const message: ToWorker = { type: 'range', id, claim, job, options, range, progress: onProgress !== undefined };
+      this.all.forEach((w, i) => {
+        if (!this.dead.has(i + 1)) w.postMessage(message);
+      });
+      this.arrived?.();
     });
   }
 
   /**
-   * Runs queued ranges in this thread until `done` settles, yielding to the event loop between them (worker results,
-   * progress) and waiting for more when the queue is empty (a merge may queue fix-up passes). For the reading thread
-   * once it has nothing else to do.
+   * Runs unclaimed ranges in this thread until `done` settles, yielding to the event loop between them (worker results,
+   * progress) and waiting for more when none is left (a merge may queue fix-up passes). For the reading thread once
+   * it has nothing else to do.
    */
   async helpUntil(done: Promise<unknown>): Promise<void> {
     let settled = false;
@@ -133,8 +128,8 @@ export class SignalPool {
   }
 
   private async helpUntilEmpty(): Promise<void> {
-    for (let task = this.queue.shift(); task; task = this.queue.shift()) {
-      const t = task;
+    for (let t = this.nextUnclaimed(); t; t = this.nextUnclaimed()) {
+      this.tasks.delete(t.id);
       try {
         const counter = t.onProgress ? chunkCounter(t.onProgress, 0) : null;
         t.resolve(runRangeHere(t.here, t.range, t.options, counter?.onChunk));
@@ -143,6 +138,12 @@ export class SignalPool {
       }
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** The first queued range no thread has claimed, now claimed by this one. */
+  private nextUnclaimed(): Task | null {
+    for (const t of this.tasks.values()) if (claimRange(t.claim, CLAIMED_BY_MAIN)) return t;
+    return null;
   }
 
   async close(): Promise<void> {

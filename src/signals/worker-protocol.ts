@@ -14,8 +14,17 @@ export interface ExtractJob {
   custom: CustomSignalSpec[];
 }
 
-/** A byte range of a plain file the worker reads itself; `progress`: report bytes and lines as they go. */
-export type ToWorker = { type: 'range'; id: number; job: ExtractJob; options: SegmentOptions; range: FileRange; progress: boolean };
+/** A byte range of a plain file the worker reads itself; `progress`: report bytes and lines as they go. Every worker
+ *  gets every range; `claim` (one Int32 in shared memory, 0 while unclaimed) says who runs it: the first thread to
+ *  swap in its own number (CLAIMED_BY_MAIN for the reading thread, the worker's `workerData` number for a worker). */
+export type ToWorker = { type: 'range'; id: number; claim: Int32Array; job: ExtractJob; options: SegmentOptions; range: FileRange; progress: boolean };
+
+export const CLAIMED_BY_MAIN = -1;
+
+/** Takes a range for the thread numbered `self` unless another thread has it already. */
+export function claimRange(claim: Int32Array, self: number): boolean {
+  return Atomics.compareExchange(claim, 0, 0, self) === 0;
+}
 
 export type FromWorker =
   | { type: 'done'; id: number; result: SegmentResult }

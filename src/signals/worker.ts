@@ -1,15 +1,17 @@
 // Worker thread entry: extracts one byte range of a plain log at a time, reading it itself, with the same code the
-// reading thread would run (runRangeHere).
-import { parentPort } from 'node:worker_threads';
+// reading thread would run (runRangeHere). It is sent every range and runs those it claims first.
+import { parentPort, workerData } from 'node:worker_threads';
 import { resolveZone } from '../parse/time.js';
 import { compileCustom, type CustomPattern } from './custom.js';
 import { buildPrefilter, type ExtractOptions } from './extract.js';
 import { runRangeHere } from './segments.js';
-import type { ExtractJob, FromWorker, ToWorker } from './worker-protocol.js';
+import { claimRange, type ExtractJob, type FromWorker, type ToWorker } from './worker-protocol.js';
 import { chunkCounter } from './progress.js';
 
 const port = parentPort;
 if (!port) throw new Error('signals/worker.js must run as a worker thread');
+/** This worker's number in the claim slots of ranges (pool.ts). */
+const self = (workerData as { claimId?: number } | null)?.claimId ?? 1;
 
 // The needle tables (~1 MB each) are built while the reading thread is still listing files, not on the first range.
 buildPrefilter([], false);
@@ -33,6 +35,8 @@ function optionsOf(job: ExtractJob): ExtractOptions {
 const PROGRESS_BYTES = 8 << 20;
 
 port.on('message', (m: ToWorker) => {
+  // Taken by another thread while this one was busy: the next range in the queue, then.
+  if (!claimRange(m.claim, self)) return;
   const post = (msg: FromWorker) => port.postMessage(msg);
   try {
     const counter = m.progress ? chunkCounter((bytes, lines) => post({ type: 'progress', id: m.id, bytes, lines }), PROGRESS_BYTES) : null;

@@ -1,4 +1,5 @@
-// The range queue: workers and the reading thread share it; a worker that dies takes no more ranges.
+// The range queue: workers and the reading thread share it, each taking the next range no other thread has claimed; a
+// worker that dies takes no more ranges.
 import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +19,8 @@ const here: ExtractOptions = { artifact: 0, zone: resolveZone('UTC'), notAfterMs
 describe('signal pool', () => {
   it('a worker that dies fails its own range; the reading thread runs the rest', async () => {
     const crash = path.join(tmp, 'crash.mjs');
-    fs.writeFileSync(crash, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => { throw new Error('worker fell over'); });\n");
+    // It claims the range it is sent (as the real worker does), then dies.
+    fs.writeFileSync(crash, "import { parentPort, workerData } from 'node:worker_threads';\nparentPort.on('message', (m) => { Atomics.compareExchange(m.claim, 0, 0, workerData.claimId); throw new Error('worker fell over'); });\n");
     const log = path.join(tmp, 'k.log');
     const text = lines([kl(at('10:00:00'), 'I', 'server.go:487', '"Kubelet version" kubeletVersion="v1.28.3"'), ...skipLines(at('10:00:00'), at('10:05:00'))]);
     fs.writeFileSync(log, text);
@@ -32,6 +34,38 @@ describe('signal pool', () => {
       const r = await second;
       expect(r.signals.events.some((e) => e.type === 'relist-unhealthy')).toBe(true);
       expect(r.signals.scan.lines).toBe(text.split('\n').length - 1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a range sent to a busy worker is taken by the reading thread when it is free first', async () => {
+    // This worker claims what it is sent, holds each range 400 ms and answers with a marker instead of a result.
+    const slow = path.join(tmp, 'slow.mjs');
+    fs.writeFileSync(slow, [
+      "import { parentPort, workerData } from 'node:worker_threads';",
+      'parentPort.on(\'message\', (m) => {',
+      '  if (Atomics.compareExchange(m.claim, 0, 0, workerData.claimId) !== 0) return;',
+      '  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400);',
+      "  parentPort.postMessage({ type: 'done', id: m.id, result: { byWorker: true } });",
+      '});',
+    ].join('\n'));
+    const log = path.join(tmp, 'k2.log');
+    const text = lines([kl(at('10:00:00'), 'I', 'server.go:487', '"Kubelet version" kubeletVersion="v1.28.3"'), ...skipLines(at('10:00:00'), at('10:01:00'))]);
+    fs.writeFileSync(log, text);
+    const range = { realPath: log, start: 0, end: Buffer.byteLength(text) };
+    const pool = new SignalPool(slow, 1);
+    try {
+      // Let the worker start, so that it claims the first range before this thread looks.
+      const first = pool.runRange(job, here, range, { first: true });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const second = pool.runRange(job, here, range, { first: true });
+      const both = Promise.all([first, second]);
+      await pool.helpUntil(both);
+      const [a, b] = await both;
+      expect(a).toEqual({ byWorker: true });
+      // Run here while the worker was still busy with the first: a real result.
+      expect(b.signals.scan.lines).toBe(text.split('\n').length - 1);
     } finally {
       await pool.close();
     }
