@@ -137,7 +137,10 @@ export function planRanges(head: Buffer, size: number, opts: ExtractOptions): Ra
   return { minFirst: end, multiHost, ...(multiHost ? { tailFrom: Math.max(size - MULTI_HOST_TAIL_BYTES, end) } : {}) };
 }
 
-/** Runs the ranges of one file (in parallel) and merges them. `heads[k]`: the first bytes of range k (its first date). */
+/** Runs the ranges of one file (in parallel) and merges them. `heads[k]`: the first bytes of range k (its first date).
+ *  A range that cannot be read ends the log there, as a stream that fails does: the ranges before it are kept, with a
+ *  warning that the read stopped (their line numbers hold; nothing after the gap could be numbered). A first range
+ *  that cannot be read fails the file. */
 export async function extractRanges<R>(
   ranges: R[], heads: Buffer[], opts: ExtractOptions, run: (range: R, options: SegmentOptions) => Promise<SegmentResult>, plan?: RangePlan,
 ): Promise<ArtifactSignals> {
@@ -155,9 +158,13 @@ export async function extractRanges<R>(
       ...(plan?.warmupBytes !== undefined ? { warmupBytes: plan.warmupBytes } : {}),
     };
   };
-  const parts = await Promise.all(ranges.map((r, k) => run(r, optionsOf(k))));
+  const settled = await Promise.allSettled(ranges.map((r, k) => run(r, optionsOf(k))));
+  const failed = settled.findIndex((x) => x.status === 'rejected');
+  const readError = failed >= 0 ? toError((settled[failed] as PromiseRejectedResult).reason) : undefined;
+  if (failed === 0) throw readError;
+  const parts = (failed < 0 ? settled : settled.slice(0, failed)).map((x) => (x as PromiseFulfilledResult<SegmentResult>).value);
   await resolveProofs(parts, (k, proofsFor) => run(ranges[k] as R, { ...optionsOf(k), proofsFor }));
-  return merge(parts, starts, opts);
+  return merge(parts, starts.slice(0, parts.length), opts, readError);
 }
 
 /**
@@ -349,4 +356,8 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
     firstTs: NaN, lastTs: prevLastTs, backwardJumps, disagreements, firstDisagreement, edges: {}, warmupEnd: 0,
   };
   return completeSignals(merged, tail, opts, readError);
+}
+
+function toError(x: unknown): Error {
+  return x instanceof Error ? x : new Error(String(x));
 }

@@ -153,6 +153,30 @@ describe('extraction in ranges', () => {
     }
   });
 
+  it('a range that cannot be read ends the log there: the ranges before it are kept, with a warning', async () => {
+    const text = journal();
+    const o = opts(2024);
+    const file = fileOf(text);
+    const size = Buffer.byteLength(text);
+    const plan = planRanges(fs.readFileSync(file).subarray(0, 64 * 1024), size, o) as RangePlan;
+    const ranges = splitRanges(file, size, 4, plan.minFirst);
+    const heads = ranges.map((r) => headAtSync(r.realPath, r.start, 16 * 1024));
+    const broken = (k: number) => extractRanges(ranges, heads, o, async (r, options) => {
+      if (r === ranges[k]) throw new Error('EIO: i/o error, read');
+      return runRangeHere(o, r, options);
+    }, plan);
+    // The first two ranges own the lines that start before the third does.
+    const cut = (ranges[2] as { start: number }).start;
+    const keptLines = text.slice(0, cut - 1).split('\n').length;
+    const r = await broken(2);
+    expect(r.scan.lines).toBe(keptLines);
+    expect(r.warnings).toContainEqual({ line: keptLines, message: `read stopped after line ${keptLines}: EIO: i/o error, read` });
+    const one = await extractSignals(Readable.from([Buffer.from(text)]), o);
+    expect(r.events.length).toBeGreaterThan(0);
+    expect(r.events).toEqual(one.events.filter((e) => e.ref.line <= keptLines));
+    await expect(broken(0)).rejects.toThrow(/EIO/);
+  });
+
   it('never cuts inside the head lines, which only the first range parses', () => {
     const text = mergedNodeLogs();
     const plan = planRanges(Buffer.from(text).subarray(0, 64 * 1024), Buffer.byteLength(text), opts(2024)) as RangePlan;
