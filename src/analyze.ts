@@ -6,16 +6,16 @@ import type {
 import { SCHEMA_VERSION } from './contract/analysis.js';
 import type { Readable } from 'node:stream';
 import { discover } from './input/discover.js';
-import type { Artifact } from './input/artifact.js';
+import type { Artifact, ReadEarly } from './input/artifact.js';
 import { countingStream, logIndexOf, type LogIndex } from './input/line-reader.js';
 import { LineScanner, scanStream } from './parse/lines.js';
 import { MetricsParser } from './parse/metrics/exposition.js';
 import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
-import { iso, resolveZone } from './parse/time.js';
+import { iso, resolveZone, sameZone } from './parse/time.js';
 import { extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
 import { compileCustom, type CustomSignalSpec } from './signals/custom.js';
 import { SignalPool, workerScript } from './signals/pool.js';
-import { extractRanges, planRanges, type RangePlan } from './signals/segments.js';
+import { extractRanges, planRanges, sameYearWalk, type RangePlan } from './signals/segments.js';
 import { headAtSync, splitRanges, type FileRange } from './input/ranges.js';
 import type { ExtractJob } from './signals/worker-protocol.js';
 import { availableParallelism } from 'node:os';
@@ -59,6 +59,8 @@ export interface AnalysisRun {
   /** For views that re-read lines lazily (TUI): per log artifact id its line checkpoints and clock; per node its
    *  artifact ids and the times of its CRI errors (for density charts). */
   views?: ViewIndex;
+  /** Archive members read while the archive was indexed: kept, or read again because the options differed. */
+  early: { kept: number; reread: number };
 }
 
 export interface ViewIndex {
@@ -102,9 +104,35 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     for (const n of sizes) if (n >= offloadAt) big += n;
     if (!started.pool && script && big > 0 && big >= splitAt) started.pool = new SignalPool(script, size);
   };
+  const custom = opts.customSignals ?? [];
+  const compiled = custom.map(compileCustom);
+  // Large logs inside archives are extracted while the index pass streams them by (an archive is decompressed anew for
+  // every pass over it), with the options guessed then: the zone the user gave, else the one an etc/localtime link
+  // met earlier names, else UTC; the member's time as the year anchor. Kept when the options that the bundle layout
+  // then gives agree (sameYearWalk), read again otherwise.
+  const early = new Map<number, { signals: ArtifactSignals; zone: string; notAfterMs: number | null }>();
+  const earlyStats = { kept: 0, reread: 0 };
+  let nextToken = 0;
+  const readEarly: ReadEarly = (m) => {
+    if (!LOG_ROLES.has(m.role) || m.size === null || m.size < offloadAt) return null;
+    const zoneName = opts.tz ?? m.zoneHint ?? 'UTC';
+    let z: ReturnType<typeof resolveZone>;
+    try {
+      z = zoneName === (opts.tz ?? 'UTC') ? zone : resolveZone(zoneName);
+    } catch {
+      return null;
+    }
+    return async (bytes) => {
+      const options = { artifact: -1, zone: z, year: opts.year, notAfterMs: m.mtime, noPrefilter: opts.noPrefilter, custom: compiled };
+      const signals = await extractSignals(bytes, options);
+      const token = nextToken++;
+      early.set(token, { signals, zone: zoneName, notAfterMs: m.mtime });
+      return token;
+    };
+  };
   let disc: Awaited<ReturnType<typeof discover>>;
   try {
-    disc = await discover(opts.paths, { stdin: opts.stdin, limits: opts.limits, onFileSizes });
+    disc = await discover(opts.paths, { stdin: opts.stdin, limits: opts.limits, onFileSizes, readEarly });
   } catch (err) {
     await started.pool?.close();
     throw err;
@@ -132,8 +160,6 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   // Files on disk are read a few at a time so small files overlap their I/O (and keep every worker busy); archive
   // members one after the other.
   const lanes = disc.artifacts.some((a) => a.sequential) ? 1 : Math.max(4, 2 * (pool?.size ?? 0));
-  const custom = opts.customSignals ?? [];
-  const compiled = custom.map(compileCustom);
   let anchorMs: number | null = null;
   const data: ArtifactData[] = [];
   let done = 0;
@@ -147,7 +173,13 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
         const here = { ...job, zone: zoneName === (opts.tz ?? 'UTC') ? zone : resolveZone(zoneName), custom: compiled };
         const onRead = opts.onRead ? (bytes: number, n: number) => opts.onRead?.({ artifact: a, bytes, lines: n }) : undefined;
         let sig: ArtifactSignals;
-        if (pool && offload(a)) {
+        const pre = a.early !== undefined ? early.get(a.early) : undefined;
+        if (pre) early.delete(a.early as number);
+        if (pre && keepEarly(pre, a, zoneName, here)) {
+          earlyStats.kept++;
+          sig = withArtifact(pre.signals, a.id);
+          onRead?.(sig.scan.bytes, sig.scan.lines);
+        } else if (pool && offload(a)) {
           // A large log in ranges, several per thread so that they balance; a smaller one (or one whose head lines
           // run on past its first 64 KiB) whole, on a worker.
           const plan = planRanges(a.head, a.file.size, here) ?? { minFirst: a.file.size, multiHost: false };
@@ -155,6 +187,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
           if (splitAt < SPLIT_BYTES) plan.warmupBytes = splitAt >> 3;
           sig = await readInRanges(pool, splitRanges(a.file.realPath, a.file.size, n, plan.minFirst), job, here, plan, onRead);
         } else {
+          if (pre) earlyStats.reread++;
           sig = await extractSignals(onRead ? countingStream(a.open(), onRead) : a.open(), here);
         }
         d.signals = sig;
@@ -237,7 +270,20 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     artifacts: n.artifacts,
     criErrors: n.events.flatMap((e) => (e.type === 'cri-error' ? [{ op: e.op, ts: e.ts, layer: e.layer }] : [])),
   }]));
-  return { analysis, evaluated, artifacts: disc.artifacts, views: { logs, nodes: viewNodes } };
+  return { analysis, evaluated, artifacts: disc.artifacts, views: { logs, nodes: viewNodes }, early: earlyStats };
+}
+
+/** Whether what was extracted from an archive member during the index pass is what reading it now would give. */
+function keepEarly(pre: { signals: ArtifactSignals; zone: string; notAfterMs: number | null }, a: Artifact, zoneName: string, here: ExtractOptions): boolean {
+  // A read that stopped (archive damaged inside the member) is read again, to fail the same way a reader does.
+  if (pre.signals.warnings.some((w) => w.message.startsWith('read stopped'))) return false;
+  return sameZone(pre.zone, zoneName) && sameYearWalk(a.head, here, pre.notAfterMs, here.notAfterMs);
+}
+
+/** Signals extracted before the artifact had its id, given it. */
+function withArtifact(s: ArtifactSignals, id: number): ArtifactSignals {
+  for (const e of s.events) e.ref.artifact = id;
+  return { ...s, artifact: id };
 }
 
 /** The ranges of one plain log, each read and scanned by a worker or this thread, merged in file order; progress summed

@@ -57,7 +57,29 @@ export interface Artifact {
   parseAs?: 'container-list' | 'skipped-nodes';
   /** Node role from the layout (must-gather `host_service_logs/masters|workers`). */
   nodeRole?: 'master' | 'worker' | null;
+  /** The token `DiscoverOptions.readEarly` gave for this archive member, read while the archive was indexed. */
+  early?: number;
 }
+
+/** An archive member as the index pass meets it (before the bundle layout is known). */
+export interface EarlyMember {
+  path: string;
+  role: Role;
+  format: string;
+  /** Uncompressed size from the member header, when known. */
+  size: number | null;
+  mtime: number | null;
+  head: Buffer;
+  /** The zone an `etc/localtime` link met earlier in the archive names, in this member's folder or one above it. */
+  zoneHint: string | null;
+}
+
+/**
+ * A reader for archive members while the index pass streams them by: an archive is decompressed from its start for
+ * every pass over it, so a large log read here is not decompressed a second time. Returns null to let the member go
+ * by, else a consumer that reads the whole stream and resolves to a token (kept as `Artifact.early`).
+ */
+export type ReadEarly = (member: EarlyMember) => ((bytes: Readable) => Promise<number>) | null;
 
 export interface Input {
   path: string;

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { InputKind, Role } from '../contract/analysis.js';
 import type { InputWarning } from './artifact.js';
-import { nameTime } from './names.js';
+import { nameTime, zoneOfLocaltime } from './names.js';
 import type { Tree, TreeFile } from './tree.js';
 
 export type BundleKind = 'sosreport' | 'sos-collect' | 'must-gather' | 'inspect' | 'eks-logs' | 'aks' | 'rancher' | 'kind' | 'directory';
@@ -204,9 +204,7 @@ function sosRoot(ix: Index, d: string, name: string, tree: Tree): BundleRoot {
   const dateOut = parseDateOutput(text(ix.file(j(d, 'sos_commands/date/date'))) ?? text(ix.file(j(d, 'date'))) ?? '');
   if (collectedAt === null && dateOut?.offsetMin != null) collectedAt = dateOut.ms;
   if (zone === null) {
-    const lt = tree.links.get(j(d, 'etc/localtime'));
-    const m = lt ? /zoneinfo\/(.+)$/.exec(lt) : null;
-    if (m) zone = m[1] as string;
+    zone = zoneOfLocaltime(tree.links.get(j(d, 'etc/localtime')));
   }
   if (zone === null) zone = firstLine(text(ix.file(j(d, 'etc/timezone'))));
   if (zone === null && dateOut?.offsetMin != null) zone = fixedZone(dateOut.offsetMin);

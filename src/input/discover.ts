@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { InputError, type Artifact, type Compression, type Discovery, type Input, type InputWarning } from './artifact.js';
+import { InputError, type Artifact, type Compression, type Discovery, type Input, type InputWarning, type ReadEarly } from './artifact.js';
 import { DEFAULT_TOOLS, HEAD_BYTES, decode, probe, type Probe, type Tools } from './decode.js';
 import { assess } from './assess.js';
 import { errorCode, fsErrorMessage } from './fserror.js';
@@ -32,6 +32,8 @@ export interface DiscoverOptions {
   limits?: Partial<Limits>;
   /** Sizes of the files on disk as soon as they are listed, before any is read (a caller may get threads ready). */
   onFileSizes?: (sizes: number[]) => void;
+  /** Reads archive members as the index pass meets them (see ReadEarly). */
+  readEarly?: ReadEarly;
 }
 
 /** Artifacts that no later stage will read keep only this much head: a big folder must not hold 64 KiB each. */
@@ -82,7 +84,7 @@ class Discoverer {
   }
 
   private treeContext(): TreeContext {
-    return { tools: this.tools, limits: this.limits, headBytes: this.headBytes, wantMeta };
+    return { tools: this.tools, limits: this.limits, headBytes: this.headBytes, wantMeta, ...(this.opts.readEarly ? { readEarly: this.opts.readEarly } : {}) };
   }
 
   async add(given: string): Promise<void> {
@@ -251,6 +253,7 @@ class Discoverer {
         priority: pl.priority,
         ...(pl.parseAs ? { parseAs: pl.parseAs } : {}),
         nodeRole: pl.nodeRole,
+        ...(f.early !== undefined ? { early: f.early } : {}),
       });
     }
     if (tree.files.length === 0 && !warned.has(given)) this.warnings.push({ file: given, line: null, message: 'no files found' });

@@ -5,12 +5,14 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Role } from '../contract/analysis.js';
-import type { Compression, InputWarning } from './artifact.js';
+import type { Compression, InputWarning, ReadEarly } from './artifact.js';
 import { assess } from './assess.js';
 import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
 import { compressionOf, decode, haveTool, missingToolError, toolFor, type Tools } from './decode.js';
 import { collect, peek, type EntryStream } from './entry-stream.js';
 import { bounded, mib, type Limits } from './limits.js';
+import { zoneOfLocaltime } from './names.js';
+import { parseTimedatectl } from './bundle.js';
 
 export interface TreeFile {
   /** Path inside the input ('/'-separated; archives inside it are path segments). */
@@ -32,6 +34,8 @@ export interface TreeFile {
   open(): Readable;
   /** A plain file on disk that readers may re-read by offset (Artifact.file). */
   file?: { realPath: string; size: number };
+  /** Token of the early read of this member (TreeContext.readEarly). */
+  early?: number;
 }
 
 export interface Tree {
@@ -52,6 +56,7 @@ export interface TreeContext {
   headBytes: number;
   /** Whether the whole content of this file is wanted for bundle detection (small metadata files). */
   wantMeta(path: string, size: number | null): boolean;
+  readEarly?: ReadEarly;
 }
 
 export function newTree(): Tree {
@@ -280,9 +285,17 @@ async function examineMember(
   }
   const verdict = assess({ compression, head: p2.head, complete: p2.ended, error: p2.error }, display, false);
   let meta: Buffer | null = null;
-  if (!p2.error && ctx.wantMeta(display, h.size)) {
+  let early: number | undefined;
+  const wantMeta = !p2.error && ctx.wantMeta(display, h.size);
+  const reader = !wantMeta && !p2.error && verdict.problem === null
+    ? ctx.readEarly?.({ path: display, role: verdict.role, format: verdict.format, size: h.size, mtime: h.mtime, head: p2.head, zoneHint: localtimeAbove(tree, display) })
+    : null;
+  if (wantMeta) {
     const all = p2.ended ? { data: p2.head, complete: true, error: null } : await collect(p2.stream, ctx.limits.maxMetaBytes);
     meta = all.complete ? all.data : null;
+  } else if (reader) {
+    // The pass moves on once the reader has read the member to its end.
+    early = await reader(p2.stream).catch(() => undefined);
   } else {
     p2.stream.destroy();
   }
@@ -300,7 +313,19 @@ async function examineMember(
     meta,
     cut: false,
     open: () => decodeBounded(reopen(), compression, ctx, display),
+    ...(early !== undefined ? { early } : {}),
   };
+}
+
+/** The zone a sosreport root above `file` names in what the pass has met so far: its timedatectl output, else its
+ *  `etc/localtime` link (the order bundle.ts follows). */
+function localtimeAbove(tree: Tree, file: string): string | null {
+  for (let d = path.posix.dirname(file); ; d = path.posix.dirname(d)) {
+    const dir = d === '.' || d === '/' ? '' : d;
+    const td = tree.files.find((f) => f.path === join(dir, 'sos_commands/systemd/timedatectl'))?.meta;
+    const zone = (td ? parseTimedatectl(td.toString('utf8')).zone : null) ?? zoneOfLocaltime(tree.links.get(join(dir, 'etc/localtime')));
+    if (zone !== null || dir === '') return zone;
+  }
 }
 
 /** A container whose first scan reads a stream already in hand (the one that was sniffed), later opens re-stream. */

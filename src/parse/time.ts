@@ -29,6 +29,14 @@ function digits(s: string, from: number, to: number): number {
 }
 
 /** Resolves a zone name (`UTC`, `Europe/Berlin`, `+02:00`) once; throws on an unknown zone. */
+/** The tz database's names of UTC itself (its `backward` links to Etc/UTC and Etc/GMT). */
+const UTC_NAMES = new Set(['utc', 'z', 'gmt', 'etc/utc', 'etc/uct', 'etc/universal', 'etc/zulu', 'uct', 'universal', 'zulu', 'etc/gmt', 'etc/gmt0', 'etc/gmt+0', 'etc/gmt-0', 'gmt0', 'gmt+0', 'gmt-0', 'etc/greenwich', 'greenwich', '+00:00', '-00:00', '+0000']);
+
+/** Whether two zone names give every wall-clock time the same instant (the same name, or both UTC). */
+export function sameZone(a: string, b: string): boolean {
+  return a === b || (UTC_NAMES.has(a.toLowerCase()) && UTC_NAMES.has(b.toLowerCase()));
+}
+
 export function resolveZone(name: string): Zone {
   if (/^(utc|z|gmt)$/i.test(name)) return FixedOffsetZone.utcInstance;
   const fixed = /^([+-])(\d{2}):?(\d{2})$/.exec(name);

@@ -111,6 +111,32 @@ function yearStarter(opts: ExtractOptions): (head: Buffer, first: boolean) => Ye
   };
 }
 
+/**
+ * Whether extracting a log with the anchor `notAfterA` gives exactly what extracting it with `notAfterB` gives (the
+ * rest of the options alike). The anchor only picks the year of the first year-less stamp; from there the walk is the
+ * same. That stamp is looked for in the lines every extraction parses (the first HEAD_LINES): not found there, only
+ * equal anchors are known to agree.
+ */
+export function sameYearWalk(head: Buffer, opts: ExtractOptions, notAfterA: number | null, notAfterB: number | null): boolean {
+  if (opts.year !== undefined || notAfterA === notAfterB) return true;
+  if (notAfterA === null || notAfterB === null) return false;
+  const wall = new WallClock(opts.zone);
+  const a = new YearClock(wall, { notAfterMs: notAfterA });
+  const b = new YearClock(wall, { notAfterMs: notAfterB });
+  const lines = head.toString('utf8').split('\n', HEAD_LINES + 1);
+  // The last piece may be a line cut by the end of the head.
+  if (lines.length > HEAD_LINES) lines.length = HEAD_LINES;
+  else lines.pop();
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    parseLine(line, i + 1, 0, { years: a, wall });
+    parseLine(line, i + 1, 0, { years: b, wall });
+    const [x, y] = [a.state(), b.state()];
+    if (x.lastMonth >= 0 || y.lastMonth >= 0) return x.year === y.year && x.lastMonth === y.lastMonth;
+  }
+  return false;
+}
+
 /** How a log is cut: where its head ends (no cut before), whether it is a merged many-host log, where its tail is. */
 export interface RangePlan {
   /** Cuts fall after the file's head lines, which only the first segment parses. */

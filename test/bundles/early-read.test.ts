@@ -1,0 +1,108 @@
+// Large logs inside archives are extracted while the index pass streams them by, with the zone and year anchor known
+// at that point; the result is kept only when the options the bundle layout then gives agree, and is read again
+// otherwise. Either way the report is the one a second pass over the archive gives (PLEGSCOPE_SPLIT_BYTES=0 makes every
+// log member large enough to be read early; by default these small members are read in the second pass).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { analyze, type AnalysisRun } from '../../src/analyze.js';
+import { resolveZone } from '../../src/parse/time.js';
+import { sameYearWalk } from '../../src/signals/segments.js';
+import { formAvailable, writeBundle, type Files, type Form } from './fixtures.js';
+import { fixtures, type KindFixture } from './kinds.js';
+
+let tmp: string;
+let all: KindFixture[];
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'plegscope-early-'));
+  all = await fixtures();
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => {
+  delete process.env['PLEGSCOPE_SPLIT_BYTES'];
+});
+
+const json = (r: AnalysisRun) => JSON.stringify({ ...r.analysis, generatedAt: null });
+
+/** The archive analyzed with early reads (every log member) and without (none): reports and the early-read counts. */
+async function both(p: string, opts: { tz?: string; year?: number } = {}) {
+  process.env['PLEGSCOPE_SPLIT_BYTES'] = '0';
+  const early = await analyze({ paths: [p], workers: 0, ...opts });
+  delete process.env['PLEGSCOPE_SPLIT_BYTES'];
+  const late = await analyze({ paths: [p], workers: 0, ...opts });
+  return { early, late };
+}
+
+function reordered(files: Files, last: string[]): Files {
+  const out: Files = {};
+  for (const [k, v] of Object.entries(files)) if (!last.some((l) => k.endsWith(l))) out[k] = v;
+  for (const [k, v] of Object.entries(files)) if (last.some((l) => k.endsWith(l))) out[k] = v;
+  return out;
+}
+
+describe('logs read while an archive is indexed', () => {
+  const FORMS: Form[] = ['tar.xz', 'tar.gz', 'zip'];
+  for (const kind of ['sosreport', 'sos-collect', 'must-gather', 'inspect', 'eks-logs', 'aks', 'rancher', 'kind']) {
+    it(`${kind}: the same report as a second pass gives`, async () => {
+      const fx = all.find((f) => f.kind === kind) as KindFixture;
+      for (const form of FORMS) {
+        if (!formAvailable(form)) continue;
+        const p = await writeBundle(fs.mkdtempSync(path.join(tmp, `${kind}-`)), fx.name, fx.files, form);
+        const { early, late } = await both(p);
+        expect(late.early).toEqual({ kept: 0, reread: 0 });
+        const logs = late.analysis.inputs.flatMap((i) => i.artifacts).filter((a) => /^(kubelet|runtime|kernel)-log$/.test(a.role));
+        expect(early.early.kept + early.early.reread).toBe(logs.length);
+        expect(json(early)).toBe(json(late));
+      }
+    });
+  }
+
+  it("a sosreport whose zone is met before its journal (timedatectl): the early read is kept", async () => {
+    const fx = all.find((f) => f.kind === 'sosreport') as KindFixture;
+    const p = await writeBundle(fs.mkdtempSync(path.join(tmp, 'sos-zone-first-')), fx.name, fx.files, 'tar.gz');
+    const { early, late } = await both(p);
+    // All but dmesg -T, whose stamps carry their year: nothing in its head says the anchor cannot matter.
+    expect(early.early).toEqual({ kept: 5, reread: 1 });
+    expect(json(early)).toBe(json(late));
+  });
+
+  it('a sosreport whose zone comes after its journal: read again in that zone', async () => {
+    const fx = all.find((f) => f.kind === 'sosreport') as KindFixture;
+    const files = reordered(fx.files, ['sos_commands/systemd/timedatectl', 'etc/localtime', '/date']);
+    const p = await writeBundle(fs.mkdtempSync(path.join(tmp, 'sos-zone-last-')), fx.name, files, 'tar.gz');
+    const { early, late } = await both(p);
+    // Read as UTC while indexing, then the layout said Europe/Berlin.
+    expect(early.early).toEqual({ kept: 0, reread: 6 });
+    expect(json(early)).toBe(json(late));
+    const inOrder = await analyze({ paths: [await writeBundle(fs.mkdtempSync(path.join(tmp, 'sos-zone-first-')), fx.name, fx.files, 'tar.gz')], workers: 0 });
+    expect(early.analysis.nodes[0]?.stalls).toEqual(inOrder.analysis.nodes[0]?.stalls);
+  });
+
+  it('--tz decides the zone before anything is met: kept', async () => {
+    const fx = all.find((f) => f.kind === 'sosreport') as KindFixture;
+    const files = reordered(fx.files, ['sos_commands/systemd/timedatectl', 'etc/localtime', '/date']);
+    const p = await writeBundle(fs.mkdtempSync(path.join(tmp, 'sos-tz-')), fx.name, files, 'tar.gz');
+    const { early, late } = await both(p, { tz: 'Europe/Berlin' });
+    expect(early.early).toEqual({ kept: 5, reread: 1 });
+    expect(json(early)).toBe(json(late));
+  });
+});
+
+describe('sameYearWalk', () => {
+  const opts = { artifact: 0, zone: resolveZone('UTC'), notAfterMs: null };
+  const head = Buffer.from('-- Journal begins --\nDec 31 23:59:00 node1 kubelet[1]: I1231 23:59:00.000000       1 a.go:1] "x"\nJan 01 00:00:01 node1 kubelet[1]: I0101 00:00:01.000000       1 a.go:1] "y"\n');
+  it('anchors that give the first dated line the same year agree', () => {
+    expect(sameYearWalk(head, opts, Date.UTC(2025, 0, 1, 12), Date.UTC(2025, 0, 3))).toBe(true);
+    expect(sameYearWalk(head, opts, Date.UTC(2024, 11, 31, 23, 59, 30), Date.UTC(2025, 5, 1))).toBe(true);
+  });
+  it('anchors that give it different years do not', () => {
+    expect(sameYearWalk(head, opts, Date.UTC(2024, 11, 31, 23, 59, 30), Date.UTC(2026, 0, 1))).toBe(false);
+    expect(sameYearWalk(head, opts, null, Date.UTC(2025, 0, 1))).toBe(false);
+  });
+  it('a given year, or equal anchors, always agree; no dated line in the head: only equal anchors', () => {
+    expect(sameYearWalk(head, { ...opts, year: 2020 }, null, Date.UTC(2030, 0, 1))).toBe(true);
+    expect(sameYearWalk(Buffer.from('no dates here\nnor here\n'), opts, 5, 5)).toBe(true);
+    expect(sameYearWalk(Buffer.from('no dates here\nnor here\n'), opts, Date.UTC(2025, 0, 1), Date.UTC(2025, 0, 2))).toBe(false);
+  });
+});
