@@ -107,15 +107,15 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const custom = opts.customSignals ?? [];
   const compiled = custom.map(compileCustom);
   // Large logs inside archives are extracted while the index pass streams them by (an archive is decompressed anew for
-  // every pass over it), with the options guessed then: the zone the user gave, else the one an etc/localtime link
-  // met earlier names, else UTC; the member's time as the year anchor. Kept when the options that the bundle layout
-  // then gives agree (sameYearWalk), read again otherwise.
+  // every pass over it), with the options guessed then: the zone the user gave, else the one the sosreport's
+  // timedatectl or etc/localtime met earlier names, else UTC; the member's time as the year anchor. Kept when the
+  // options the bundle layout then gives agree (keepEarly), read again otherwise.
   const early = new Map<number, { signals: ArtifactSignals; zone: string; notAfterMs: number | null }>();
   const earlyStats = { kept: 0, reread: 0 };
   let nextToken = 0;
   const readEarly: ReadEarly = (m) => {
     if (!LOG_ROLES.has(m.role) || m.size === null || m.size < offloadAt) return null;
-    const zoneName = opts.tz ?? m.zoneHint ?? 'UTC';
+    const zoneName = opts.tz ?? m.zoneHint() ?? 'UTC';
     let z: ReturnType<typeof resolveZone>;
     try {
       z = zoneName === (opts.tz ?? 'UTC') ? zone : resolveZone(zoneName);

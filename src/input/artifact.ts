@@ -70,8 +70,9 @@ export interface EarlyMember {
   size: number | null;
   mtime: number | null;
   head: Buffer;
-  /** The zone an `etc/localtime` link met earlier in the archive names, in this member's folder or one above it. */
-  zoneHint: string | null;
+  /** The zone a sosreport root above this member names in what the pass has met so far (its timedatectl output, else
+   *  its `etc/localtime` link), or null. Looked up when called. */
+  zoneHint(): string | null;
 }
 
 /**

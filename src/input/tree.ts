@@ -288,7 +288,7 @@ async function examineMember(
   let early: number | undefined;
   const wantMeta = !p2.error && ctx.wantMeta(display, h.size);
   const reader = !wantMeta && !p2.error && verdict.problem === null
-    ? ctx.readEarly?.({ path: display, role: verdict.role, format: verdict.format, size: h.size, mtime: h.mtime, head: p2.head, zoneHint: localtimeAbove(tree, display) })
+    ? ctx.readEarly?.({ path: display, role: verdict.role, format: verdict.format, size: h.size, mtime: h.mtime, head: p2.head, zoneHint: () => zoneAbove(tree, display) })
     : null;
   if (wantMeta) {
     const all = p2.ended ? { data: p2.head, complete: true, error: null } : await collect(p2.stream, ctx.limits.maxMetaBytes);
@@ -319,7 +319,7 @@ async function examineMember(
 
 /** The zone a sosreport root above `file` names in what the pass has met so far: its timedatectl output, else its
  *  `etc/localtime` link (the order bundle.ts follows). */
-function localtimeAbove(tree: Tree, file: string): string | null {
+function zoneAbove(tree: Tree, file: string): string | null {
   for (let d = path.posix.dirname(file); ; d = path.posix.dirname(d)) {
     const dir = d === '.' || d === '/' ? '' : d;
     const td = tree.files.find((f) => f.path === join(dir, 'sos_commands/systemd/timedatectl'))?.meta;

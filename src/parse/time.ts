@@ -28,7 +28,6 @@ function digits(s: string, from: number, to: number): number {
   return v;
 }
 
-/** Resolves a zone name (`UTC`, `Europe/Berlin`, `+02:00`) once; throws on an unknown zone. */
 /** The tz database's names of UTC itself (its `backward` links to Etc/UTC and Etc/GMT). */
 const UTC_NAMES = new Set(['utc', 'z', 'gmt', 'etc/utc', 'etc/uct', 'etc/universal', 'etc/zulu', 'uct', 'universal', 'zulu', 'etc/gmt', 'etc/gmt0', 'etc/gmt+0', 'etc/gmt-0', 'gmt0', 'gmt+0', 'gmt-0', 'etc/greenwich', 'greenwich', '+00:00', '-00:00', '+0000']);
 
@@ -37,6 +36,7 @@ export function sameZone(a: string, b: string): boolean {
   return a === b || (UTC_NAMES.has(a.toLowerCase()) && UTC_NAMES.has(b.toLowerCase()));
 }
 
+/** Resolves a zone name (`UTC`, `Europe/Berlin`, `+02:00`) once; throws on an unknown zone. */
 export function resolveZone(name: string): Zone {
   if (/^(utc|z|gmt)$/i.test(name)) return FixedOffsetZone.utcInstance;
   const fixed = /^([+-])(\d{2}):?(\d{2})$/.exec(name);
