@@ -15,7 +15,7 @@ import { lazyRequire } from '../util/lazy-require.js';
 import { EntryStream } from './entry-stream.js';
 import { bounded, type Limits } from './limits.js';
 import { shortError } from './fserror.js';
-import { OPEN_FLAGS } from './source.js';
+import { INFLATE_CHUNK, OPEN_FLAGS } from './source.js';
 
 /** Loaded on the first tar: most runs read folders. */
 const tarStream = lazyRequire<typeof tar>('tar-stream');
@@ -575,7 +575,7 @@ export class ZipContainer implements Container {
       },
     });
     if (m.method === 0) return raw;
-    const inflate = zlib.createInflateRaw();
+    const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_CHUNK });
     raw.on('error', (err) => inflate.destroy(err));
     inflate.on('close', () => raw.destroy());
     raw.pipe(inflate);

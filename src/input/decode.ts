@@ -9,7 +9,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { Compression } from './artifact.js';
 import { errorCode, mapStreamErrors, shortError } from './fserror.js';
-import type { Source } from './source.js';
+import { INFLATE_CHUNK, type Source } from './source.js';
 import { collect } from './entry-stream.js';
 
 export const HEAD_BYTES = 64 * 1024;
@@ -88,7 +88,7 @@ export function decode(raw: Readable, compression: Compression, tools: Tools = D
 }
 
 function gunzip(raw: Readable): Readable {
-  const z = zlib.createGunzip();
+  const z = zlib.createGunzip({ chunkSize: INFLATE_CHUNK });
   mapStreamErrors(z, gzipError);
   raw.on('error', (err) => z.destroy(err));
   z.on('close', () => raw.destroy());

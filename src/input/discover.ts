@@ -254,6 +254,7 @@ class Discoverer {
         ...(pl.parseAs ? { parseAs: pl.parseAs } : {}),
         nodeRole: pl.nodeRole,
         ...(f.early !== undefined ? { early: f.early } : {}),
+        ...(f.member ? { sequential: true } : {}),
       });
     }
     if (tree.files.length === 0 && !warned.has(given)) this.warnings.push({ file: given, line: null, message: 'no files found' });

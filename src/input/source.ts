@@ -29,6 +29,9 @@ export const OPEN_FLAGS =
 
 /** 1 MiB reads: with 64 KiB ones the per-chunk overhead (syscalls, stream hops, scanner set-up) costs ~0.5 s per GB. */
 export const READ_CHUNK = 1024 * 1024;
+/** Output chunk of the inflaters (gzip, zip). zlib's default (16 KiB) makes a thread-pool round trip per 16 KiB: a 300 MB
+ *  must-gather tarball took 1.0–1.25 s to inflate, against 0.24 s with 256 KiB chunks (and 0.87 s for `gzip -dc`). */
+export const INFLATE_CHUNK = 256 * 1024;
 
 export class FileSource implements Source {
   readonly rereadable = true;

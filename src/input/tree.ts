@@ -36,6 +36,8 @@ export interface TreeFile {
   file?: { realPath: string; size: number };
   /** Token of the early read of this member (TreeContext.readEarly). */
   early?: number;
+  /** An archive member: its bytes come from a pass over the archive (see Artifact.sequential). */
+  member?: boolean;
 }
 
 export interface Tree {
@@ -313,6 +315,7 @@ async function examineMember(
     meta,
     cut: false,
     open: () => decodeBounded(reopen(), compression, ctx, display),
+    member: true,
     ...(early !== undefined ? { early } : {}),
   };
 }

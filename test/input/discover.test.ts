@@ -86,6 +86,8 @@ describe('discover: named files', () => {
     const a = d.artifacts[0] as Artifact;
     expect(a).toMatchObject({ id: 0, input: 0, path: given, role: 'kubelet-log', format: 'journal-short', compression: null, size: KUBELET.length, nodeHint: null, nameTime: null });
     expect(typeof a.mtime).toBe('number');
+    // A file on disk: read alongside others (archive members are read one after the other).
+    expect(a.sequential).toBeUndefined();
     expect(a.head.toString()).toBe(KUBELET);
     expect((await readAll(a.open())).data.toString()).toBe(KUBELET);
     expect((await readAll(a.open())).data.toString()).toBe(KUBELET);
