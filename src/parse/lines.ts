@@ -226,7 +226,8 @@ export class LineScanner {
           let lineStart = pos;
           let lineEnd = nl;
           let p = nl + 1;
-          while (p <= stop) {
+          // (p < s.length: past the end charCodeAt reads out of bounds, which throws the optimized loop away.)
+          while (p <= stop && p < s.length) {
             if (s.charCodeAt(p) === 45 && isMarker(s, p)) break;
             const k = s.indexOf('\n', p);
             if (k < 0 || k > stop) break;
