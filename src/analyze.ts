@@ -59,8 +59,9 @@ export interface AnalysisRun {
   /** For views that re-read lines lazily (TUI): per log artifact id its line checkpoints and clock; per node its
    *  artifact ids and the times of its CRI errors (for density charts). */
   views?: ViewIndex;
-  /** Archive members read while the archive was indexed: kept, or read again because the options differed. */
-  early: { kept: number; reread: number };
+  /** Archive members read while the archive was indexed; of them, kept, or read again because the options differed
+   *  (the rest turned out not to be read at all). */
+  early: { read: number; kept: number; reread: number };
 }
 
 export interface ViewIndex {
@@ -111,7 +112,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   // timedatectl or etc/localtime met earlier names, else UTC; the member's time as the year anchor. Kept when the
   // options the bundle layout then gives agree (keepEarly), read again otherwise.
   const early = new Map<number, { signals: ArtifactSignals; zone: string; notAfterMs: number | null }>();
-  const earlyStats = { kept: 0, reread: 0 };
+  const earlyStats = { read: 0, kept: 0, reread: 0 };
   let nextToken = 0;
   const readEarly: ReadEarly = (m) => {
     if (!LOG_ROLES.has(m.role) || m.size === null || m.size < offloadAt) return null;
@@ -126,6 +127,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       const options = { artifact: -1, zone: z, year: opts.year, notAfterMs: m.mtime, noPrefilter: opts.noPrefilter, custom: compiled };
       const signals = await extractSignals(bytes, options);
       const token = nextToken++;
+      earlyStats.read++;
       early.set(token, { signals, zone: zoneName, notAfterMs: m.mtime });
       return token;
     };

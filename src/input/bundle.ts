@@ -262,6 +262,37 @@ function under(p: string, dir: string): string | null {
 }
 
 const POD_LOG = /(^|\/)(?:var\/log\/(?:containers|pods)|namespaces|podlogs|containers-varlogs|podscontainerlogs|kubeobjects)\//;
+/** sos: the journal since boot, a subset of the full one. */
+const BOOT_JOURNAL = /^sos_commands\/logs\/journalctl_--no-pager_(?:--catalog_)?--boot/;
+/** sos: the journals of other Kubernetes components (klog text that mentions the kubelet, but not its log). */
+const OTHER_K8S_JOURNAL = /^sos_(?:commands|strings)\/[^/]+\/journalctl_--no-pager_--unit_(?:kube-(?:apiserver|proxy|scheduler|controller-manager)|etcd|atomic-openshift-master)/;
+/** must-gather: a unit's merged service log. */
+const SERVICE_LOG = /^host_service_logs\/(masters|workers)\/([^/]+)_service\.log/;
+const NODE_SERVICES = new Set(['kubelet', 'crio']);
+/** sos and EKS: the raw kernel ring buffer, read only when the human-dated copy is missing. */
+const SOS_RAW_DMESG = /^sos_commands\/kernel\/dmesg$/;
+const EKS_RAW_DMESG = /^kernel\/dmesg\.current$/;
+/** EKS: pods' logs under var_log; kind: a node's pod and container logs. */
+const EKS_POD_LOGS = /^var_log\/[^/]+\//;
+const KIND_POD_LOGS = /^(?:containers|pods)\//;
+/** Paths (relative to some root) no layout reads as a node log, or only when a better copy is missing. */
+const NEVER_EARLY = [BOOT_JOURNAL, OTHER_K8S_JOURNAL, SOS_RAW_DMESG, EKS_RAW_DMESG, EKS_POD_LOGS, KIND_POD_LOGS];
+
+/**
+ * Whether `path`, under whatever bundle root, is one that layouts read as something other than a node log (pod logs,
+ * sos's since-boot journal, other components' journals and units), or only when a better copy is missing (raw dmesg).
+ * For readers that must decide before the layout is known (early reads of archive members): a wrong `true` costs them
+ * only time, since the layout still decides.
+ */
+export function notANodeLog(path: string): boolean {
+  if (POD_LOG.test(path)) return true;
+  for (let i = -1; ; i = path.indexOf('/', i + 1)) {
+    const rel = path.slice(i + 1);
+    const svc = SERVICE_LOG.exec(rel);
+    if (NEVER_EARLY.some((re) => re.test(rel)) || (svc && !NODE_SERVICES.has(svc[2] as string))) return true;
+    if (path.indexOf('/', i + 1) < 0) return false;
+  }
+}
 
 /**
  * Places every file of the tree. `multiRoot` paths stay relative to the input; with one root they are relative to
@@ -317,18 +348,18 @@ function layout(root: BundleRoot, f: TreeFile, rels: string[], pl: Placement, ix
       if (any(/^sos_commands\/(?:kubernetes|openshift|origin|microshift)\/journalctl_--no-pager_--unit_(?:kubelet|snap\.kubelet\.daemon|snap\.k8s\.kubelet|atomic-openshift-node|microshift)/) ||
           any(/^sos_strings\/(?:kubernetes|openshift|origin|microshift)\/journalctl_--no-pager_--unit_(?:kubelet|snap\.|atomic-openshift-node|microshift)/)) {
         setLog(pl, f, 'kubelet-log', 0);
-      } else if (any(/^sos_(?:commands|strings)\/[^/]+\/journalctl_--no-pager_--unit_(?:kube-(?:apiserver|proxy|scheduler|controller-manager)|etcd|atomic-openshift-master)/)) {
+      } else if (any(OTHER_K8S_JOURNAL)) {
         // Other Kubernetes units' journals (on masters): klog text that mentions the kubelet, but not its log.
         pl.role = 'other';
         pl.skip = 'journal of another Kubernetes component';
       } else if (any(/^sos_(?:commands|strings)\/(?:crio|containerd|docker)\/journalctl_--no-pager_--unit_(?:crio|containerd|docker)/)) {
         setLog(pl, f, 'runtime-log', 0);
-      } else if (/^sos_commands\/logs\/journalctl_--no-pager_(?:--catalog_)?--boot/.test(rel) && (ix.has(j(d, 'sos_commands/logs/journalctl_--no-pager')))) {
+      } else if (BOOT_JOURNAL.test(rel) && (ix.has(j(d, 'sos_commands/logs/journalctl_--no-pager')))) {
         pl.role = 'other';
         pl.skip = 'subset of sos_commands/logs/journalctl_--no-pager (read that instead)';
       } else if (any(/^sos_(?:commands\/logs|strings\/logs)\/journalctl_/)) {
         pl.priority = 1;
-      } else if (/^sos_commands\/kernel\/dmesg$/.test(rel) && ix.has(j(d, 'sos_commands/kernel/dmesg_-T'))) {
+      } else if (SOS_RAW_DMESG.test(rel) && ix.has(j(d, 'sos_commands/kernel/dmesg_-T'))) {
         pl.role = 'other';
         pl.skip = 'same kernel ring buffer as sos_commands/kernel/dmesg_-T (read that instead)';
       } else if (any(/^var\/log\/(?:messages|syslog|kern\.log)/) || any(/^sos_strings\/logs\/var\.log\./)) {
@@ -348,7 +379,7 @@ function layout(root: BundleRoot, f: TreeFile, rels: string[], pl: Placement, ix
     }
     case 'must-gather':
     case 'inspect': {
-      const svc = /^host_service_logs\/(masters|workers)\/([^/]+)_service\.log/.exec(rel);
+      const svc = SERVICE_LOG.exec(rel);
       if (svc) {
         pl.nodeRole = svc[1] === 'masters' ? 'master' : 'worker';
         if (svc[2] === 'kubelet') setLog(pl, f, 'kubelet-log', 0);
@@ -371,11 +402,11 @@ function layout(root: BundleRoot, f: TreeFile, rels: string[], pl: Placement, ix
       pl.group = d || '.';
       if (rel === 'kubelet/kubelet.log') setLog(pl, f, 'kubelet-log', 0);
       else if (/^(?:containerd\/containerd-log\.txt|docker\/docker\.log)$/.test(rel)) setLog(pl, f, 'runtime-log', 0);
-      else if (rel === 'kernel/dmesg.current' && ix.has(j(d, 'kernel/dmesg.human.current'))) {
+      else if (EKS_RAW_DMESG.test(rel) && ix.has(j(d, 'kernel/dmesg.human.current'))) {
         pl.role = 'other';
         pl.skip = 'same kernel ring buffer as kernel/dmesg.human.current (read that instead)';
       } else if (/^var_log\/(?:messages|syslog)/.test(rel)) pl.priority = 2;
-      else if (/^var_log\/[^/]+\//.test(rel) || rel === 'ipamd/metrics.json') pl.role = 'other';
+      else if (EKS_POD_LOGS.test(rel) || rel === 'ipamd/metrics.json') pl.role = 'other';
       else if (/^docker\/docker-ps\.txt$/.test(rel)) pl.parseAs = 'container-list';
       return;
     }
@@ -410,7 +441,7 @@ function layout(root: BundleRoot, f: TreeFile, rels: string[], pl: Placement, ix
       if (inner === 'kubelet.log') setLog(pl, f, 'kubelet-log', 0);
       else if (inner === 'journal.log') pl.priority = 1;
       else if (inner === 'containerd.log') setLog(pl, f, 'runtime-log', 0);
-      else if (/^(?:containers|pods)\//.test(inner) || inner === 'serial.log' || inner === 'images.log') pl.role = 'other';
+      else if (KIND_POD_LOGS.test(inner) || inner === 'serial.log' || inner === 'images.log') pl.role = 'other';
       return;
     }
     default:

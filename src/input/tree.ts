@@ -12,7 +12,7 @@ import { compressionOf, decode, haveTool, missingToolError, toolFor, type Tools 
 import { collect, peek, type EntryStream } from './entry-stream.js';
 import { bounded, mib, type Limits } from './limits.js';
 import { zoneOfLocaltime } from './names.js';
-import { parseTimedatectl } from './bundle.js';
+import { notANodeLog, parseTimedatectl } from './bundle.js';
 
 export interface TreeFile {
   /** Path inside the input ('/'-separated; archives inside it are path segments). */
@@ -289,7 +289,8 @@ async function examineMember(
   let meta: Buffer | null = null;
   let early: number | undefined;
   const wantMeta = !p2.error && ctx.wantMeta(display, h.size);
-  const reader = !wantMeta && !p2.error && verdict.problem === null
+  // Not for what no layout reads as a node log (pod logs, sos's since-boot journal…): the layout drops it later.
+  const reader = !wantMeta && !p2.error && verdict.problem === null && !notANodeLog(display)
     ? ctx.readEarly?.({ path: display, role: verdict.role, format: verdict.format, size: h.size, mtime: h.mtime, head: p2.head, zoneHint: () => zoneAbove(tree, display) })
     : null;
   if (wantMeta) {

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, type AnalysisRun } from '../../src/analyze.js';
 import { resolveZone } from '../../src/parse/time.js';
 import { sameYearWalk } from '../../src/signals/segments.js';
+import { notANodeLog } from '../../src/input/bundle.js';
 import { formAvailable, writeBundle, type Files, type Form } from './fixtures.js';
 import { fixtures, type KindFixture } from './kinds.js';
 
@@ -50,9 +51,11 @@ describe('logs read while an archive is indexed', () => {
         if (!formAvailable(form)) continue;
         const p = await writeBundle(fs.mkdtempSync(path.join(tmp, `${kind}-`)), fx.name, fx.files, form);
         const { early, late } = await both(p);
-        expect(late.early).toEqual({ kept: 0, reread: 0 });
+        expect(late.early).toEqual({ read: 0, kept: 0, reread: 0 });
+        // Every log the report reads was read early, and nothing else was (pod logs, sos's since-boot journal …).
         const logs = late.analysis.inputs.flatMap((i) => i.artifacts).filter((a) => /^(kubelet|runtime|kernel)-log$/.test(a.role));
         expect(early.early.kept + early.early.reread).toBe(logs.length);
+        expect(early.early.read).toBe(logs.length);
         expect(json(early)).toBe(json(late));
       }
     });
@@ -63,7 +66,7 @@ describe('logs read while an archive is indexed', () => {
     const p = await writeBundle(fs.mkdtempSync(path.join(tmp, 'sos-zone-first-')), fx.name, fx.files, 'tar.gz');
     const { early, late } = await both(p);
     // All but dmesg -T, whose stamps carry their year: nothing in its head says the anchor cannot matter.
-    expect(early.early).toEqual({ kept: 5, reread: 1 });
+    expect(early.early).toEqual({ read: 6, kept: 5, reread: 1 });
     expect(json(early)).toBe(json(late));
   });
 
@@ -73,7 +76,7 @@ describe('logs read while an archive is indexed', () => {
     const p = await writeBundle(fs.mkdtempSync(path.join(tmp, 'sos-zone-last-')), fx.name, files, 'tar.gz');
     const { early, late } = await both(p);
     // Read as UTC while indexing, then the layout said Europe/Berlin.
-    expect(early.early).toEqual({ kept: 0, reread: 6 });
+    expect(early.early).toEqual({ read: 6, kept: 0, reread: 6 });
     expect(json(early)).toBe(json(late));
     const inOrder = await analyze({ paths: [await writeBundle(fs.mkdtempSync(path.join(tmp, 'sos-zone-first-')), fx.name, fx.files, 'tar.gz')], workers: 0 });
     expect(early.analysis.nodes[0]?.stalls).toEqual(inOrder.analysis.nodes[0]?.stalls);
@@ -84,7 +87,7 @@ describe('logs read while an archive is indexed', () => {
     const files = reordered(fx.files, ['sos_commands/systemd/timedatectl', 'etc/localtime', '/date']);
     const p = await writeBundle(fs.mkdtempSync(path.join(tmp, 'sos-tz-')), fx.name, files, 'tar.gz');
     const { early, late } = await both(p, { tz: 'Europe/Berlin' });
-    expect(early.early).toEqual({ kept: 5, reread: 1 });
+    expect(early.early).toEqual({ read: 6, kept: 5, reread: 1 });
     expect(json(early)).toBe(json(late));
   });
 });
@@ -104,5 +107,25 @@ describe('sameYearWalk', () => {
     expect(sameYearWalk(head, { ...opts, year: 2020 }, null, Date.UTC(2030, 0, 1))).toBe(true);
     expect(sameYearWalk(Buffer.from('no dates here\nnor here\n'), opts, 5, 5)).toBe(true);
     expect(sameYearWalk(Buffer.from('no dates here\nnor here\n'), opts, Date.UTC(2025, 0, 1), Date.UTC(2025, 0, 2))).toBe(false);
+  });
+});
+
+describe('notANodeLog (what is never read early)', () => {
+  it('pod logs, since-boot and other components\' journals, other units; not the node logs', () => {
+    for (const p of [
+      'must-gather.local.1/quay-io-x-sha256-ab/namespaces/openshift-etcd/pods/etcd-m1/etcd/etcd/logs/current.log',
+      'must-gather.local.1/img/host_service_logs/masters/NetworkManager_service.log',
+      'sosreport-w1-2024-01-11-abcdefg/sos_commands/logs/journalctl_--no-pager_--boot',
+      'sosreport-w1-2024-01-11-abcdefg/sos_commands/openshift/journalctl_--no-pager_--unit_kube-apiserver',
+      'sosreport-w1-2024-01-11-abcdefg/var/log/pods/ns_p_uid/c/0.log',
+    ]) expect(notANodeLog(p), p).toBe(true);
+    for (const p of [
+      'must-gather.local.1/img/host_service_logs/workers/kubelet_service.log',
+      'must-gather.local.1/img/host_service_logs/masters/crio_service.log',
+      'sosreport-w1-2024-01-11-abcdefg/sos_commands/kubernetes/journalctl_--no-pager_--unit_kubelet',
+      'sosreport-w1-2024-01-11-abcdefg/sos_commands/logs/journalctl_--no-pager',
+      'sosreport-w1-2024-01-11-abcdefg/var/log/messages',
+      'kubelet.log',
+    ]) expect(notANodeLog(p), p).toBe(false);
   });
 });
