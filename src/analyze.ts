@@ -36,6 +36,9 @@ export interface AnalyzeOptions {
   tz?: string;
   /** Parse every line (no chunk prefilter): the slow path the fast one must agree with. */
   noPrefilter?: boolean;
+  /** Read the logs inside archives while the archive is indexed (default); false: in a later pass over it, the slow
+   *  path the fast one must agree with. */
+  earlyReads?: boolean;
   rules?: RuleSpec[];
   gaps?: GapSpec[];
   customSignals?: CustomSignalSpec[];
@@ -107,15 +110,16 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   };
   const custom = opts.customSignals ?? [];
   const compiled = custom.map(compileCustom);
-  // Large logs inside archives are extracted while the index pass streams them by (an archive is decompressed anew for
+  // Logs inside archives are extracted while the index pass streams them by (an archive is decompressed anew for
   // every pass over it), with the options guessed then: the zone the user gave, else the one the sosreport's
   // timedatectl or etc/localtime met earlier names, else UTC; the member's time as the year anchor. Kept when the
   // options the bundle layout then gives agree (keepEarly), read again otherwise.
   const early = new Map<number, { signals: ArtifactSignals; zone: string; notAfterMs: number | null }>();
   const earlyStats = { read: 0, kept: 0, reread: 0 };
   let nextToken = 0;
+  // Every log member, whatever its size: one read later would make another pass over the archive up to it.
   const readEarly: ReadEarly = (m) => {
-    if (!LOG_ROLES.has(m.role) || m.size === null || m.size < offloadAt) return null;
+    if (!LOG_ROLES.has(m.role)) return null;
     const zoneName = opts.tz ?? m.zoneHint() ?? 'UTC';
     let z: ReturnType<typeof resolveZone>;
     try {
@@ -134,7 +138,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   };
   let disc: Awaited<ReturnType<typeof discover>>;
   try {
-    disc = await discover(opts.paths, { stdin: opts.stdin, limits: opts.limits, onFileSizes, readEarly });
+    disc = await discover(opts.paths, { stdin: opts.stdin, limits: opts.limits, onFileSizes, ...(opts.earlyReads !== false ? { readEarly } : {}) });
   } catch (err) {
     await started.pool?.close();
     throw err;

@@ -3,7 +3,7 @@
 // the tree only: `../x` and `/x` names are kept inside the bundle's namespace, symlinks are followed within the
 // archive they sit in (hop limit), and nothing on the host is ever looked up by a name found in an archive.
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Role } from '../contract/analysis.js';
 import type { Compression, InputWarning, ReadEarly } from './artifact.js';
 import { assess } from './assess.js';
@@ -303,19 +303,23 @@ async function examineMember(
     p2.stream.destroy();
   }
   const keepHead = verdict.role !== 'other' || p2.head.length <= 4096 ? p2.head : Buffer.from(p2.head.subarray(0, 4096));
+  // A copy: the head may be a slice of a much larger chunk of the archive stream.
+  const head = Buffer.from(keepHead);
   return {
     path: display,
     aliases: [],
     size: h.size,
     mtime: h.mtime,
     compression,
-    head: Buffer.from(keepHead),
+    head,
     role: verdict.role,
     format: verdict.format,
     problem: verdict.problem,
     meta,
     cut: false,
-    open: () => decodeBounded(reopen(), compression, ctx, display),
+    // A member the head holds whole is served from it: a later pass over the archive to reach it would decompress
+    // everything before it again (the large logs before it, read early, included).
+    open: p2.ended && !p2.error && keepHead === p2.head ? () => Readable.from([head], { objectMode: false }) : () => decodeBounded(reopen(), compression, ctx, display),
     member: true,
     ...(early !== undefined ? { early } : {}),
   };

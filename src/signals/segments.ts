@@ -94,6 +94,8 @@ function shiftYears(ms: number, delta: number): number {
 
 type YearStart = { year: number; lastMonth: number } | undefined;
 
+const DAY_MS = 86_400_000;
+
 /**
  * The year walk of the reading thread over the first line of each segment, in file order: each later segment starts
  * from the year this walk gives it; merge() corrects it if a header or roll-over inside the previous one says otherwise.
@@ -113,13 +115,15 @@ function yearStarter(opts: ExtractOptions): (head: Buffer, first: boolean) => Ye
 
 /**
  * Whether extracting a log with the anchor `notAfterA` gives exactly what extracting it with `notAfterB` gives (the
- * rest of the options alike). The anchor only picks the year of the first year-less stamp; from there the walk is the
- * same. That stamp is looked for in the lines every extraction parses (the first HEAD_LINES): not found there, only
- * equal anchors are known to agree.
+ * rest of the options alike). The anchor only picks the year of the first year-less stamp (YearClock.yearFor); from
+ * there the walk is the same. Two anchors on the same UTC day pick the same year for any date (the rule compares a
+ * date's midnight with the anchor plus two days). Otherwise the stamp is looked for in the lines every extraction
+ * parses (the first HEAD_LINES); not found there, the anchors are not known to agree.
  */
 export function sameYearWalk(head: Buffer, opts: ExtractOptions, notAfterA: number | null, notAfterB: number | null): boolean {
   if (opts.year !== undefined || notAfterA === notAfterB) return true;
   if (notAfterA === null || notAfterB === null) return false;
+  if (Math.floor(notAfterA / DAY_MS) === Math.floor(notAfterB / DAY_MS)) return true;
   const wall = new WallClock(opts.zone);
   const a = new YearClock(wall, { notAfterMs: notAfterA });
   const b = new YearClock(wall, { notAfterMs: notAfterB });

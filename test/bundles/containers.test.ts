@@ -87,6 +87,29 @@ describe('tar container', () => {
   });
 });
 
+describe('members the index pass held whole', () => {
+  it('are served from memory: no second pass over the archive to reach them', async () => {
+    const big = 'x'.repeat(200_000) + '\n';
+    const p = path.join(tmp, 'small-after-big.tar.gz');
+    fs.writeFileSync(p, zlib.gzipSync(await tarBuffer({ 'a/big.log': big, 'a/small.log': body(1).slice(0, 3000) })));
+    const tree = newTree();
+    const raw = () => {
+      const file = fs.createReadStream(p);
+      const z = zlib.createGunzip();
+      file.on('error', (err) => z.destroy(err));
+      return file.pipe(z);
+    };
+    await indexContainer(new TarContainer(raw), '', 0, { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta }, tree, p);
+    // The archive is gone: only what the index pass kept can still be read.
+    fs.rmSync(p);
+    const small = tree.files.find((f) => f.path === 'a/small.log');
+    expect(await text(small?.open() as Readable)).toBe(body(1).slice(0, 3000));
+    const large = tree.files.find((f) => f.path === 'a/big.log');
+    await expect(text(large?.open() as Readable)).rejects.toThrow(/no such file/);
+    closeTree(tree);
+  });
+});
+
 describe('zip container', () => {
   it('lists by the central directory, inflates members, knows symlinks', async () => {
     const p = path.join(tmp, 'z.zip');
