@@ -2,7 +2,7 @@
 import type { Role } from '../contract/analysis.js';
 import { CORRUPT, TRUNCATED, type Probe } from './decode.js';
 import { errorCode } from './fserror.js';
-import { PROBLEM_FORMATS, compressedKind, sniff } from './sniff.js';
+import { PROBLEM_FORMATS, compressedKind, isContainerList, sniff } from './sniff.js';
 
 const NOT_RECOGNISED = 'not recognised as a kubelet, runtime or kernel log, metrics, goroutine dump or node object';
 
@@ -33,7 +33,7 @@ export function assess(pr: Probe, displayPath: string, named: boolean): Assessme
   const s = sniff(pr.head, name);
   const problem = problemOf(s.format, pr, displayPath);
   if (problem) return { ...s, problem, fatal: true };
-  if (s.role === 'other') return { ...s, problem: named && !/^(?:crictl-pods|crictl-ps|docker-ps)$/.test(s.format) ? NOT_RECOGNISED : null, fatal: false };
+  if (s.role === 'other') return { ...s, problem: named && !isContainerList(s.format) ? NOT_RECOGNISED : null, fatal: false };
   return { ...s, problem: null, fatal: false };
 }
 

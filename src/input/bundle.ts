@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { InputKind, Role } from '../contract/analysis.js';
 import type { InputWarning } from './artifact.js';
 import { nameTime, zoneOfLocaltime } from './names.js';
+import { isContainerList } from './sniff.js';
 import type { Tree, TreeFile } from './tree.js';
 
 export type BundleKind = 'sosreport' | 'sos-collect' | 'must-gather' | 'inspect' | 'eks-logs' | 'aks' | 'rancher' | 'kind' | 'directory';
@@ -319,7 +320,7 @@ export function place(tree: Tree, roots: BundleRoot[]): { placements: Map<TreeFi
       zone: root?.zone ?? null,
       collectedAt: root?.collectedAt ?? null,
       truncated: f.cut,
-      parseAs: /^(crictl-pods|crictl-ps|docker-ps)$/.test(f.format) ? 'container-list' : null,
+      parseAs: isContainerList(f.format) ? 'container-list' : null,
       nodeRole: null,
       skip: null,
     };

@@ -10,7 +10,7 @@ import { DEFAULT_TOOLS, HEAD_BYTES, decode, probe, type Probe, type Tools } from
 import { assess } from './assess.js';
 import { errorCode, fsErrorMessage } from './fserror.js';
 import { nameTime, nodeHint } from './names.js';
-import { PROBLEM_FORMATS } from './sniff.js';
+import { PROBLEM_FORMATS, isContainerList } from './sniff.js';
 import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
@@ -400,7 +400,7 @@ class Discoverer {
       open: inMemory ? () => Readable.from([head], { objectMode: false }) : () => decode(source.open(), compression, tools),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
-      ...(/^(?:crictl-pods|crictl-ps|docker-ps)$/.test(verdict.format) ? { parseAs: 'container-list' as const } : {}),
+      ...(isContainerList(verdict.format) ? { parseAs: 'container-list' as const } : {}),
     };
     return { artifact, warnings };
   }

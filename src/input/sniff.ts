@@ -8,6 +8,11 @@ export interface Sniffed {
 }
 
 /** Formats that mark a file as unusable rather than as a kind of log. */
+/** Formats of container listings (`crictl pods`, `crictl ps -a`, `docker ps -a`): role `other`, but read (parseAs). */
+export function isContainerList(format: string): boolean {
+  return /^(?:crictl-pods|crictl-ps|docker-ps)$/.test(format);
+}
+
 export const PROBLEM_FORMATS: ReadonlySet<string> = new Set([
   'empty', 'binary', 'journal-binary', 'archive', 'encrypted', 'compressed', 'unreadable',
 ]);

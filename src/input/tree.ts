@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import type { Role } from '../contract/analysis.js';
 import type { Compression, InputWarning, ReadEarly } from './artifact.js';
 import { assess } from './assess.js';
+import { isContainerList } from './sniff.js';
 import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
 import { compressionOf, decode, haveTool, missingToolError, toolFor, type Tools } from './decode.js';
 import { collect, peek, type EntryStream } from './entry-stream.js';
@@ -302,7 +303,9 @@ async function examineMember(
   } else {
     p2.stream.destroy();
   }
-  const keepHead = verdict.role !== 'other' || p2.head.length <= 4096 ? p2.head : Buffer.from(p2.head.subarray(0, 4096));
+  // Whole for what is read later (logs, metrics, node objects, container lists); others only for sniffing.
+  const read = verdict.role !== 'other' || isContainerList(verdict.format);
+  const keepHead = read || p2.head.length <= 4096 ? p2.head : Buffer.from(p2.head.subarray(0, 4096));
   // A copy: the head may be a slice of a much larger chunk of the archive stream.
   const head = Buffer.from(keepHead);
   return {
