@@ -86,8 +86,16 @@ const RANGE_HEAD_BYTES = 16 * 1024;
 /** Formats whose stamps carry a year: read first, they anchor the year of the year-less ones. */
 const YEARFUL = /^(journal-short-iso|journal-json|json-log|cri-log|rfc3339|logrus|docker-json|dmesg-T|openmetrics)/;
 
+/** What an archive member's early read found, with the options it was read with. */
+interface EarlyRead {
+  signals: ArtifactSignals;
+  zone: string;
+  notAfterMs: number | null;
+}
+
 export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const zone = resolveZone(opts.tz ?? 'UTC');
+  const zoneOf = (name: string) => (name === (opts.tz ?? 'UTC') ? zone : resolveZone(name));
   // Worker threads take the large plain logs: each is cut into byte ranges that the workers read and scan themselves,
   // while this thread reads everything else (small files, archive members, compressed logs), then helps with the
   // ranges. Default: one worker per core but one when there is more than one core; PLEGSCOPE_WORKERS=N or `workers`
@@ -111,28 +119,29 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const custom = opts.customSignals ?? [];
   const compiled = custom.map(compileCustom);
   // Logs inside archives are extracted while the index pass streams them by (an archive is decompressed anew for
-  // every pass over it), with the options guessed then: the zone the user gave, else the one the sosreport's
-  // timedatectl or etc/localtime met earlier names, else UTC; the member's time as the year anchor. Kept when the
-  // options the bundle layout then gives agree (keepEarly), read again otherwise.
-  const early = new Map<number, { signals: ArtifactSignals; zone: string; notAfterMs: number | null }>();
+  // every pass over it), with the options guessed then: the zone the user gave, else the one the sosreport metadata
+  // met earlier names, else UTC; as the year anchor the collection time that metadata gives, else the member's time.
+  // Kept when the options the bundle layout then gives agree (keepEarly), read again otherwise.
+  const early = new Map<number, EarlyRead>();
   const earlyStats = { read: 0, kept: 0, reread: 0 };
   let nextToken = 0;
   // Every log member, whatever its size: one read later would make another pass over the archive up to it.
   const readEarly: ReadEarly = (m) => {
     if (!LOG_ROLES.has(m.role)) return null;
-    const zoneName = opts.tz ?? m.zoneHint() ?? 'UTC';
+    const clock = m.clock();
+    const zoneName = opts.tz ?? clock.zone ?? 'UTC';
+    const notAfterMs = clock.collectedAt ?? m.mtime;
     let z: ReturnType<typeof resolveZone>;
     try {
-      z = zoneName === (opts.tz ?? 'UTC') ? zone : resolveZone(zoneName);
+      z = zoneOf(zoneName);
     } catch {
       return null;
     }
     return async (bytes) => {
-      const options = { artifact: -1, zone: z, year: opts.year, notAfterMs: m.mtime, noPrefilter: opts.noPrefilter, custom: compiled };
-      const signals = await extractSignals(bytes, options);
+      const signals = await extractSignals(bytes, { artifact: -1, zone: z, year: opts.year, notAfterMs, noPrefilter: opts.noPrefilter, custom: compiled });
       const token = nextToken++;
       earlyStats.read++;
-      early.set(token, { signals, zone: zoneName, notAfterMs: m.mtime });
+      early.set(token, { signals, zone: zoneName, notAfterMs });
       return token;
     };
   };
@@ -176,7 +185,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       if (LOG_ROLES.has(a.role)) {
         const zoneName = artifactZone(a, opts.tz, (m) => warn(a, null, m));
         const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: artifactNotAfter(a, anchorMs ?? a.mtime), noPrefilter: opts.noPrefilter, custom };
-        const here = { ...job, zone: zoneName === (opts.tz ?? 'UTC') ? zone : resolveZone(zoneName), custom: compiled };
+        const here = { ...job, zone: zoneOf(zoneName), custom: compiled };
         const onRead = opts.onRead ? (bytes: number, n: number) => opts.onRead?.({ artifact: a, bytes, lines: n }) : undefined;
         let sig: ArtifactSignals;
         const pre = a.early !== undefined ? early.get(a.early) : undefined;
@@ -280,7 +289,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
 }
 
 /** Whether what was extracted from an archive member during the index pass is what reading it now would give. */
-function keepEarly(pre: { signals: ArtifactSignals; zone: string; notAfterMs: number | null }, a: Artifact, zoneName: string, here: ExtractOptions): boolean {
+function keepEarly(pre: EarlyRead, a: Artifact, zoneName: string, here: ExtractOptions): boolean {
   // A read that stopped (archive damaged inside the member) is read again, to fail the same way a reader does.
   if (pre.signals.warnings.some((w) => w.message.startsWith('read stopped'))) return false;
   return sameZone(pre.zone, zoneName) && sameYearWalk(a.head, here, pre.notAfterMs, here.notAfterMs);

@@ -70,9 +70,9 @@ export interface EarlyMember {
   size: number | null;
   mtime: number | null;
   head: Buffer;
-  /** The zone a sosreport root above this member names in what the pass has met so far (its timedatectl output, else
-   *  its `etc/localtime` link), or null. Looked up when called. */
-  zoneHint(): string | null;
+  /** What the sosreport metadata met so far above this member says of the node's zone and the collection time (null
+   *  where it says nothing). Looked up when called. */
+  clock(): { zone: string | null; collectedAt: number | null };
 }
 
 /**

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { InputKind, Role } from '../contract/analysis.js';
 import type { InputWarning } from './artifact.js';
-import { nameTime, zoneOfLocaltime } from './names.js';
+import { nameTime } from './names.js';
 import { isContainerList } from './sniff.js';
 import type { Tree, TreeFile } from './tree.js';
 
@@ -190,25 +190,40 @@ function firstLine(s: string | null): string | null {
   return l ?? null;
 }
 
-function sosRoot(ix: Index, d: string, name: string, tree: Tree): BundleRoot {
-  const host = firstLine(text(ix.file(j(d, 'hostname')) ?? ix.file(j(d, 'sos_commands/host/hostname'))))
-    ?? (/^sosreport-(.+?)-(?:\d{4}-\d{2}-\d{2}-[a-z0-9]+|\d{8,14})(?:\.tar.*)?$/.exec(name)?.[1] ?? null);
+/** The zone an `etc/localtime` link names (`../usr/share/zoneinfo/Europe/Berlin` → Europe/Berlin), or null. */
+function zoneOfLocaltime(target: string | undefined): string | null {
+  const m = target ? /zoneinfo\/(.+)$/.exec(target) : null;
+  return m ? (m[1] as string) : null;
+}
+
+/**
+ * When a sosreport under `d` was collected and the node's zone, from its metadata, in order of trust: timedatectl, then
+ * `date --utc` / `date` and the etc/localtime link, etc/timezone, the offset `date` printed. `text(p)`: the content
+ * of the file at path `p` (if known), `link(p)`: the target of the symlink at `p`. Used on the whole tree by the layout,
+ * and on what the index pass has met so far by early reads (tree.ts).
+ */
+export function sosClock(d: string, text: (p: string) => string | null, link: (p: string) => string | undefined): { collectedAt: number | null; zone: string | null } {
   let collectedAt: number | null = null;
   let zone: string | null = null;
-  const td = text(ix.file(j(d, 'sos_commands/systemd/timedatectl')));
+  const td = text(j(d, 'sos_commands/systemd/timedatectl'));
   if (td) {
     const t = parseTimedatectl(td);
     collectedAt = t.ms;
     zone = t.zone;
   }
-  if (collectedAt === null) collectedAt = parseDateOutput(text(ix.file(j(d, 'sos_commands/date/date_--utc'))) ?? '')?.ms ?? null;
-  const dateOut = parseDateOutput(text(ix.file(j(d, 'sos_commands/date/date'))) ?? text(ix.file(j(d, 'date'))) ?? '');
+  if (collectedAt === null) collectedAt = parseDateOutput(text(j(d, 'sos_commands/date/date_--utc')) ?? '')?.ms ?? null;
+  const dateOut = parseDateOutput(text(j(d, 'sos_commands/date/date')) ?? text(j(d, 'date')) ?? '');
   if (collectedAt === null && dateOut?.offsetMin != null) collectedAt = dateOut.ms;
-  if (zone === null) {
-    zone = zoneOfLocaltime(tree.links.get(j(d, 'etc/localtime')));
-  }
-  if (zone === null) zone = firstLine(text(ix.file(j(d, 'etc/timezone'))));
+  if (zone === null) zone = zoneOfLocaltime(link(j(d, 'etc/localtime')));
+  if (zone === null) zone = firstLine(text(j(d, 'etc/timezone')));
   if (zone === null && dateOut?.offsetMin != null) zone = fixedZone(dateOut.offsetMin);
+  return { collectedAt, zone };
+}
+
+function sosRoot(ix: Index, d: string, name: string, tree: Tree): BundleRoot {
+  const host = firstLine(text(ix.file(j(d, 'hostname')) ?? ix.file(j(d, 'sos_commands/host/hostname'))))
+    ?? (/^sosreport-(.+?)-(?:\d{4}-\d{2}-\d{2}-[a-z0-9]+|\d{8,14})(?:\.tar.*)?$/.exec(name)?.[1] ?? null);
+  let { collectedAt, zone } = sosClock(d, (p) => text(ix.file(p)), (p) => tree.links.get(p));
   const truncatedPaths = new Set<string>();
   const manifest = text(ix.file(j(d, 'sos_reports/manifest.json')));
   if (manifest) {

@@ -72,9 +72,3 @@ export function nodeHint(displayPath: string): string | null {
   }
   return null;
 }
-
-/** The zone an `etc/localtime` link names (`../usr/share/zoneinfo/Europe/Berlin` → Europe/Berlin), or null. */
-export function zoneOfLocaltime(target: string | undefined): string | null {
-  const m = target ? /zoneinfo\/(.+)$/.exec(target) : null;
-  return m ? (m[1] as string) : null;
-}

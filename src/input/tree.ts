@@ -12,8 +12,7 @@ import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, 
 import { compressionOf, decode, haveTool, missingToolError, toolFor, type Tools } from './decode.js';
 import { collect, peek, type EntryStream } from './entry-stream.js';
 import { bounded, mib, type Limits } from './limits.js';
-import { zoneOfLocaltime } from './names.js';
-import { notANodeLog, parseTimedatectl } from './bundle.js';
+import { notANodeLog, sosClock } from './bundle.js';
 
 export interface TreeFile {
   /** Path inside the input ('/'-separated; archives inside it are path segments). */
@@ -292,7 +291,7 @@ async function examineMember(
   const wantMeta = !p2.error && ctx.wantMeta(display, h.size);
   // Not for what no layout reads as a node log (pod logs, sos's since-boot journal…): the layout drops it later.
   const reader = !wantMeta && !p2.error && verdict.problem === null && !notANodeLog(display)
-    ? ctx.readEarly?.({ path: display, role: verdict.role, format: verdict.format, size: h.size, mtime: h.mtime, head: p2.head, zoneHint: () => zoneAbove(tree, display) })
+    ? ctx.readEarly?.({ path: display, role: verdict.role, format: verdict.format, size: h.size, mtime: h.mtime, head: p2.head, clock: () => clockAbove(tree, display) })
     : null;
   if (wantMeta) {
     const all = p2.ended ? { data: p2.head, complete: true, error: null } : await collect(p2.stream, ctx.limits.maxMetaBytes);
@@ -328,15 +327,29 @@ async function examineMember(
   };
 }
 
-/** The zone a sosreport root above `file` names in what the pass has met so far: its timedatectl output, else its
- *  `etc/localtime` link (the order bundle.ts follows). */
-function zoneAbove(tree: Tree, file: string): string | null {
+/** What the sosreport metadata the pass has met so far, in the nearest folder above `file` that has any, says of the
+ *  node's zone and the collection time (bundle.ts sosClock: the same reading the layout makes of the whole tree). */
+function clockAbove(tree: Tree, file: string): { zone: string | null; collectedAt: number | null } {
+  const metas = metasOf(tree);
+  const text = (p: string) => metas.get(p)?.toString('utf8') ?? null;
+  const link = (p: string) => tree.links.get(p);
   for (let d = path.posix.dirname(file); ; d = path.posix.dirname(d)) {
     const dir = d === '.' || d === '/' ? '' : d;
-    const td = tree.files.find((f) => f.path === join(dir, 'sos_commands/systemd/timedatectl'))?.meta;
-    const zone = (td ? parseTimedatectl(td.toString('utf8')).zone : null) ?? zoneOfLocaltime(tree.links.get(join(dir, 'etc/localtime')));
-    if (zone !== null || dir === '') return zone;
+    const c = sosClock(dir, text, link);
+    if (c.zone !== null || c.collectedAt !== null || dir === '') return c;
   }
+}
+
+/** Metadata files met so far, by path; extended as the pass adds files (each looked at once). */
+const metaIndex = new WeakMap<Tree, { seen: number; byPath: Map<string, Buffer> }>();
+function metasOf(tree: Tree): Map<string, Buffer> {
+  let ix = metaIndex.get(tree);
+  if (!ix) metaIndex.set(tree, (ix = { seen: 0, byPath: new Map() }));
+  for (; ix.seen < tree.files.length; ix.seen++) {
+    const f = tree.files[ix.seen] as TreeFile;
+    if (f.meta) ix.byPath.set(f.path, f.meta);
+  }
+  return ix.byPath;
 }
 
 /** A container whose first scan reads a stream already in hand (the one that was sniffed), later opens re-stream. */

@@ -64,6 +64,18 @@ describe('logs read while an archive is indexed', () => {
     expect(json(early)).toBe(json(late));
   });
 
+  it('the collection time met before the logs anchors their years, whatever the members\' own times', async () => {
+    const fx = all.find((f) => f.kind === 'sosreport') as KindFixture;
+    // Collected nine days after the members were written (a report packed again later has the same look).
+    const files: Files = {};
+    for (const [k, v] of Object.entries(fx.files)) files[k] = k.endsWith('sos_commands/systemd/timedatectl') && typeof v === 'string' ? v.replace(/Thu 2024-01-11/g, 'Sat 2024-01-20') : v;
+    const p = await writeBundle(fs.mkdtempSync(path.join(tmp, 'sos-later-')), fx.name, files, 'tar.gz');
+    const { early, late } = await both(p);
+    // dmesg -T (stamps with their year: no year-less stamp shows the anchor does not matter) is kept too.
+    expect(early.early).toEqual({ read: 6, kept: 6, reread: 0 });
+    expect(json(early)).toBe(json(late));
+  });
+
   it('a sosreport whose zone comes after its journal: read again in that zone', async () => {
     const fx = all.find((f) => f.kind === 'sosreport') as KindFixture;
     const files = reordered(fx.files, ['sos_commands/systemd/timedatectl', 'etc/localtime', '/date']);
