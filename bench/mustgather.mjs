@@ -106,6 +106,18 @@ function run(env, oneCore, target, outFile) {
   return Number(process.hrtime.bigint() - t) / 1e9;
 }
 
+/** CPU seconds (user + system, all threads) of a run, from the shell's `times`: what the wall times above leave
+ *  out. On two cores the threaded run spends more CPU than the one-core run: the worker's own start-up and JIT
+ *  compilation, and V8's background threads (compilation, GC) of two isolates. Null where bash is missing. */
+function cpuOf(env, oneCore, target, outFile) {
+  const args = argsOf(target, outFile).map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const cmd = `${oneCore ? 'taskset -c 0 ' : ''}'${process.execPath}' ${args} && times`;
+  const r = spawnSync('bash', ['-c', cmd], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  // `times` prints the shell's user and system time, then its children's: "0m1.234s 0m0.210s".
+  const m = r.status === 0 ? /\n?(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(r.stdout) : null;
+  return m ? Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]) : null;
+}
+
 /** Seconds until every one of `targets` is analyzed, each by its own process, all started at once (no worker threads:
  *  each process is one thread of JavaScript). */
 async function runTogether(targets) {
@@ -211,8 +223,16 @@ async function report(title, target, outFile, halves) {
   console.log(`  all cores, no worker threads ${noThreads.toFixed(2)} s`);
   console.log(`  all cores (default)          ${all.toFixed(2)} s${one !== undefined ? `   (${pct(all)}; goal ≤ 60 %)` : ''}`);
   if (split !== undefined) console.log(`  two processes, half each, at once ${split.toFixed(2)} s${one !== undefined ? `   (${pct(split)}: the work split evenly between two runtimes that share nothing)` : ''}`);
+  const cpu = (oneCore) => {
+    const ts = [0, 1, 2].map(() => cpuOf({}, oneCore, target, outFile));
+    return ts.includes(null) ? null : ts.sort((a, b) => a - b)[1];
+  };
+  const cpuAll = cpu(false);
+  const cpuOne = hasTaskset ? cpu(true) : null;
+  if (cpuAll !== null) console.log(`  CPU time, median of 3 (user + system, all threads): all cores ${cpuAll.toFixed(2)} s${cpuOne !== null ? `, one core ${cpuOne.toFixed(2)} s` : ''}`);
   return {
     oneCoreSeconds: one ?? null, allCoresSeconds: all, noThreadsSeconds: noThreads, ratio: one !== undefined ? all / one : null, pass: one !== undefined ? all / one <= 0.6 : null,
+    cpuSeconds: { allCores: cpuAll, oneCore: cpuOne },
     ...(split !== undefined ? { halvesTogetherSeconds: split, halvesRatio: one !== undefined ? split / one : null } : {}),
   };
 }
