@@ -50,7 +50,8 @@ const PIECE_BYTES = 64 * 1024;
 function isMarker(s: string, i: number): boolean {
   return s.charCodeAt(i) === 45 && s.charCodeAt(i + 1) === 45 && s.charCodeAt(i + 2) === 32;
 }
-const NO_MATCH = Number.MAX_SAFE_INTEGER;
+/** Past any position in a scanned buffer (a piece plus a carried line) and a small integer for V8, like nextSample. */
+const NO_MATCH = 0x3fffffff;
 
 export class LineScanner {
   private carry: Buffer | null = null;
@@ -61,7 +62,9 @@ export class LineScanner {
   private readonly headLines: number;
   private sampleBytes: number;
   private readonly base: number;
-  /** File position of the next sample: the line that holds it is visited. */
+  /** File position of the next sample (when sampleBytes > 0): the line that holds it is visited. Kept a small integer
+   *  for V8 (no Infinity for "none"): a value of another kind first met in the optimized scan loop throws its code
+   *  away, and a worker thread then scans in the interpreter until it is compiled again. */
   private nextSample: number;
   private readonly maxLine: number;
   private search: MultiSearch | null;
@@ -86,7 +89,7 @@ export class LineScanner {
     this.headLines = opts.headLines ?? 64;
     this.sampleBytes = opts.sampleBytes ?? 0;
     this.base = opts.baseOffset ?? 0;
-    this.nextSample = this.sampleBytes > 0 ? Math.ceil(this.base / this.sampleBytes) * this.sampleBytes : Infinity;
+    this.nextSample = this.sampleBytes > 0 ? Math.ceil(this.base / this.sampleBytes) * this.sampleBytes : 0;
     this.maxLine = opts.maxLineBytes ?? DEFAULT_MAX_LINE;
   }
 
@@ -95,7 +98,7 @@ export class LineScanner {
     this.sampleBytes = bytes;
     // From the start of the next line: a point fixed by the file, not by how it was cut into chunks.
     const at = this.base + this.lineEnd + 1;
-    this.nextSample = bytes > 0 ? Math.ceil(at / bytes) * bytes : Infinity;
+    this.nextSample = bytes > 0 ? Math.ceil(at / bytes) * bytes : 0;
   }
 
   /** Keeps a copy of the last `bytes` of input from the next line on, for tailLines(). */
@@ -222,7 +225,9 @@ export class LineScanner {
         }
         if (nextMatch >= nl) {
           // Lines without a needle up to the one holding the next match (or the chunk's end): count, don't read.
-          const stop = nextMatch === NO_MATCH ? s.length : s.lastIndexOf('\n', nextMatch);
+          // (With no match, the last newline: the loop below stops there as at the end. One path, taken from the first
+          // piece on, rather than a branch first taken after the loop was optimized.)
+          const stop = s.lastIndexOf('\n', nextMatch);
           let lineStart = pos;
           let lineEnd = nl;
           let p = nl + 1;
@@ -232,7 +237,7 @@ export class LineScanner {
             const k = s.indexOf('\n', p);
             if (k < 0 || k > stop) break;
             // The sampled line is visited by the loop above.
-            if (this.base + bufAbs + k >= this.nextSample) break;
+            if (this.sampleBytes > 0 && this.base + bufAbs + k >= this.nextSample) break;
             this.lineNo++;
             if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, bufAbs + p]);
             lineStart = p;
@@ -297,7 +302,7 @@ export class LineScanner {
   private passSample(endRel: number): boolean {
     this.lineEnd = endRel;
     const end = this.base + endRel;
-    if (end < this.nextSample) return false;
+    if (this.sampleBytes === 0 || end < this.nextSample) return false;
     this.nextSample = (Math.floor(end / this.sampleBytes) + 1) * this.sampleBytes;
     return true;
   }

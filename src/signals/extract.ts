@@ -2,7 +2,7 @@
 // every kubelet line's PID) become a handful of events rather than millions: the model needs the first proof of a
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
 import type { Readable } from 'node:stream';
-import { LineScanner, type ScanResult } from '../parse/lines.js';
+import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
 import { parseLine, parseMarker, type LogRecord, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock } from '../parse/time.js';
 import type { Zone } from 'luxon';
@@ -194,7 +194,7 @@ export function hostKey(h: string | null): string {
  * The extractor as an object: bytes in through push(), signals out of finish(). A whole file is one run; a large file
  * can also be cut at line boundaries into segments scanned separately (on worker threads) and merged (merge.ts).
  */
-export class SignalExtractor {
+export class SignalExtractor implements LineVisitor {
   private readonly years: YearClock;
   private readonly ctx: ParseContext;
   private readonly events: SignalEvent[] = [];
@@ -230,6 +230,8 @@ export class SignalExtractor {
   /** A fix-up pass: host key → offset before which its first proof is wanted. */
   private readonly proofsFor: Map<string, number> | null;
   private readonly isBaseNeedle: Uint8Array;
+  /** The file's last segment (or its only one): a many-host log keeps its tail. */
+  private readonly lastSegment: boolean;
 
   constructor(private readonly opts: ExtractOptions, segment: SegmentOptions = { first: true }) {
     const wall = new WallClock(opts.zone);
@@ -249,38 +251,11 @@ export class SignalExtractor {
     this.proofsFor = segment.proofsFor ? new Map(segment.proofsFor.map((p) => [hostKey(p.host), p.before])) : null;
     this.headLines = segment.first && !this.proofsFor ? HEAD_LINES : 0;
     this.warmupEnd = segment.first || this.proofsFor ? 0 : (segment.warmupBytes ?? WARMUP_BYTES);
-    const last = segment.last ?? segment.first;
-    this.scanner = new LineScanner({
-      line: (text, lineNo, offset, buf, from, to, sampled) => {
-        if (text.charCodeAt(0) === 45 && text.startsWith('-- ')) {
-          const mk = parseMarker(text);
-          if (mk?.type === 'begin') this.years.setYear(mk.year, mk.month);
-          return;
-        }
-        if (this.proofsFor) {
-          // A fix-up pass: relist proofs of the hosts asked for, nothing else (a line naming none of them is not read).
-          if (!this.namesWanted(text)) return;
-          this.route(buf, from, to, true);
-          const rec = this.proofWoken ? parseLine(text, lineNo, offset, this.ctx) : null;
-          if (rec && this.proofsFor.has(hostKey(rec.host))) this.onProofLine(rec, this.hostState(rec.host));
-          return;
-        }
-        const full = this.wantsProof(offset);
-        if (!opts.noPrefilter) this.scanner.setPrefilter(full ? this.searchFull : this.searchBase);
-        this.route(buf, from, to, full);
-        const head = lineNo <= this.headLines;
-        if (!this.baseWoken && !this.proofWoken && !head && !sampled) return;
-        const rec = parseLine(text, lineNo, offset, this.ctx);
-        if (rec) this.onRecord(rec, this.baseWoken || head, head || sampled || this.baseWoken);
-        if (!opts.noPrefilter) this.scanner.setPrefilter(this.wantsProof(offset + 1) ? this.searchFull : this.searchBase);
-      },
-      headDone: () => {
-        if (distinctHosts(this.hosts.keys()) < 2) return;
-        this.multiHost = true;
-        this.scanner.setSampleBytes(MULTI_HOST_SAMPLE_BYTES);
-        if (last) this.scanner.keepTail(MULTI_HOST_TAIL_BYTES);
-      },
-    }, {
+    this.lastSegment = segment.last ?? segment.first;
+    // The extractor is its scanner's visitor: every extractor shares the same two methods, so the scanner's calls to
+    // them stay monomorphic. (A fresh pair of closures per extractor, i.e. per range, made the optimized scan loop
+    // deoptimize at a worker's next range: "wrong call target".)
+    this.scanner = new LineScanner(this, {
       prefilter: opts.noPrefilter ? null : this.proofsFor ? proofSearch() : this.wantsProof(0) ? this.searchFull : this.searchBase,
       headLines: this.headLines,
       sampleBytes: this.proofsFor ? 0 : segment.multiHost && !segment.first ? MULTI_HOST_SAMPLE_BYTES : SAMPLE_BYTES,
@@ -291,6 +266,40 @@ export class SignalExtractor {
 
   push(chunk: Buffer): void {
     this.scanner.push(chunk);
+  }
+
+  /** LineVisitor: a line the scanner visits. */
+  line(text: string, lineNo: number, offset: number, buf: Buffer, from: number, to: number, sampled: boolean): void {
+    if (text.charCodeAt(0) === 45 && text.startsWith('-- ')) {
+      const mk = parseMarker(text);
+      if (mk?.type === 'begin') this.years.setYear(mk.year, mk.month);
+      return;
+    }
+    if (this.proofsFor) {
+      // A fix-up pass: relist proofs of the hosts asked for, nothing else (a line naming none of them is not read).
+      if (!this.namesWanted(text)) return;
+      this.route(buf, from, to, true);
+      const rec = this.proofWoken ? parseLine(text, lineNo, offset, this.ctx) : null;
+      if (rec && this.proofsFor.has(hostKey(rec.host))) this.onProofLine(rec, this.hostState(rec.host));
+      return;
+    }
+    const prefilter = !this.opts.noPrefilter;
+    const full = this.wantsProof(offset);
+    if (prefilter) this.scanner.setPrefilter(full ? this.searchFull : this.searchBase);
+    this.route(buf, from, to, full);
+    const head = lineNo <= this.headLines;
+    if (!this.baseWoken && !this.proofWoken && !head && !sampled) return;
+    const rec = parseLine(text, lineNo, offset, this.ctx);
+    if (rec) this.onRecord(rec, this.baseWoken || head, head || sampled || this.baseWoken);
+    if (prefilter) this.scanner.setPrefilter(this.wantsProof(offset + 1) ? this.searchFull : this.searchBase);
+  }
+
+  /** LineVisitor: the head lines are read; a head naming several hosts makes this a many-host log. */
+  headDone(): void {
+    if (distinctHosts(this.hosts.keys()) < 2) return;
+    this.multiHost = true;
+    this.scanner.setSampleBytes(MULTI_HOST_SAMPLE_BYTES);
+    if (this.lastSegment) this.scanner.keepTail(MULTI_HOST_TAIL_BYTES);
   }
 
   /** Whether a line can be one of the hosts a fix-up pass looks for (its host field is part of its text). */
