@@ -50,7 +50,8 @@ const PIECE_BYTES = 64 * 1024;
 function isMarker(s: string, i: number): boolean {
   return s.charCodeAt(i) === 45 && s.charCodeAt(i + 1) === 45 && s.charCodeAt(i + 2) === 32;
 }
-/** Past any position in a scanned buffer (a piece plus a carried line) and a small integer for V8, like nextSample. */
+/** Past any position in a scanned piece's string (V8 strings are shorter than 2^29 chars), and a small integer for V8
+ *  (as nextSample is): MAX_SAFE_INTEGER, a heap number, deoptimized the scan loop when first met. */
 const NO_MATCH = 0x3fffffff;
 
 export class LineScanner {
