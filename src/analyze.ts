@@ -12,7 +12,8 @@ import { LineScanner, scanStream } from './parse/lines.js';
 import { MetricsParser } from './parse/metrics/exposition.js';
 import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
 import { iso, resolveZone, sameZone } from './parse/time.js';
-import { extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
+import { extractFile, extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
+import { chunkCounter } from './signals/progress.js';
 import { compileCustom, type CustomSignalSpec } from './signals/custom.js';
 import { SignalPool, workerScript } from './signals/pool.js';
 import { extractRanges, planRanges, sameYearWalk, type RangePlan } from './signals/segments.js';
@@ -203,7 +204,9 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
           sig = await readInRanges(pool, splitRanges(a.file.realPath, a.file.size, n, plan.minFirst), job, here, plan, onRead);
         } else {
           if (pre) earlyStats.reread++;
-          sig = await extractSignals(onRead ? countingStream(a.open(), onRead) : a.open(), here);
+          sig = a.file
+            ? await extractFile(a.file.realPath, here, onRead ? chunkCounter(onRead, 0).onChunk : undefined)
+            : await extractSignals(onRead ? countingStream(a.open(), onRead) : a.open(), here);
         }
         d.signals = sig;
         logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));

@@ -2,6 +2,7 @@
 // every kubelet line's PID) become a handful of events rather than millions: the model needs the first proof of a
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
 import type { Readable } from 'node:stream';
+import { readFileChunks } from '../input/ranges.js';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
 import { parseLine, parseMarker, type LogRecord, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock } from '../parse/time.js';
@@ -575,6 +576,21 @@ export async function extractSignals(stream: Readable, opts: ExtractOptions): Pr
   const ex = new SignalExtractor(opts);
   try {
     for await (const chunk of stream) ex.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  } catch (err) {
+    return ex.finish(err as Error);
+  }
+  return ex.finish();
+}
+
+/** extractSignals for a plain file on disk, read through one reused buffer (readFileChunks) rather than a stream.
+ *  `onChunk` sees each chunk after the extractor (progress). */
+export async function extractFile(realPath: string, opts: ExtractOptions, onChunk?: (bytes: Buffer) => void): Promise<ArtifactSignals> {
+  const ex = new SignalExtractor(opts);
+  try {
+    await readFileChunks(realPath, (b) => {
+      ex.push(b);
+      onChunk?.(b);
+    });
   } catch (err) {
     return ex.finish(err as Error);
   }
