@@ -310,6 +310,26 @@ export function notANodeLog(path: string): boolean {
   }
 }
 
+/** An API dump's namespaced resources: pod manifests, container logs, events… Tens of thousands of files in a big
+ *  cluster's must-gather, and none of them a node log, a Node object or the kubelet's metrics. */
+const NAMESPACED = /^namespaces\//;
+/** Worth a look before the tree is probed: a path that may be one of those (a cheap test, before any root is known). */
+export function mayBeNamespaced(path: string): boolean {
+  return path.startsWith('namespaces/') || path.includes('/namespaces/');
+}
+
+/**
+ * Whether the layout of the root that holds `path` reads nothing there, whatever the file holds: must-gather's and
+ * inspect's namespaced resources (the layout places them as `other`, and no content makes them a Node object or a
+ * container list). Such files need not be probed at all. Roots from findRoots, which reads only paths and metadata.
+ */
+export function unreadByLayout(roots: BundleRoot[], path: string): boolean {
+  let best: BundleRoot | null = null;
+  for (const r of roots) if (under(path, r.dir) !== null && (!best || r.dir.length > best.dir.length)) best = r;
+  if (!best || (best.kind !== 'must-gather' && best.kind !== 'inspect')) return false;
+  return NAMESPACED.test(under(path, best.dir) as string);
+}
+
 /**
  * Places every file of the tree. `multiRoot` paths stay relative to the input; with one root they are relative to
  * it, as the user finds them after unpacking and changing into the bundle.

@@ -16,7 +16,7 @@ import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { DEFAULT_LIMITS, bounded, type Limits } from './limits.js';
 import { archiveKind, closeTree, indexContainer, newTree, type Tree, type TreeContext, type TreeFile } from './tree.js';
-import { findRoots, inputKindOf, place, rotationAnchor, rotationOrder, wantMeta } from './bundle.js';
+import { findRoots, inputKindOf, mayBeNamespaced, place, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 
 export interface DiscoverOptions {
@@ -276,11 +276,7 @@ class Discoverer {
       const prev = chosen.get(item.key);
       if (!prev || (prev.viaLink && !item.viaLink)) chosen.set(item.key, item);
     }
-    const slots = items.map((item) => {
-      if (item.kind === 'warning') {
-        return Promise.resolve({ artifact: null, warnings: [warning(item.rel, item.message)] });
-      }
-      if (chosen.get(item.key) !== item || this.seen.has(item.key)) return Promise.resolve(null);
+    const examineItem = (item: WalkFile) => {
       const source = new FileSource(item.rel, item.realPath, item.size, item.mtime);
       const hintPath = path.posix.join(given.split(path.sep).join('/'), item.rel);
       // One odd file must not sink the folder: anything unexpected becomes that file's warning.
@@ -288,6 +284,20 @@ class Discoverer {
         artifact: null,
         warnings: [warning(item.rel, `cannot be read: ${fsErrorMessage(err)}`)],
       }));
+    };
+    // An API dump's namespaced resources (pod logs and manifests: most of a big cluster's must-gather) are probed only
+    // if the bundle's layout turns out to read them, which must-gather's and inspect's do not (unreadByLayout).
+    const deferred = new Set<WalkFile>();
+    const slots = items.map((item) => {
+      if (item.kind === 'warning') {
+        return Promise.resolve({ artifact: null, warnings: [warning(item.rel, item.message)] });
+      }
+      if (chosen.get(item.key) !== item || this.seen.has(item.key)) return Promise.resolve(null);
+      if (mayBeNamespaced(item.rel) && !wantMeta(item.rel, item.size)) {
+        deferred.add(item);
+        return Promise.resolve({ artifact: null, warnings: [] });
+      }
+      return examineItem(item);
     });
     const tree = newTree();
     this.trees.push(tree);
@@ -296,20 +306,13 @@ class Discoverer {
     // Every path that reaches a file, so links count as names of it (a sos `.tailed` link, a root symlink).
     const namesByKey = new Map<string, string[]>();
     for (const item of items) if (item.kind === 'file') namesByKey.set(item.key, [...(namesByKey.get(item.key) ?? []), item.rel]);
-    for (const [i, slot] of slots.entries()) {
-      const result = await slot;
-      const item = items[i] as (typeof items)[number];
-      if (!result) continue;
-      if (item.kind !== 'file') {
-        tree.warnings.push(...result.warnings);
-        continue;
-      }
-      this.seen.set(item.key, item.rel);
+    /** The tree file of a probed file (an archive's members instead, through its index). */
+    const fileOf = async (item: WalkFile, result: { artifact: ArtifactDraft | null; warnings: InputWarning[] }): Promise<TreeFile | null> => {
       const a = result.artifact;
       if (a && a.format === 'archive' && (archiveKind(a.head) === 'tar' || archiveKind(a.head) === 'zip')) {
         const source = new FileSource(item.rel, item.realPath, item.size, item.mtime);
         await indexContainer(this.containerFor(source, archiveKind(a.head) as 'tar' | 'zip', a.compression), item.rel, 1, ctx, tree, given);
-        continue;
+        return null;
       }
       for (let d = path.posix.dirname(item.rel); d !== '.' && d !== '/'; d = path.posix.dirname(d)) tree.dirs.add(d);
       if (item.mtime > 0) tree.maxMtime = Math.max(tree.maxMtime ?? 0, item.mtime);
@@ -336,8 +339,42 @@ class Discoverer {
         const link = await fsp.readlink(path.join(real, ...item.rel.split('/'))).catch(() => null);
         if (link !== null) tree.links.set(item.rel, link);
       }
-      tree.files.push(file);
       drafts.set(file, result);
+      return file;
+    };
+    /** Deferred files, each with the stand-in that holds its place in tree.files until the layout is known. */
+    const standIns: Array<{ item: WalkFile; file: TreeFile }> = [];
+    for (const [i, slot] of slots.entries()) {
+      const result = await slot;
+      const item = items[i] as (typeof items)[number];
+      if (!result) continue;
+      if (item.kind !== 'file') {
+        tree.warnings.push(...result.warnings);
+        continue;
+      }
+      this.seen.set(item.key, item.rel);
+      if (deferred.has(item)) {
+        // Not probed (yet): an unreadable-looking file of role `other`, which is how the layout would place it.
+        const file = (await fileOf(item, result)) as TreeFile;
+        standIns.push({ item, file });
+        tree.files.push(file);
+        continue;
+      }
+      const file = await fileOf(item, result);
+      if (file) tree.files.push(file);
+    }
+    if (standIns.length > 0) {
+      // The roots read only paths and metadata, all known now; whatever a layout may read is probed after all.
+      const roots = findRoots(tree, given);
+      const probe = standIns.filter((s) => !unreadByLayout(roots, s.item.rel));
+      const results = await Promise.all(probe.map((s) => examineItem(s.item)));
+      for (const [k, s] of probe.entries()) {
+        drafts.delete(s.file);
+        const file = await fileOf(s.item, results[k] as { artifact: ArtifactDraft | null; warnings: InputWarning[] });
+        const at = tree.files.indexOf(s.file);
+        if (file) tree.files[at] = file;
+        else tree.files.splice(at, 1);
+      }
     }
     // Dangling links (etc/localtime → a zoneinfo file sos did not copy) still name the zone.
     for (const item of items) {

@@ -1,0 +1,81 @@
+// A must-gather's (or inspect's) namespaced resources — pod logs and manifests, tens of thousands of files in a big
+// cluster — are never probed: the layout reads nothing there. Outside such a bundle the same paths are probed as ever.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { analyze } from '../../src/analyze.js';
+import { discover } from '../../src/input/discover.js';
+import { FileSource } from '../../src/input/source.js';
+import { unreadByLayout } from '../../src/input/bundle.js';
+import { nodeLogs, writeDir } from '../bundles/fixtures.js';
+import { fixtures, type KindFixture } from '../bundles/kinds.js';
+
+let tmp: string;
+let all: KindFixture[];
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'plegscope-ns-'));
+  all = await fixtures();
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+/** The paths whose heads discovery reads, while `run` runs. */
+async function probed(run: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const head = FileSource.prototype.head;
+  vi.spyOn(FileSource.prototype, 'head').mockImplementation(function (this: FileSource, max: number) {
+    seen.push(this.path);
+    return head.call(this, max);
+  });
+  await run();
+  return seen;
+}
+
+const POD_DIR = 'namespaces/openshift-sdn/pods/sdn-x7k2p';
+
+describe.each(['must-gather', 'inspect'])('%s folder', (kind) => {
+  it('namespaced files are listed but not probed, and the analysis is unchanged', async () => {
+    const fx = all.find((f) => f.kind === kind) as KindFixture;
+    const files = { ...fx.files };
+    const top = Object.keys(files).find((k) => k.includes('/cluster-scoped-resources/'))?.replace(/cluster-scoped-resources\/.*/, '') as string;
+    // Pod manifests and container logs, one of them a kubelet-looking log, as a big must-gather holds by the thousand.
+    for (let i = 0; i < 20; i++) files[`${top}${POD_DIR}-${i}/sdn-x7k2p-${i}.yaml`] = `apiVersion: v1\nkind: Pod\nmetadata:\n  name: sdn-${i}\n`;
+    files[`${top}${POD_DIR}-0/sdn/sdn/logs/current.log`] = nodeLogs('master-0').kubelet;
+    const dir = path.join(tmp, `${kind}-dir`);
+    writeDir(dir, files);
+    const seen = await probed(() => discover([dir]));
+    expect(seen.some((p) => p.includes('cluster-scoped-resources/'))).toBe(true);
+    expect(seen.filter((p) => /(^|\/)namespaces\//.test(p))).toEqual([]);
+    const withPods = (await analyze({ paths: [dir], workers: 0 })).analysis;
+    const bare = path.join(tmp, `${kind}-bare`);
+    writeDir(bare, Object.fromEntries(Object.entries(files).filter(([k]) => !k.includes('/pods/'))));
+    const without = (await analyze({ paths: [bare], workers: 0 })).analysis;
+    expect(withPods.nodes).toEqual(without.nodes);
+    expect(withPods.inputs[0]?.artifacts).toEqual(without.inputs[0]?.artifacts);
+  });
+});
+
+describe('outside an API dump', () => {
+  it('a folder that is no bundle has its namespaces/ files probed and read', async () => {
+    const dir = path.join(tmp, 'plain');
+    writeDir(dir, { 'namespaces/kube-system/pods/kubelet/kubelet.log': nodeLogs('worker-7').kubelet });
+    const seen = await probed(() => discover([dir]));
+    expect(seen).toEqual(['namespaces/kube-system/pods/kubelet/kubelet.log']);
+    const a = (await analyze({ paths: [dir], workers: 0 })).analysis;
+    expect(a.nodes.map((n) => n.name)).toEqual(['worker-7']);
+  });
+
+  it('unreadByLayout holds only under a must-gather or inspect root, for its namespaced paths', () => {
+    const root = (dir: string, kind: 'must-gather' | 'inspect' | 'sosreport') => ({ dir, kind, node: null, collectedAt: null, zone: null, truncatedPaths: new Set<string>() });
+    const mg = [root('mg/img', 'must-gather')];
+    expect(unreadByLayout(mg, 'mg/img/namespaces/a/pods/b/b.yaml')).toBe(true);
+    expect(unreadByLayout(mg, 'mg/img/cluster-scoped-resources/core/nodes/n.yaml')).toBe(false);
+    expect(unreadByLayout(mg, 'mg/img/host_service_logs/masters/kubelet_service.log')).toBe(false);
+    expect(unreadByLayout(mg, 'other/namespaces/a/x.log')).toBe(false);
+    expect(unreadByLayout([root('', 'inspect')], 'namespaces/a/pods/b/c/c/logs/current.log')).toBe(true);
+    expect(unreadByLayout([root('sos', 'sosreport')], 'sos/sos_commands/kubernetes/namespaces/a/x')).toBe(false);
+    // The deepest root decides: a sosreport inside a must-gather folder is read by the sos layout.
+    expect(unreadByLayout([root('', 'must-gather'), root('namespaces/x/sos', 'sosreport')], 'namespaces/x/sos/var/log/messages')).toBe(false);
+  });
+});
