@@ -124,11 +124,25 @@ class Index {
 
 const j = (d: string, p: string): string => (d ? `${d}/${p}` : p);
 
+/** Every kind of root holds at least one entry of these names (see detect): only their folders are candidates. */
+const ROOT_MARKERS = new Set(['version.txt', 'sos_commands', 'sos_logs', 'cluster-scoped-resources', 'namespaces', 'host_service_logs', 'kubelet', 'systemlogs', 'systeminfo', 'kind-version.txt']);
+
 /** Finds the bundle roots in a tree, with their metadata. `label` is the input as the user named it. */
 export function findRoots(tree: Tree, label: string): BundleRoot[] {
   const ix = new Index(tree);
   const roots: BundleRoot[] = [];
-  const candidates = ['', ...[...tree.dirs].sort()];
+  // Not every folder: a must-gather has tens of thousands (one per pod and container), and detect() asks a score of
+  // questions of each.
+  const marked = new Set<string>();
+  const note = (p: string) => {
+    const slash = p.lastIndexOf('/');
+    if (ROOT_MARKERS.has(p.slice(slash + 1)) && slash > 0) marked.add(p.slice(0, slash));
+  };
+  // The names Index.has answers for: folders, files and their other names, links.
+  for (const d of tree.dirs) note(d);
+  for (const p of ix.byPath.keys()) note(p);
+  for (const p of tree.links.keys()) note(p);
+  const candidates = ['', ...[...tree.dirs].filter((d) => marked.has(d)).sort()];
   const base = path.basename(label);
   for (const d of candidates) {
     const r = detect(ix, d, base, tree);
