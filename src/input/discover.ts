@@ -15,7 +15,7 @@ import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { DEFAULT_LIMITS, bounded, type Limits } from './limits.js';
-import { archiveKind, closeTree, indexContainer, newTree, type Tree, type TreeContext, type TreeFile } from './tree.js';
+import { archiveKind, closeTree, indexContainer, newTree, probeDeferred, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, mayBeNamespaced, place, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 
@@ -147,6 +147,7 @@ class Discoverer {
       const tree = newTree();
       this.trees.push(tree);
       await indexContainer(this.containerFor(source, kind, pr.compression), '', 0, this.treeContext(), tree, given);
+      await probeDeferred(tree, findRoots(tree, given), this.treeContext());
       if (tree.files.length === 0 && tree.warnings.some((w) => w.file === given && /could not be read|damaged|truncated/.test(w.message))) {
         const w = tree.warnings.find((x) => x.file === given && /could not be read|damaged|truncated/.test(x.message)) as InputWarning;
         closeTree(tree);
@@ -376,6 +377,8 @@ class Discoverer {
         else tree.files.splice(at, 1);
       }
     }
+    // Archives in the folder may have deferred members of their own.
+    if (tree.files.some((f) => f.deferred)) await probeDeferred(tree, findRoots(tree, given), ctx);
     // Dangling links (etc/localtime → a zoneinfo file sos did not copy) still name the zone.
     for (const item of items) {
       if (item.kind === 'warning' && /(^|\/)etc\/localtime$/.test(item.rel)) {

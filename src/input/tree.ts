@@ -9,10 +9,10 @@ import type { Compression, InputWarning, ReadEarly } from './artifact.js';
 import { assess } from './assess.js';
 import { isContainerList } from './sniff.js';
 import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
-import { compressionOf, decode, haveTool, missingToolError, toolFor, type Tools } from './decode.js';
+import { compressionOf, decode, haveTool, missingToolError, readHead, toolFor, type Tools } from './decode.js';
 import { collect, peek, type EntryStream } from './entry-stream.js';
 import { bounded, mib, type Limits } from './limits.js';
-import { notANodeLog, sosClock } from './bundle.js';
+import { mayBeNamespaced, notANodeLog, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
 
 export interface TreeFile {
   /** Path inside the input ('/'-separated; archives inside it are path segments). */
@@ -38,6 +38,8 @@ export interface TreeFile {
   early?: number;
   /** An archive member: its bytes come from a pass over the archive (see Artifact.sequential). */
   member?: boolean;
+  /** Not probed while the archive was indexed (a namespaced resource: see probeDeferred); role and format wait. */
+  deferred?: boolean;
 }
 
 export interface Tree {
@@ -247,6 +249,15 @@ async function examineMember(
   const warn = (message: string) => tree.warnings.push({ file: display, line: null, message });
   const p1 = await peek(body, 512);
   const compression = compressionOf(p1.head);
+  if (mayBeNamespaced(display) && !ctx.wantMeta(display, h.size) && !ARCHIVE_NAME.test(display) && !p1.error) {
+    // An API dump's namespaced resource (tens of thousands in a big must-gather): probed only if the layout, known
+    // once the pass is over, can read it (discover.ts). Its bytes go by unread, compressed ones undecompressed.
+    p1.stream.destroy();
+    return {
+      path: display, aliases: [], size: h.size, mtime: h.mtime, compression, head: Buffer.alloc(0), role: 'other', format: 'unprobed',
+      problem: null, meta: null, cut: false, open: () => decodeBounded(reopen(), compression, ctx, display), member: true, deferred: true,
+    };
+  }
   if (compression) {
     const cmd = toolFor(compression, ctx.tools);
     if (cmd !== null && !(await haveTool(cmd))) {
@@ -325,6 +336,28 @@ async function examineMember(
     member: true,
     ...(early !== undefined ? { early } : {}),
   };
+}
+
+/** Names of archives, which are opened while indexing (their members are files of the tree), never deferred. */
+const ARCHIVE_NAME = /\.(?:tar|tgz|tbz2?|txz|zip|gz|xz|bz2)$/i;
+
+/**
+ * Probes the deferred members of an indexed archive that the layout can read after all (no must-gather or inspect root
+ * holds them: unreadByLayout), as the index pass would have: one more pass over the archive, for what is rare.
+ */
+export async function probeDeferred(tree: Tree, roots: BundleRoot[], ctx: TreeContext): Promise<void> {
+  for (const f of tree.files) {
+    if (!f.deferred || unreadByLayout(roots, f.path)) continue;
+    const h = await readHead(f.open(), ctx.headBytes);
+    const verdict = assess({ compression: f.compression, head: h.head, complete: h.complete, error: h.error }, f.path, false);
+    const read = verdict.role !== 'other' || isContainerList(verdict.format);
+    const head = Buffer.from(read || h.head.length <= 4096 ? h.head : h.head.subarray(0, 4096));
+    const reopen = f.open;
+    Object.assign(f, {
+      head, role: verdict.role, format: verdict.format, problem: verdict.problem, deferred: false,
+      open: h.complete && !h.error && head.length === h.head.length ? () => Readable.from([head], { objectMode: false }) : reopen,
+    });
+  }
 }
 
 /** What the sosreport metadata the pass has met so far, in the nearest folder above `file` that has any, says of the

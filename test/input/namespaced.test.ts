@@ -3,12 +3,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { analyze } from '../../src/analyze.js';
 import { discover } from '../../src/input/discover.js';
 import { FileSource } from '../../src/input/source.js';
-import { unreadByLayout } from '../../src/input/bundle.js';
-import { nodeLogs, writeDir } from '../bundles/fixtures.js';
+import { findRoots, unreadByLayout, wantMeta } from '../../src/input/bundle.js';
+import { TarContainer } from '../../src/input/containers.js';
+import { DEFAULT_TOOLS } from '../../src/input/decode.js';
+import { DEFAULT_LIMITS } from '../../src/input/limits.js';
+import { closeTree, indexContainer, newTree, probeDeferred } from '../../src/input/tree.js';
+import { nodeLogs, writeBundle, writeDir } from '../bundles/fixtures.js';
 import { fixtures, type KindFixture } from '../bundles/kinds.js';
 
 let tmp: string;
@@ -56,7 +61,55 @@ describe.each(['must-gather', 'inspect'])('%s folder', (kind) => {
   });
 });
 
+/** The must-gather (or inspect) fixture with pod manifests and a kubelet-looking container log added. */
+function withPods(kind: string): { fx: KindFixture; files: Record<string, string> } {
+  const fx = all.find((f) => f.kind === kind) as KindFixture;
+  const files = { ...fx.files };
+  const top = Object.keys(files).find((k) => k.includes('/cluster-scoped-resources/'))?.replace(/cluster-scoped-resources\/.*/, '') as string;
+  for (let i = 0; i < 20; i++) files[`${top}${POD_DIR}-${i}/sdn-x7k2p-${i}.yaml`] = `apiVersion: v1\nkind: Pod\nmetadata:\n  name: sdn-${i}\n`;
+  files[`${top}${POD_DIR}-0/sdn/sdn/logs/current.log`] = nodeLogs('master-0').kubelet;
+  return { fx, files };
+}
+
+describe.each(['must-gather', 'inspect'])('%s archive', (kind) => {
+  it('namespaced members go by unprobed, stay so under the root, and the analysis is unchanged', async () => {
+    const { fx, files } = withPods(kind);
+    const p = await writeBundle(tmp, `${kind}-pods`, files, 'tar.gz');
+    const tree = newTree();
+    const ctx = { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta };
+    await indexContainer(new TarContainer(() => fs.createReadStream(p).pipe(zlib.createGunzip())), '', 0, ctx, tree, p);
+    const namespaced = tree.files.filter((f) => /(^|\/)namespaces\//.test(f.path));
+    expect(namespaced.length).toBeGreaterThanOrEqual(21);
+    expect(namespaced.every((f) => f.deferred === true && f.format === 'unprobed' && f.head.length === 0)).toBe(true);
+    expect(tree.files.filter((f) => !namespaced.includes(f)).some((f) => f.deferred)).toBe(false);
+    await probeDeferred(tree, findRoots(tree, p), ctx);
+    expect(namespaced.every((f) => f.deferred === true)).toBe(true);
+    closeTree(tree);
+    const a = (await analyze({ paths: [p], workers: 0 })).analysis;
+    const bare = await writeBundle(tmp, `${kind}-bare`, Object.fromEntries(Object.entries(files).filter(([k]) => !k.includes('/pods/'))), 'tar.gz');
+    const b = (await analyze({ paths: [bare], workers: 0 })).analysis;
+    expect(a.nodes).toEqual(b.nodes);
+    expect(a.inputs[0]?.artifacts).toEqual(b.inputs[0]?.artifacts);
+    expect(a.nodes.map((n) => n.name)).toEqual(fx.nodes);
+  });
+});
+
 describe('outside an API dump', () => {
+  it('an archive that is no bundle has its namespaced members probed after the pass, and read', async () => {
+    const p = await writeBundle(tmp, 'plain-archive', { 'namespaces/kube-system/pods/kubelet/kubelet.log': nodeLogs('worker-7').kubelet, 'other.txt': 'hello\n' }, 'tar.gz');
+    const tree = newTree();
+    const ctx = { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta };
+    await indexContainer(new TarContainer(() => fs.createReadStream(p).pipe(zlib.createGunzip())), '', 0, ctx, tree, p);
+    const f = tree.files.find((x) => x.path.endsWith('kubelet.log'));
+    expect(f?.deferred).toBe(true);
+    await probeDeferred(tree, findRoots(tree, p), ctx);
+    expect(f?.deferred).toBe(false);
+    expect(f?.role).toBe('kubelet-log');
+    closeTree(tree);
+    const a = (await analyze({ paths: [p], workers: 0 })).analysis;
+    expect(a.nodes.map((n) => n.name)).toEqual(['worker-7']);
+  });
+
   it('a folder that is no bundle has its namespaces/ files probed and read', async () => {
     const dir = path.join(tmp, 'plain');
     writeDir(dir, { 'namespaces/kube-system/pods/kubelet/kubelet.log': nodeLogs('worker-7').kubelet });
