@@ -355,8 +355,11 @@ class Discoverer {
       }
       this.seen.set(item.key, item.rel);
       if (deferred.has(item)) {
-        // Not probed (yet): an unreadable-looking file of role `other`, which is how the layout would place it.
-        const file = (await fileOf(item, result)) as TreeFile;
+        // Not probed (yet): a file of role `other`, which is how the layout would place it.
+        const probed = (await fileOf(item, result)) as TreeFile;
+        drafts.delete(probed);
+        const file = { ...probed, format: 'unprobed' };
+        drafts.set(file, result);
         standIns.push({ item, file });
         tree.files.push(file);
         continue;
@@ -369,13 +372,16 @@ class Discoverer {
       const roots = findRoots(tree, given);
       const probe = standIns.filter((s) => !unreadByLayout(roots, s.item.rel));
       const results = await Promise.all(probe.map((s) => examineItem(s.item)));
+      const at = new Map(tree.files.map((f, i) => [f, i]));
+      const gone = new Set<TreeFile>();
       for (const [k, s] of probe.entries()) {
         drafts.delete(s.file);
         const file = await fileOf(s.item, results[k] as { artifact: ArtifactDraft | null; warnings: InputWarning[] });
-        const at = tree.files.indexOf(s.file);
-        if (file) tree.files[at] = file;
-        else tree.files.splice(at, 1);
+        // In its place; an archive's members were added to the tree instead.
+        if (file) tree.files[at.get(s.file) as number] = file;
+        else gone.add(s.file);
       }
+      if (gone.size > 0) tree.files = tree.files.filter((f) => !gone.has(f));
     }
     // Archives in the folder may have deferred members of their own.
     if (tree.files.some((f) => f.deferred)) await probeDeferred(tree, findRoots(tree, given), ctx);
