@@ -338,8 +338,9 @@ async function examineMember(
   };
 }
 
-/** Names of archives, which are opened while indexing (their members are files of the tree), never deferred. */
-const ARCHIVE_NAME = /\.(?:tar|tgz|tbz2?|txz|zip|gz|xz|bz2)$/i;
+/** Names of tar and zip archives, opened while indexing (their members are files of the tree): never deferred. A
+ *  compressed log (`current.log.gz`) is. */
+const ARCHIVE_NAME = /\.(?:tar|tgz|tbz2?|txz|zip)(?:\.(?:gz|xz|bz2))?$/i;
 
 /**
  * Probes the deferred members of an indexed archive that the layout can read after all (no must-gather or inspect root
