@@ -38,30 +38,10 @@ async function probed(run: () => Promise<unknown>): Promise<string[]> {
 }
 
 const POD_DIR = 'namespaces/openshift-sdn/pods/sdn-x7k2p';
+const CTX = { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta };
 
-describe.each(['must-gather', 'inspect'])('%s folder', (kind) => {
-  it('namespaced files are listed but not probed, and the analysis is unchanged', async () => {
-    const fx = all.find((f) => f.kind === kind) as KindFixture;
-    const files = { ...fx.files };
-    const top = Object.keys(files).find((k) => k.includes('/cluster-scoped-resources/'))?.replace(/cluster-scoped-resources\/.*/, '') as string;
-    // Pod manifests and container logs, one of them a kubelet-looking log, as a big must-gather holds by the thousand.
-    for (let i = 0; i < 20; i++) files[`${top}${POD_DIR}-${i}/sdn-x7k2p-${i}.yaml`] = `apiVersion: v1\nkind: Pod\nmetadata:\n  name: sdn-${i}\n`;
-    files[`${top}${POD_DIR}-0/sdn/sdn/logs/current.log`] = nodeLogs('master-0').kubelet;
-    const dir = path.join(tmp, `${kind}-dir`);
-    writeDir(dir, files);
-    const seen = await probed(() => discover([dir]));
-    expect(seen.some((p) => p.includes('cluster-scoped-resources/'))).toBe(true);
-    expect(seen.filter((p) => /(^|\/)namespaces\//.test(p))).toEqual([]);
-    const withPods = (await analyze({ paths: [dir], workers: 0 })).analysis;
-    const bare = path.join(tmp, `${kind}-bare`);
-    writeDir(bare, Object.fromEntries(Object.entries(files).filter(([k]) => !k.includes('/pods/'))));
-    const without = (await analyze({ paths: [bare], workers: 0 })).analysis;
-    expect(withPods.nodes).toEqual(without.nodes);
-    expect(withPods.inputs[0]?.artifacts).toEqual(without.inputs[0]?.artifacts);
-  });
-});
-
-/** The must-gather (or inspect) fixture with pod manifests and a kubelet-looking container log added. */
+/** The must-gather (or inspect) fixture with what a big one holds by the thousand: pod manifests and container logs, one
+ *  of them a kubelet-looking log. */
 function withPods(kind: string): { fx: KindFixture; files: Record<string, string> } {
   const fx = all.find((f) => f.kind === kind) as KindFixture;
   const files = { ...fx.files };
@@ -70,6 +50,23 @@ function withPods(kind: string): { fx: KindFixture; files: Record<string, string
   files[`${top}${POD_DIR}-0/sdn/sdn/logs/current.log`] = nodeLogs('master-0').kubelet;
   return { fx, files };
 }
+
+describe.each(['must-gather', 'inspect'])('%s folder', (kind) => {
+  it('namespaced files are listed but not probed, and the analysis is unchanged', async () => {
+    const { files } = withPods(kind);
+    const dir = path.join(tmp, `${kind}-dir`);
+    writeDir(dir, files);
+    const seen = await probed(() => discover([dir]));
+    expect(seen.some((p) => p.includes('cluster-scoped-resources/'))).toBe(true);
+    expect(seen.filter((p) => /(^|\/)namespaces\//.test(p))).toEqual([]);
+    const a = (await analyze({ paths: [dir], workers: 0 })).analysis;
+    const bare = path.join(tmp, `${kind}-bare`);
+    writeDir(bare, Object.fromEntries(Object.entries(files).filter(([k]) => !k.includes('/pods/'))));
+    const without = (await analyze({ paths: [bare], workers: 0 })).analysis;
+    expect(a.nodes).toEqual(without.nodes);
+    expect(a.inputs[0]?.artifacts).toEqual(without.inputs[0]?.artifacts);
+  });
+});
 
 describe.each(['must-gather', 'inspect'])('%s archive', (kind) => {
   it('namespaced members go by unprobed, stay so under the root, and the analysis is unchanged', async () => {
@@ -80,15 +77,14 @@ describe.each(['must-gather', 'inspect'])('%s archive', (kind) => {
     files[`${top}${POD_DIR}-2/debug.tar.gz`] = 'not really a tarball\n';
     const p = await writeBundle(tmp, `${kind}-pods`, files, 'tar.gz');
     const tree = newTree();
-    const ctx = { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta };
-    await indexContainer(new TarContainer(() => fs.createReadStream(p).pipe(zlib.createGunzip())), '', 0, ctx, tree, p);
+    await indexContainer(new TarContainer(() => fs.createReadStream(p).pipe(zlib.createGunzip())), '', 0, CTX, tree, p);
     expect(tree.files.find((f) => f.path.endsWith('/debug.tar.gz'))?.deferred).toBeUndefined();
     const namespaced = tree.files.filter((f) => /(^|\/)namespaces\//.test(f.path) && !f.path.endsWith('/debug.tar.gz'));
     expect(namespaced.length).toBeGreaterThanOrEqual(22);
     expect(namespaced.some((f) => f.path.endsWith('.log.20240111-091000.gz'))).toBe(true);
     expect(namespaced.every((f) => f.deferred === true && f.format === 'unprobed' && f.head.length === 0)).toBe(true);
     expect(tree.files.filter((f) => !namespaced.includes(f)).some((f) => f.deferred)).toBe(false);
-    await probeDeferred(tree, findRoots(tree, p), ctx);
+    await probeDeferred(tree, findRoots(tree, p), CTX);
     expect(namespaced.every((f) => f.deferred === true)).toBe(true);
     closeTree(tree);
     const a = (await analyze({ paths: [p], workers: 0 })).analysis;
@@ -104,11 +100,10 @@ describe('outside an API dump', () => {
   it('an archive that is no bundle has its namespaced members probed after the pass, and read', async () => {
     const p = await writeBundle(tmp, 'plain-archive', { 'namespaces/kube-system/pods/kubelet/kubelet.log': nodeLogs('worker-7').kubelet, 'other.txt': 'hello\n' }, 'tar.gz');
     const tree = newTree();
-    const ctx = { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta };
-    await indexContainer(new TarContainer(() => fs.createReadStream(p).pipe(zlib.createGunzip())), '', 0, ctx, tree, p);
+    await indexContainer(new TarContainer(() => fs.createReadStream(p).pipe(zlib.createGunzip())), '', 0, CTX, tree, p);
     const f = tree.files.find((x) => x.path.endsWith('kubelet.log'));
     expect(f?.deferred).toBe(true);
-    await probeDeferred(tree, findRoots(tree, p), ctx);
+    await probeDeferred(tree, findRoots(tree, p), CTX);
     expect(f?.deferred).toBe(false);
     expect(f?.role).toBe('kubelet-log');
     closeTree(tree);
