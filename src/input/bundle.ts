@@ -327,9 +327,10 @@ export function notANodeLog(path: string): boolean {
 /** An API dump's namespaced resources: pod manifests, container logs, events… Tens of thousands of files in a big
  *  cluster's must-gather, and none of them a node log, a Node object or the kubelet's metrics. */
 const NAMESPACED = /^namespaces\//;
-/** Worth a look before the tree is probed: a path that may be one of those (a cheap test, before any root is known). */
-export function mayBeNamespaced(path: string): boolean {
-  return path.startsWith('namespaces/') || path.includes('/namespaces/');
+/** Whether discovery may leave a file unprobed until the layout is known (unreadByLayout then decides): a path that may
+ *  be a namespaced resource (a cheap test, before any root is known), and no metadata a root is detected by. */
+export function probeLater(path: string, size: number | null): boolean {
+  return (path.startsWith('namespaces/') || path.includes('/namespaces/')) && !wantMeta(path, size);
 }
 
 /**

@@ -16,7 +16,7 @@ import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { DEFAULT_LIMITS, bounded, type Limits } from './limits.js';
 import { archiveKind, closeTree, indexContainer, newTree, probeDeferred, type Tree, type TreeContext, type TreeFile } from './tree.js';
-import { findRoots, inputKindOf, mayBeNamespaced, place, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
+import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 
 export interface DiscoverOptions {
@@ -294,7 +294,7 @@ class Discoverer {
         return Promise.resolve({ artifact: null, warnings: [warning(item.rel, item.message)] });
       }
       if (chosen.get(item.key) !== item || this.seen.has(item.key)) return Promise.resolve(null);
-      if (mayBeNamespaced(item.rel) && !wantMeta(item.rel, item.size)) {
+      if (probeLater(item.rel, item.size)) {
         deferred.add(item);
         return Promise.resolve({ artifact: null, warnings: [] });
       }
@@ -356,10 +356,8 @@ class Discoverer {
       this.seen.set(item.key, item.rel);
       if (deferred.has(item)) {
         // Not probed (yet): a file of role `other`, which is how the layout would place it.
-        const probed = (await fileOf(item, result)) as TreeFile;
-        drafts.delete(probed);
-        const file = { ...probed, format: 'unprobed' };
-        drafts.set(file, result);
+        const file = (await fileOf(item, result)) as TreeFile;
+        file.format = 'unprobed';
         standIns.push({ item, file });
         tree.files.push(file);
         continue;

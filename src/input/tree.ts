@@ -12,7 +12,7 @@ import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, 
 import { compressionOf, decode, haveTool, missingToolError, readHead, toolFor, type Tools } from './decode.js';
 import { collect, peek, type EntryStream } from './entry-stream.js';
 import { bounded, mib, type Limits } from './limits.js';
-import { mayBeNamespaced, notANodeLog, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
+import { notANodeLog, probeLater, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
 
 export interface TreeFile {
   /** Path inside the input ('/'-separated; archives inside it are path segments). */
@@ -249,7 +249,7 @@ async function examineMember(
   const warn = (message: string) => tree.warnings.push({ file: display, line: null, message });
   const p1 = await peek(body, 512);
   const compression = compressionOf(p1.head);
-  if (mayBeNamespaced(display) && !ctx.wantMeta(display, h.size) && !ARCHIVE_NAME.test(display) && !p1.error) {
+  if (probeLater(display, h.size) && !ARCHIVE_NAME.test(display) && !p1.error) {
     // An API dump's namespaced resource (tens of thousands in a big must-gather): probed only if the layout, known
     // once the pass is over, can read it (discover.ts). Its bytes go by unread, compressed ones undecompressed.
     p1.stream.destroy();
@@ -313,29 +313,35 @@ async function examineMember(
   } else {
     p2.stream.destroy();
   }
-  // Whole for what is read later (logs, metrics, node objects, container lists); others only for sniffing.
-  const read = verdict.role !== 'other' || isContainerList(verdict.format);
-  const keepHead = read || p2.head.length <= 4096 ? p2.head : Buffer.from(p2.head.subarray(0, 4096));
-  // A copy: the head may be a slice of a much larger chunk of the archive stream.
-  const head = Buffer.from(keepHead);
+  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => decodeBounded(reopen(), compression, ctx, display));
   return {
     path: display,
     aliases: [],
     size: h.size,
     mtime: h.mtime,
     compression,
-    head,
+    head: kept.head,
     role: verdict.role,
     format: verdict.format,
     problem: verdict.problem,
     meta,
     cut: false,
-    // A member the head holds whole is served from it: a later pass over the archive to reach it would decompress
-    // everything before it again (the large logs before it, read early, included).
-    open: p2.ended && !p2.error && keepHead === p2.head ? () => Readable.from([head], { objectMode: false }) : () => decodeBounded(reopen(), compression, ctx, display),
+    open: kept.open,
     member: true,
     ...(early !== undefined ? { early } : {}),
   };
+}
+
+/**
+ * What an archive member keeps of its probed head: all of it for what is read later (logs, metrics, node objects,
+ * container lists), 4 KiB of the rest (only sniffed). A member the head holds whole (`whole`) is served from it: a
+ * later pass over the archive to reach it would decompress everything before it again.
+ */
+function keptHead(verdict: { role: Role; format: string }, head: Buffer, whole: boolean, reopen: () => Readable): { head: Buffer; open: () => Readable } {
+  const read = verdict.role !== 'other' || isContainerList(verdict.format);
+  // A copy: the head may be a slice of a much larger chunk of the archive stream.
+  const kept = Buffer.from(read || head.length <= 4096 ? head : head.subarray(0, 4096));
+  return { head: kept, open: whole && kept.length === head.length ? () => Readable.from([kept], { objectMode: false }) : reopen };
 }
 
 /** Names of tar and zip archives, opened while indexing (their members are files of the tree): never deferred. A
@@ -351,13 +357,7 @@ export async function probeDeferred(tree: Tree, roots: BundleRoot[], ctx: TreeCo
     if (!f.deferred || unreadByLayout(roots, f.path)) continue;
     const h = await readHead(f.open(), ctx.headBytes);
     const verdict = assess({ compression: f.compression, head: h.head, complete: h.complete, error: h.error }, f.path, false);
-    const read = verdict.role !== 'other' || isContainerList(verdict.format);
-    const head = Buffer.from(read || h.head.length <= 4096 ? h.head : h.head.subarray(0, 4096));
-    const reopen = f.open;
-    Object.assign(f, {
-      head, role: verdict.role, format: verdict.format, problem: verdict.problem, deferred: false,
-      open: h.complete && !h.error && head.length === h.head.length ? () => Readable.from([head], { objectMode: false }) : reopen,
-    });
+    Object.assign(f, { ...keptHead(verdict, h.head, h.complete && !h.error, f.open), role: verdict.role, format: verdict.format, problem: verdict.problem, deferred: false });
   }
 }
 

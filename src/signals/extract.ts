@@ -572,27 +572,28 @@ export function completeSignals(signals: ArtifactSignals, tail: SegmentTail, opt
   };
 }
 
-export async function extractSignals(stream: Readable, opts: ExtractOptions): Promise<ArtifactSignals> {
+/** One extraction over whatever `feed` pushes; a read that fails ends it there ("read stopped after line N"). */
+async function extractFed(opts: ExtractOptions, feed: (push: (chunk: Buffer) => void) => Promise<void>): Promise<ArtifactSignals> {
   const ex = new SignalExtractor(opts);
   try {
-    for await (const chunk of stream) ex.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    await feed((chunk) => ex.push(chunk));
   } catch (err) {
     return ex.finish(err as Error);
   }
   return ex.finish();
 }
 
-/** extractSignals for a plain file on disk, read through one reused buffer (readFileChunks) rather than a stream.
+export function extractSignals(stream: Readable, opts: ExtractOptions): Promise<ArtifactSignals> {
+  return extractFed(opts, async (push) => {
+    for await (const chunk of stream) push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  });
+}
+
+/** extractSignals for a plain file on disk, read through reused buffers (readFileChunks) rather than a stream.
  *  `onChunk` sees each chunk after the extractor (progress). */
-export async function extractFile(realPath: string, opts: ExtractOptions, onChunk?: (bytes: Buffer) => void): Promise<ArtifactSignals> {
-  const ex = new SignalExtractor(opts);
-  try {
-    await readFileChunks(realPath, (b) => {
-      ex.push(b);
-      onChunk?.(b);
-    });
-  } catch (err) {
-    return ex.finish(err as Error);
-  }
-  return ex.finish();
+export function extractFile(realPath: string, opts: ExtractOptions, onChunk?: (bytes: Buffer) => void): Promise<ArtifactSignals> {
+  return extractFed(opts, (push) => readFileChunks(realPath, (b) => {
+    push(b);
+    onChunk?.(b);
+  }));
 }
