@@ -12,7 +12,7 @@ import { LineScanner, scanStream } from './parse/lines.js';
 import { MetricsParser } from './parse/metrics/exposition.js';
 import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
 import { iso, resolveZone, sameZone } from './parse/time.js';
-import { extractFile, extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
+import { contentRole, extractFile, extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
 import { chunkCounter } from './signals/progress.js';
 import { compileCustom, type CustomSignalSpec } from './signals/custom.js';
 import { SignalPool, workerScript } from './signals/pool.js';
@@ -73,7 +73,11 @@ export interface ViewIndex {
   nodes: Map<string, { artifacts: number[]; criErrors: Array<{ op: string; ts: number; layer: 'client' | 'caller' }> }>;
 }
 
-const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log']);
+const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log', 'controller-log', 'healthz']);
+/** A loose text file nothing in its head placed (no envelope, no known document): read as a log all the same, since
+ *  a pasted excerpt is recognised by its messages; its role is then what its lines turned out to be. Inside bundles
+ *  the layout says which files are logs. */
+const unplaced = (a: Artifact): boolean => a.role === 'other' && a.format === 'other' && !a.bundleKind;
 /** Plain logs from this size are read as ranges (a worker thread or this one takes each); from SPLIT_BYTES they are cut
  *  into several ranges per thread. (A worker's start-up, ~50 ms, is worth it from a few MB; PLEGSCOPE_SPLIT_BYTES
  *  lowers both, for tests.) */
@@ -181,9 +185,9 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   let done = 0;
 
   const readOne = async (a: Artifact): Promise<void> => {
-    const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, signals: null, metrics: null, goroutines: null, truncated: false, ...bundleFields(a) };
+    const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, signals: null, metrics: null, goroutines: null, truncated: false, inputName: inputName(disc.inputs[a.input]?.path ?? a.path), ...bundleFields(a) };
     try {
-      if (LOG_ROLES.has(a.role)) {
+      if (LOG_ROLES.has(a.role) || unplaced(a)) {
         const zoneName = artifactZone(a, opts.tz, (m) => warn(a, null, m));
         const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: artifactNotAfter(a, anchorMs ?? a.mtime), noPrefilter: opts.noPrefilter, custom };
         const here = { ...job, zone: zoneOf(zoneName), custom: compiled };
@@ -208,11 +212,18 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
             ? await extractFile(a.file.realPath, here, onRead ? chunkCounter(onRead, 0).onChunk : undefined)
             : await extractSignals(onRead ? countingStream(a.open(), onRead) : a.open(), here);
         }
-        d.signals = sig;
-        logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));
+        // Loose files: the role their content shows (a controller manager's journal sniffed as a kubelet's, an excerpt).
+        const role = a.bundleKind ? a.role : contentRole(sig) ?? (unplaced(a) ? null : a.role);
         lines.set(a.id, sig.scan.lines);
-        for (const w of sig.warnings) warn(a, w.line, w.message);
-        if (sig.warnings.some((w) => w.message.startsWith('read stopped'))) d.truncated = true;
+        if (role === null) {
+          warn(a, null, 'not recognised: no kubelet, runtime, kernel or controller message or log line in it');
+        } else {
+          if (role !== 'other') a.role = d.role = role;
+          d.signals = sig;
+          logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));
+          for (const w of sig.warnings) warn(a, w.line, w.message);
+          if (sig.warnings.some((w) => w.message.startsWith('read stopped'))) d.truncated = true;
+        }
       } else if (hasExtras(a)) {
         Object.assign(d, await readExtras(a, (line, m) => warn(a, line, m)));
       } else if (a.role === 'metrics') {
@@ -289,6 +300,11 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     criErrors: n.events.flatMap((e) => (e.type === 'cri-error' ? [{ op: e.op, ts: e.ts, layer: e.layer }] : [])),
   }]));
   return { analysis, evaluated, artifacts: disc.artifacts, views: { logs, nodes: viewNodes }, early: earlyStats };
+}
+
+/** What the user called a path: a folder's or a file's name (`-` for stdin). */
+function inputName(p: string): string {
+  return p.replace(/\/+$/, '').split('/').pop() || p;
 }
 
 /** Whether what was extracted from an archive member during the index pass is what reading it now would give. */
@@ -412,8 +428,8 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     window: { start: iso(n.windowStart), end: iso(n.windowEnd) },
     verdict: j.verdict,
     stalls: n.timeline.stalls.map((s) => ({
-      lastRelistAt: iso(s.lastRelistAt) as string,
-      unhealthyFrom: iso(s.lastRelistAt + s.thresholdSeconds * 1000) as string,
+      lastRelistAt: iso(s.lastRelistAt),
+      unhealthyFrom: iso(s.lastRelistAt + s.thresholdSeconds * 1000),
       endedAt: iso(s.endedAt),
       endedBy: s.endedBy,
       durationSeconds: round3(s.durationSeconds),

@@ -5,7 +5,10 @@ import type { Artifact } from './input/artifact.js';
 import type { ArtifactData } from './model/node.js';
 import { countContainers } from './parse/container-list.js';
 import { parseNodeObjects } from './parse/node-object.js';
+import { parseDescribeNode } from './parse/describe-node.js';
+import { parseCliOutput } from './parse/cli-output.js';
 import { resolveZone } from './parse/time.js';
+import { cliSignals, describeSignals } from './signals/documents.js';
 
 const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 const MAX_TABLE_BYTES = 16 * 1024 * 1024;
@@ -48,7 +51,7 @@ export function bundleFields(a: Artifact): Partial<ArtifactData> {
 
 /** Whether `readExtras` has something to read for this artifact. */
 export function hasExtras(a: Artifact): boolean {
-  return a.role === 'node-object' || a.parseAs !== undefined;
+  return a.role === 'node-object' || a.role === 'node-describe' || a.role === 'cli-output' || a.parseAs !== undefined;
 }
 
 async function readText(a: Artifact, max: number): Promise<{ text: string; complete: boolean }> {
@@ -63,8 +66,25 @@ async function readText(a: Artifact, max: number): Promise<{ text: string; compl
   return { text: Buffer.concat(parts).toString('utf8'), complete: true };
 }
 
-/** Node objects, container tables, skipped-node lists. */
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+/** Node objects, `kubectl describe node` output, command transcripts, container tables, skipped-node lists. */
 export async function readExtras(a: Artifact, warn: (line: number | null, message: string) => void): Promise<Partial<ArtifactData>> {
+  if (a.role === 'node-describe' || a.role === 'cli-output') {
+    const { text, complete } = await readText(a, MAX_DOCUMENT_BYTES);
+    if (!complete) warn(null, `larger than ${MAX_DOCUMENT_BYTES} bytes: only the first ${MAX_DOCUMENT_BYTES} read`);
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    const bytes = Buffer.byteLength(text);
+    if (a.role === 'node-describe') {
+      const d = parseDescribeNode(text);
+      if (d.skipped > 0) warn(null, `${d.skipped} events row(s) not read (columns not recognised)`);
+      return { signals: describeSignals(d, a.id, lines, bytes), describe: d };
+    }
+    const c = parseCliOutput(text);
+    const { ref: _ref, ...counts } = c.containers ?? { ref: null };
+    void _ref;
+    return { signals: cliSignals(c, a.id, lines, bytes), containers: c.containers ? (counts as ArtifactData['containers']) : null };
+  }
   if (a.role === 'node-object') {
     const { text, complete } = await readText(a, MAX_OBJECT_BYTES);
     if (!complete) {

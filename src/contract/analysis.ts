@@ -29,7 +29,13 @@ export const CAUSES: readonly Cause[] = [
 ];
 
 export type InputKind = 'sosreport' | 'must-gather' | 'eks-logs' | 'directory' | 'file' | 'stdin';
-export type Role = 'kubelet-log' | 'runtime-log' | 'kernel-log' | 'metrics' | 'node-object' | 'goroutine-dump' | 'other';
+/** What a file is, by its content. Logs: `kubelet-log` (also k3s/rke2 journals, where the kubelet, containerd and etcd
+ *  share one unit), `runtime-log`, `kernel-log`, `controller-log` (kube-controller-manager: it speaks of other nodes).
+ *  Ticket attachments: `node-describe` (`kubectl describe node`, `kubectl get events`), `healthz` (kubelet `/healthz`),
+ *  `cli-output` (crictl/docker/ctr commands and their output: info, version, ps, a command that hung). */
+export type Role =
+  | 'kubelet-log' | 'runtime-log' | 'kernel-log' | 'controller-log' | 'metrics' | 'node-object' | 'goroutine-dump'
+  | 'node-describe' | 'healthz' | 'cli-output' | 'other';
 export type RuntimeName = 'docker' | 'containerd' | 'cri-o';
 
 export interface ArtifactInfo {
@@ -59,10 +65,12 @@ export interface EvidenceRef {
 }
 
 export interface Stall {
-  lastRelistAt: string;
-  unhealthyFrom: string;
+  /** Null when no line of the stall carries a time (a pasted fragment): its ages alone say how long it lasted. */
+  lastRelistAt: string | null;
+  unhealthyFrom: string | null;
   endedAt: string | null;
-  endedBy: 'recovered' | 'restart' | 'end-of-log';
+  /** `unknown`: the input does not show the end (lines were left out after the last unhealthy one, or none is dated). */
+  endedBy: 'recovered' | 'restart' | 'end-of-log' | 'unknown';
   durationSeconds: number;
   maxLastSeenAgoSeconds: number;
   nodeNotReady: boolean;

@@ -33,7 +33,9 @@ export function assess(pr: Probe, displayPath: string, named: boolean): Assessme
   const s = sniff(pr.head, name);
   const problem = problemOf(s.format, pr, displayPath);
   if (problem) return { ...s, problem, fatal: true };
-  if (s.role === 'other') return { ...s, problem: named && !isContainerList(s.format) ? NOT_RECOGNISED : null, fatal: false };
+  // Text nothing in its head placed ('other') is still read for the messages it may hold: whether it holds any is said
+  // once it has been read.
+  if (s.role === 'other') return { ...s, problem: named && !isContainerList(s.format) && s.format !== 'other' ? NOT_RECOGNISED : null, fatal: false };
   return { ...s, problem: null, fatal: false };
 }
 

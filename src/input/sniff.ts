@@ -46,9 +46,11 @@ const RE_PROM_META = /^# (?:HELP|TYPE|UNIT) [a-zA-Z_:][a-zA-Z0-9_:]*(?: |$)|^# E
 // real series have them, while `name number` tables (/etc/rpc, /etc/ethertypes) mostly do not.
 const RE_PROM_SAMPLE =
   /^(?:[a-zA-Z:][a-zA-Z0-9:]*_[a-zA-Z0-9_:]*|_[a-zA-Z0-9_:]*|[a-zA-Z_:][a-zA-Z0-9_:]*(?=\{))(?:\{.*\})?[ \t]+[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|NaN|Inf|inf)(?:[ \t]+-?\d+(?:\.\d+)?)?(?:[ \t]+#[ \t]+\{.*)?$/;
-const RE_GOROUTINE = /^goroutine \d+ \[[^\]]*\]:\s*$/;
+// A dump's lines may carry a journal or time prefix (a dump written to the journal, pasted with `HH:MM:SS kubelet[pid]:`)
+// and may have lost their indentation: the shapes are looked for after any such prefix.
+const RE_GOROUTINE = /(?:^|[\s:])goroutine \d+ \[[^\]]*\]:\s*$/;
 const RE_GOROUTINE_PROFILE = /^goroutine profile: total \d+\s*$/;
-const RE_STACK_FRAME = /^(?:\t.+:\d+(?: \+0x[0-9a-f]+)?\s*$|created by |[\w.\-/*()[\]{}]+\(.*\)\s*$|\.\.\.additional frames elided\.\.\.)/;
+const RE_STACK_FRAME = /(?:^|\s)(?:\S+\.(?:go|s):\d+(?: \+0x[0-9a-f]+)?(?: fp=\S+ sp=\S+(?: pc=\S+)?)?\s*$|created by |[\w.\-/*()[\]{}]+\(.*\)\s*$|\.\.\.additional frames elided\.\.\.|#\s+0x[0-9a-f]+\s)/;
 // journalctl's own lines: headers, boot separators, "no entries".
 const RE_JOURNAL_NOTE = /^-- (?:Logs begin at|Journal begins at|Reboot|Boot |No entries|Journal started|Journal ends)|^-- .* --\s*$/;
 
@@ -97,13 +99,17 @@ export function sniff(head: Buffer, name: string): Sniffed {
 
   const table = containerTable(content[0] as string);
   if (table) return other(table);
+  const markup = reportOrMarkup(content[0] as string);
+  if (markup) return other(markup);
   const doc = k8sDocument(text, content);
   if (doc) return doc;
   const sample = content.slice(0, SAMPLE_LINES);
   if (isGoroutineDump(sample)) return { role: 'goroutine-dump', format: 'goroutine-dump' };
+  const describe = describeDocument(content);
+  if (describe) return describe;
 
   const env = pickEnvelope(sample);
-  if (!env) return other('other');
+  if (!env) return ticketDocument(content) ?? other('other');
   const family = FAMILY[env];
   if (family === 'prom') return { role: 'metrics', format: isOpenMetrics(text) ? 'openmetrics' : 'prometheus-text' };
   if (family === 'kernel') return { role: 'kernel-log', format: env };
@@ -117,6 +123,14 @@ export function sniff(head: Buffer, name: string): Sniffed {
     if (info && FAMILY[info.env] === family) infos.push(info);
   }
   return { role: family === 'journal' ? journalRole(infos) : wrappedRole(infos, name), format: env };
+}
+
+/** plegscope's own reports (a run's `-o` output left in the folder analyzed next) and XML/HTML: never read as logs,
+ *  though they quote log lines. */
+function reportOrMarkup(first: string): string | null {
+  if (/^plegscope \d+\.\d+\.\d+ [—·]|^# plegscope report\s*$/.test(first)) return 'plegscope-report';
+  if (/^\s*<(?:\?xml|!DOCTYPE|html|testsuites?)\b/i.test(first)) return 'markup';
+  return null;
 }
 
 // `crictl pods`, `crictl ps -a`, `docker ps -a`: no role of their own, but counted (parse/container-list.ts).
@@ -374,6 +388,47 @@ function wrappedRole(infos: LineInfo[], name: string): Role {
   return 'other';
 }
 
+// `kubectl describe node` (any kubectl since 1.5: aligned or tab-separated columns, with or without the header rows),
+// and `kubectl get events`: the conditions and events tables are what matter.
+const RE_CONDITION_ROW = /^\s*[A-Z][A-Za-z0-9]+[ \t]+(?:True|False|Unknown)[ \t]+(?:[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d|<unknown>|\d{4}-\d\d-\d\dT)/;
+const RE_CONDITIONS_HEAD = /^\s*Type\s+Status\s+LastHeartbeatTime\s+LastTransitionTime\s+Reason\s+Message\s*$/;
+const RE_EVENTS_HEAD = /^\s*(?:Type\s+Reason\s+Age\s+From\s+Message|FirstSeen\s+LastSeen\s+Count\s+From\s+(?:SubObjectPath\s+)?Type\s+Reason\s+Message|LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+(?:SUBOBJECT\s+SOURCE\s+)?MESSAGE)\s*$/;
+const RE_DESCRIBE_KEY = /^(?:Name|Roles|Labels|Taints|Unschedulable|CreationTimestamp):\s/;
+
+function describeDocument(content: string[]): Sniffed | null {
+  let rows = 0;
+  let heads = 0;
+  let keys = 0;
+  for (const line of content) {
+    if (line.length > 2000) continue;
+    if (RE_CONDITION_ROW.test(line)) rows++;
+    else if (RE_CONDITIONS_HEAD.test(line) || RE_EVENTS_HEAD.test(line) || /^\s*(?:Conditions|Events|System Info):\s*$/.test(line)) heads++;
+    else if (RE_DESCRIBE_KEY.test(line)) keys++;
+  }
+  if (rows + heads === 0 || (heads === 0 && keys === 0 && rows < 1)) return null;
+  return { role: 'node-describe', format: /^\s*LAST SEEN\s+TYPE/.test(content.find((l) => RE_EVENTS_HEAD.test(l)) ?? '') ? 'kubectl-events' : 'kubectl-describe' };
+}
+
+// What a ticket carries besides logs: `/healthz?verbose` output, and transcripts of runtime and host commands
+// (`crictl ps` failing, `docker info`, `containerd -v`, `time docker ps`, `uptime`).
+const RE_HEALTHZ = /^\s*\[[+-]\][\w.-]+ (?:ok|failed)|^\s*healthz check (?:passed|failed)\s*$/;
+const RE_PROMPT = /^\s*(?:\[[^\]\s]+(?: [^\]]+)?\][#$]|[\w.-]*@[\w.-]+(?::\S*)?[#$]|[#$]|>)\s+(?:time\s+|sudo\s+)*(?:docker|crictl|ctr|nerdctl|containerd|runc|crio|podman|kubectl|oc|systemctl|journalctl|uname|uptime|free|cat|ps|top|kill|curl)\b/;
+const RE_BARE_COMMAND = /^\s*(?:time\s+|sudo\s+)+(?:docker|crictl|ctr|nerdctl|podman)\s+\w/;
+const RE_CLI_OUTPUT = /^\s*(?:(?:FATA|ERRO|WARN|INFO|DEBU)\[\d{4}\] |Server Version: \S|Containers: \d+\s*$|Storage Driver: \S|Cgroup Driver: \S|RuntimeName:\s+\S|RuntimeVersion:\s+\S|runc version \d|containerd (?:github\.com\/containerd\/containerd|containerd\.io) v?\d|Docker version \d|crio version \d|Kubernetes v\d|real\s+\d+m[\d.]+s\s*$|.*\bload average: [\d.]+)/;
+
+function ticketDocument(content: string[]): Sniffed | null {
+  let healthz = 0;
+  let cli = 0;
+  for (const line of content) {
+    if (line.length > 2000) continue;
+    if (RE_HEALTHZ.test(line)) healthz++;
+    else if (RE_PROMPT.test(line) || RE_BARE_COMMAND.test(line) || RE_CLI_OUTPUT.test(line)) cli++;
+  }
+  if (healthz > 0 && healthz >= cli) return { role: 'healthz', format: 'healthz' };
+  if (cli > 0) return { role: 'cli-output', format: 'cli-transcript' };
+  return null;
+}
+
 function isGoroutineDump(sample: string[]): boolean {
   if (sample[0] !== undefined && RE_GOROUTINE_PROFILE.test(sample[0])) return true;
   let headers = 0;
@@ -431,6 +486,9 @@ function jsonDocument(text: string): Sniffed | null {
       return { role: 'node-object', format: 'json' };
     }
     if (typeof o.kind === 'string' && typeof o.apiVersion === 'string') return other('json');
+    // A JSON log of one line (kubelet JSON logging, a journal export, docker's json-file) is a log; any other JSON
+    // document (a report, a map, a config) is data, though it may quote log lines.
+    if (/\n\s*\S/.test(text.trim()) || !('msg' in o || 'MESSAGE' in o || 'log' in o)) return other('json');
     return null;
   }
   // A head cut inside a pretty-printed object: judge by the indentation kubectl uses (4 spaces per level).

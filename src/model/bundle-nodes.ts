@@ -4,7 +4,6 @@
 import type { RuntimeName } from '../contract/analysis.js';
 import type { ContainerCounts } from '../parse/container-list.js';
 import { runtimeOf, type NodeObject } from '../parse/node-object.js';
-import { parseGoDuration } from '../parse/time.js';
 import type { SignalEvent } from '../signals/events.js';
 
 export interface NodeBundleInfo {
@@ -37,6 +36,8 @@ const SYSLOG_PREFIX = /^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-
 export function dedupeKey(e: SignalEvent): string {
   const t = e.ref.text;
   const payload = t.replace(SYSLOG_PREFIX, '');
+  // A line with no time at all is only ever the same line read twice (the same file, the same line number).
+  if (Number.isNaN(e.ts) && Number.isNaN(e.ref.mono)) return `u${e.ref.artifact}:${e.ref.line}|${e.type}|${payload}`;
   return `${Number.isNaN(e.ts) ? `m${e.ref.mono}` : Math.round(e.ts)}|${e.type}|${payload}`;
 }
 
@@ -55,36 +56,6 @@ export function applyNodeObject(info: NodeBundleInfo, o: NodeObject): void {
   if (ready && info.ready === null) {
     info.ready = { status: ready.status, reason: ready.reason, message: ready.message, since: ready.lastTransitionTime };
   }
-}
-
-const AGE = /pleg was last seen active ([0-9hmsuµn.]+) ago; threshold is ([0-9hms.]+)/;
-
-/**
- * The Ready condition as timeline events: NotReady since its transition, and, when its message is the PLEG one, an
- * unhealthy report at the last heartbeat (the age it states dates the last relist like any log line does).
- */
-export function conditionEvents(o: NodeObject, artifact: number): SignalEvent[] {
-  const out: SignalEvent[] = [];
-  const ready = o.conditions.find((c) => c.type === 'Ready');
-  if (!ready || ready.status === 'True') return out;
-  const ref = (ts: number) => ({ artifact, line: ready.line, offset: 0, ts, mono: NaN, text: ready.text });
-  if (Number.isFinite(ready.lastTransitionTime)) {
-    out.push({ type: 'node-not-ready', message: ready.message ?? ready.reason, ts: ready.lastTransitionTime, host: o.name, ref: ref(ready.lastTransitionTime) });
-  }
-  const m = ready.message ? AGE.exec(ready.message) : null;
-  const at = Number.isFinite(ready.lastHeartbeatTime) ? ready.lastHeartbeatTime : ready.lastTransitionTime;
-  if (m && Number.isFinite(at)) {
-    const age = parseGoDuration(m[1] as string);
-    const threshold = parseGoDuration(m[2] as string);
-    out.push({
-      type: 'relist-unhealthy', ageSeconds: Number.isFinite(age) ? age : null, thresholdSeconds: Number.isFinite(threshold) ? threshold : 180,
-      neverSucceeded: false, source: 'node-condition', runtimeDown: /container runtime is down/.test(ready.message ?? ''),
-      ts: at, host: o.name, ref: ref(at),
-    });
-  } else if (ready.message && /PLEG is not healthy: pleg has yet to be successful/.test(ready.message) && Number.isFinite(at)) {
-    out.push({ type: 'relist-unhealthy', ageSeconds: null, thresholdSeconds: 180, neverSucceeded: true, source: 'node-condition', runtimeDown: false, ts: at, host: o.name, ref: ref(at) });
-  }
-  return out;
 }
 
 /** Adds a container table's counts to what is known (one table per kind; sandboxes and containers come from different ones). */

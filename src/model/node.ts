@@ -2,14 +2,16 @@
 // artifact belongs to, the node's merged events, its relist timeline, CRI errors, metrics summary and log coverage.
 import type { Role, RuntimeName } from '../contract/analysis.js';
 import type { ArtifactSignals } from '../signals/extract.js';
-import type { SignalEvent } from '../signals/events.js';
+import type { Component, Ref, SignalEvent } from '../signals/events.js';
 import { criFromLogs, type CriOpLog } from './cri.js';
 import { summarize, toSnapshots, type MetricsSource, type MetricsSummary, type Snapshot } from './metrics.js';
 import { buildTimeline, type Timeline } from './timeline.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
 import type { NodeObject } from '../parse/node-object.js';
 import type { ContainerCounts } from '../parse/container-list.js';
-import { applyNodeObject, conditionEvents, dedupeKey, emptyBundleInfo, mergeCounts, type NodeBundleInfo } from './bundle-nodes.js';
+import type { DescribeNode } from '../parse/describe-node.js';
+import { applyNodeObject, dedupeKey, emptyBundleInfo, mergeCounts, type NodeBundleInfo } from './bundle-nodes.js';
+import { conditionEvents } from '../signals/conditions.js';
 
 export interface ArtifactData {
   id: number;
@@ -34,6 +36,11 @@ export interface ArtifactData {
   singleNodeObject?: boolean;
   containers?: ContainerCounts | null;
   skippedNodes?: string[] | null;
+  /** `kubectl describe node` as read (its events are in `signals`; versions and pod counts feed the bundle info). */
+  describe?: DescribeNode | null;
+  /** The name of the path the user gave that holds this file (a folder's name, a file's name): the node of what carries
+   *  no identity at all. */
+  inputName?: string;
 }
 
 export interface NodeModel {
@@ -51,7 +58,10 @@ export interface NodeModel {
   timeline: Timeline;
   cri: CriOpLog[];
   metrics: MetricsSummary | null;
-  goroutines: ParsedGoroutines | null;
+  /** Goroutine dumps of this node's kubelet and runtime. */
+  goroutines: ParsedGoroutines[];
+  /** The versions the input states, per component (the last one stated wins), with the line that states it. */
+  versions: Partial<Record<Component, { version: string; ref: Ref }>>;
   truncated: boolean;
   /** What the bundle (Node object, container tables, layout) says about the node. */
   bundle: NodeBundleInfo;
@@ -67,7 +77,8 @@ function shortName(n: string): string {
 }
 
 class NodeSet {
-  readonly nodes = new Map<string, { name: string; aliases: Set<string>; parts: Array<{ artifact: ArtifactData; host: string | null }>; snapshots: Snapshot[] }>();
+  /** `shared`: the part also takes the controller manager's lines that name no node (a controller log). */
+  readonly nodes = new Map<string, { name: string; aliases: Set<string>; parts: Array<{ artifact: ArtifactData; host: string | null; shared?: boolean }>; snapshots: Snapshot[] }>();
 
   find(name: string): string | null {
     if (this.nodes.has(name)) return name;
@@ -123,6 +134,14 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
   for (const a of artifacts) {
     const sig = a.signals;
     if (!sig) continue;
+    if (a.role === 'controller-log') {
+      // The controller manager speaks of other nodes: each event belongs to the node it names (its host field), and
+      // what names none (leader election) stays with the log's own host.
+      // What names no node (a leader change) is told to every node the log names.
+      const named = new Set(sig.events.filter((e) => e.type === 'controller-node' && e.node).map((e) => e.host).filter(isUsableHost));
+      for (const h of new Set(sig.events.map((e) => e.host).filter(isUsableHost))) set.get(h).parts.push({ artifact: a, host: h, shared: named.has(h) });
+      continue;
+    }
     const hosts = sig.hosts.map((h) => h.host).filter(isUsableHost);
     if (hosts.length > 0) {
       for (const h of new Set(hosts)) set.get(h).parts.push({ artifact: a, host: h });
@@ -160,13 +179,20 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
   // 2. What carries no identity belongs to the node its bundle group names, else to the only node of the input; with
   // several nodes it is not guessed.
   const groupNode = groupNodes(set, artifacts);
+  // Nothing in the whole input names a node (a folder of pasted excerpts): each path the user gave is one node, named
+  // as they named it.
+  const anonymous = set.nodes.size === 0;
   const only = (): string | null => (set.nodes.size === 1 ? [...set.nodes.keys()][0] as string : null);
   for (const a of orphanLogs) {
     const g = a.group ? groupNode.get(a.group) : undefined;
-    const o = g ?? only();
+    const o = g ?? (anonymous ? null : only());
     if (o) set.get(o).parts.push({ artifact: a, host: null });
-    else if (set.nodes.size === 0 && orphanLogs.length === 1) set.get(a.path.split('/').pop() ?? a.path).parts.push({ artifact: a, host: null });
-    else {
+    else if (anonymous) set.get(a.inputName ?? a.path.split('/').pop() ?? a.path).parts.push({ artifact: a, host: null });
+    else if (a.role === 'cli-output' || a.role === 'node-describe') {
+      // Command output and describe text say nothing of whose they are (a kind export's docker-info.txt is the host's):
+      // among several nodes they are not given a node of their own.
+      warnings.push({ artifact: a.id, message: `no node identity among ${set.nodes.size} nodes: left unattached` });
+    } else {
       const name = `unattributed:${a.path}`;
       set.get(name).parts.push({ artifact: a, host: null });
       warnings.push({ artifact: a.id, message: 'no node name in this log (no journal host, no node= field): analyzed as a node of its own' });
@@ -180,12 +206,15 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       if (label && shortName(label) !== shortName(o)) warnings.push({ artifact: artifact.id, message: `metrics labelled "${label}" attached to the only node of the input, ${o}` });
     } else if (set.nodes.size === 0 && label) {
       set.get(label).snapshots.push(...snapshots);
-    } else if (set.nodes.size === 0) {
-      set.get('node').snapshots.push(...snapshots);
+    } else if (set.nodes.size === 0 || anonymous) {
+      set.get(artifact.inputName ?? 'node').snapshots.push(...snapshots);
     } else {
       warnings.push({ artifact: artifact.id, message: `metrics with no node identity${label ? ` ("${label}" matches no node)` : ''} among ${set.nodes.size} nodes: left unattached` });
     }
   }
+
+  // A dump alone (nothing else names a node) is a node of its own input.
+  if (anonymous) for (const d of orphanDumps) if (!d.group || !groupNode.has(d.group)) set.get(d.inputName ?? 'node');
 
   const extra = attachBundleData(set, artifacts, groupNode, only, warnings);
 
@@ -210,7 +239,9 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         end = Math.max(end, w.last);
         if (!Number.isNaN(w.kubeletLast)) kubeletLast = Math.max(kubeletLast, w.kubeletLast);
       }
-      for (const e of eventsOfHost(sig, p.host)) {
+      const own = eventsOfHost(sig, p.host);
+      const extra = p.shared ? sig.events.filter((e) => e.type === 'controller-node' && e.node === null && e.host !== p.host) : [];
+      for (const e of extra.length ? [...own, ...extra] : own) {
         // The same line read from two files (unit journal, full journal, messages) counts once.
         const key = dedupeKey(e);
         if (seen.has(key)) continue;
@@ -236,8 +267,9 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         end = Math.max(end, s.timeMs);
       }
     }
-    const dump = orphanDumps.find((d) => d.group && groupNode.get(d.group) === n.name) ?? (orphanDumps.length > 0 && set.nodes.size === 1 ? orphanDumps[0] : undefined);
-    if (dump) arts.set(dump.id, dump);
+    // Dumps name no node: they go with their bundle group's node, the input's only node, or the node named like their input.
+    const dumps = orphanDumps.filter((d) => (d.group ? groupNode.get(d.group) === n.name : set.nodes.size === 1 || (anonymous && (d.inputName ?? 'node') === n.name)));
+    for (const d of dumps) arts.set(d.id, d);
     const metrics = n.snapshots.length ? summarize(n.snapshots) : null;
     // A node known only from its Node object: its "log" ends with the last status it posted.
     if (!Number.isFinite(end)) {
@@ -249,6 +281,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     const logEnd = Number.isFinite(end) ? end : 0;
     const timeline = buildTimeline({ events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd });
     const versions = timeline.restarts.map((r) => r.version).filter((v): v is string => v !== null);
+    const stated = versionsOf(events);
     const rtInfo = [...events].reverse().find((e) => e.type === 'runtime-info');
     const runtime = rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.runtime : inferRuntime(events);
     nodes.push({
@@ -256,9 +289,9 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       aliases: [...n.aliases].filter((a) => a !== n.name).sort(),
       artifacts: [...arts.keys()].sort((a, b) => a - b),
       roles: [...new Set([...arts.values()].map((a) => a.role))].sort(),
-      kubeletVersion: versions[versions.length - 1] ?? info.kubeletVersion,
+      kubeletVersion: versions[versions.length - 1] ?? info.kubeletVersion ?? stated.kubelet?.version ?? null,
       runtime: runtime ?? info.runtime,
-      runtimeVersion: (rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.version : null) ?? info.runtimeVersion,
+      runtimeVersion: (rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.version : null) ?? info.runtimeVersion ?? (runtime ? stated[runtime]?.version ?? null : null),
       windowStart: Number.isFinite(start) ? start : null,
       windowEnd: Number.isFinite(end) ? end : null,
       kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : null,
@@ -266,7 +299,8 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       timeline,
       cri: criFromLogs(events),
       metrics,
-      goroutines: dump?.goroutines ?? null,
+      goroutines: dumps.map((d) => d.goroutines as ParsedGoroutines),
+      versions: versionsOf(events),
       truncated: [...arts.values()].some((a) => a.truncated),
       bundle: stripInternal(info, [...arts.values()]),
     });
@@ -382,13 +416,21 @@ function objectEventsOf(name: string, extra: Map<string, BundleExtra>): { events
   const artifacts = new Map<number, ArtifactData>();
   for (const { artifact, object } of info?.objects ?? []) {
     artifacts.set(artifact.id, artifact);
-    events.push(...conditionEvents(object, artifact.id));
+    for (const e of conditionEvents(object.conditions, object.name, artifact.id)) events.push(e);
   }
   return { events, artifacts };
 }
 
+/** The version each component states (the last one stated wins). */
+function versionsOf(events: SignalEvent[]): NodeModel['versions'] {
+  const out: NodeModel['versions'] = {};
+  for (const e of events) if (e.type === 'component-version') out[e.component] = { version: e.version, ref: e.ref };
+  return out;
+}
+
 function inferRuntime(events: SignalEvent[]): RuntimeName | null {
   for (const e of events) {
+    if (e.type === 'component-version' && (e.component === 'docker' || e.component === 'containerd' || e.component === 'cri-o')) return e.component;
     if ((e.type === 'runtime-daemon-error' || e.type === 'runtime-lifecycle') && e.runtime) return e.runtime;
     if (e.type === 'crio-stopping' || e.type === 'crio-stopped') return 'cri-o';
     if (e.type === 'cri-error' && /docker/i.test(e.detail)) return 'docker';

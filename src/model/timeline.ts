@@ -4,12 +4,13 @@
 import type { EventOf, Ref, SignalEvent } from '../signals/events.js';
 
 export interface StallModel {
+  /** NaN when no line of the stall carries a time (a pasted fragment): then only its ages say how long it lasted. */
   lastRelistAt: number;
   thresholdSeconds: number;
   firstLineAt: number;
   lastLineAt: number;
   endedAt: number | null;
-  endedBy: 'recovered' | 'restart' | 'end-of-log';
+  endedBy: 'recovered' | 'restart' | 'end-of-log' | 'unknown';
   /** How the end was established, for the report ("SyncLoop (PLEG) event", "unhealthy lines stopped", …). */
   endProof: string;
   durationSeconds: number;
@@ -44,6 +45,9 @@ export interface Timeline {
   restarts: RestartModel[];
   /** Start-up artefacts (`pleg has yet to be successful`, the ≤1.12 sentinel) that resolved within the threshold. */
   startupArtefacts: Ref[];
+  /** Node conditions (a Node object, `kubectl describe node`) that the log contradicts: a relist the kubelet logged
+   *  inside the time the condition calls stale, or a NodeReady after it. They make no stall of their own. */
+  disagreements: Array<{ ref: Ref; reason: string }>;
 }
 
 const GROUP_TOLERANCE_MS = 5_000;
@@ -96,17 +100,38 @@ export interface TimelineInput {
 
 export function buildTimeline(input: TimelineInput): Timeline {
   const events = [...input.events].sort(byTs);
-  const restarts = buildRestarts(events);
-  const unhealthy = events.filter((e): e is Unhealthy => e.type === 'relist-unhealthy');
+  const restarts = buildRestarts(events.filter((e) => !Number.isNaN(e.ts)));
   const startupArtefacts: Ref[] = [];
+  const disagreements: Timeline['disagreements'] = [];
+  const proofTimes = events.filter((e) => (e.type === 'relist-proof' || e.type === 'node-ready') && !Number.isNaN(e.ts) && !isSecondHand(e)).map((e) => e.ts);
+  const all = events.filter((e): e is Unhealthy => e.type === 'relist-unhealthy');
+  const datedAges = new Set(all.filter((e) => !Number.isNaN(e.ts) && e.ageSeconds !== null).map((e) => ageKey(e.ageSeconds as number)));
+  const unhealthy: Unhealthy[] = [];
+  const undated: Unhealthy[] = [];
+  for (const e of all) {
+    if (e.source === 'api-condition' && e.ageSeconds !== null && !Number.isNaN(e.ts)) {
+      // A condition at second hand: a relist the kubelet itself logged inside the time it calls stale refutes it.
+      const from = e.ts - e.ageSeconds * 1000 + 1000;
+      const refuting = proofTimes.find((t) => t > from && t <= e.ts);
+      if (refuting !== undefined) {
+        disagreements.push({ ref: e.ref, reason: `the node condition says no relist succeeded for ${Math.round(e.ageSeconds)} s before ${new Date(e.ts).toISOString()}, but the kubelet log shows one at ${new Date(refuting).toISOString()}` });
+        continue;
+      }
+    }
+    if (!Number.isNaN(e.ts)) unhealthy.push(e);
+    else if (e.neverSucceeded || e.ageSeconds === null) startupArtefacts.push(e.ref);
+    // The same report pasted twice (a log line and the describe output quoting it): one stall, the dated one.
+    else if (!datedAges.has(ageKey(e.ageSeconds))) undated.push(e);
+  }
 
   // 1. Group lines with an age by their back-computed last relist; never-succeeded lines by the kubelet start before them.
   const groups: Group[] = [];
   for (const e of unhealthy) {
     if (e.neverSucceeded || e.ageSeconds === null) {
-      const start = [...restarts].reverse().find((r) => r.at <= e.ts + 1000)?.at ?? null;
+      // The kubelet's start: from the line itself (`m=+0.4`, its uptime), else the restart before it, else the line.
+      const start = e.uptimeSeconds !== null ? e.ts - e.uptimeSeconds * 1000 : [...restarts].reverse().find((r) => r.at <= e.ts + 1000)?.at ?? null;
       const anchor = start ?? e.ts;
-      let g = groups.find((x) => x.neverSucceeded && x.lastRelistAt === anchor);
+      let g = groups.find((x) => x.neverSucceeded && Math.abs(x.lastRelistAt - anchor) <= GROUP_TOLERANCE_MS);
       if (!g) {
         g = { lastRelistAt: anchor, events: [], neverSucceeded: true };
         groups.push(g);
@@ -134,6 +159,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
   }
 
   const proofs = events.filter((e) => e.type === 'relist-proof' || e.type === 'node-ready');
+  const gaps = events.filter((e) => e.type === 'gap' && !Number.isNaN(e.ts)).map((e) => e.ts);
   const notReadyEvents = events.filter((e): e is EventOf<'node-not-ready'> => e.type === 'node-not-ready');
   const stalls: StallModel[] = [];
   const sortedGroups = groups.sort((a, b) => (a.events[0] as Unhealthy).ts - (b.events[0] as Unhealthy).ts);
@@ -187,9 +213,17 @@ export function buildTimeline(input: TimelineInput): Timeline {
       endProof = firstProof ? `unhealthy lines stopped (next relist proof: ${firstProof.type === 'node-ready' ? 'NodeReady' : (firstProof as EventOf<'relist-proof'>).what})` : 'unhealthy lines stopped while the kubelet kept logging';
       endEvidence = firstProof?.ref ?? null;
     }
-    const endForDuration = endedAt ?? Math.max(input.logEnd, last.ts);
+    // Lines left out after the last unhealthy one (a `...` in a paste): whatever the log shows later cannot say when
+    // this stall ended.
+    if (gaps.some((t) => t >= last.ts && (endedAt === null || t < endedAt))) {
+      endedAt = null;
+      endedBy = 'unknown';
+      endProof = 'lines were left out after the last unhealthy line: the end is not in the input';
+      endEvidence = null;
+    }
+    const endForDuration = endedAt ?? (endedBy === 'unknown' ? g.lastRelistAt + maxAge * 1000 : Math.max(input.logEnd, last.ts));
     const nr = notReadyEvents.some((n) => n.ts >= g.lastRelistAt && n.ts <= endForDuration + 1000)
-      || g.events.some((e) => e.source === 'node-condition');
+      || g.events.some((e) => e.source === 'node-condition' || e.source === 'api-condition');
     let grew = false;
     if (ages.length >= 2) {
       grew = ages.every((a, i) => i === 0 || a >= (ages[i - 1] as number) - 0.5);
@@ -214,7 +248,44 @@ export function buildTimeline(input: TimelineInput): Timeline {
     });
   }
 
-  return { stalls, notReady: buildNotReady(events, stalls), restarts, startupArtefacts };
+  if (undated.length > 0) stalls.push(undatedStall(undated, events));
+  return { stalls, notReady: buildNotReady(events.filter((e) => !Number.isNaN(e.ts)), stalls), restarts, startupArtefacts, disagreements };
+}
+
+/** Ages compared to the microsecond: the same line pasted in two places states the same age. */
+function ageKey(seconds: number): number {
+  return Math.round(seconds * 1e6);
+}
+
+/** Evidence the API server holds (a Node object, describe output) rather than the kubelet's own log. */
+function isSecondHand(e: SignalEvent): boolean {
+  return e.type === 'relist-unhealthy' && e.source === 'api-condition';
+}
+
+/**
+ * Unhealthy lines with no time (a fragment pasted without its header): one stall, as long as the largest age they state
+ * at least, that ends where the input does. When to place it is not known.
+ */
+function undatedStall(evs: Unhealthy[], events: SignalEvent[]): StallModel {
+  const ages = evs.map((e) => e.ageSeconds as number);
+  const maxAge = Math.max(...ages);
+  return {
+    lastRelistAt: NaN,
+    thresholdSeconds: (evs[0] as Unhealthy).thresholdSeconds,
+    firstLineAt: NaN,
+    lastLineAt: NaN,
+    endedAt: null,
+    endedBy: 'end-of-log',
+    endProof: 'the lines carry no time: how it ended is not in the input',
+    durationSeconds: maxAge,
+    maxAgeSeconds: maxAge,
+    neverSucceeded: false,
+    nodeNotReady: evs.some((e) => e.source !== 'sync-loop' && e.source !== 'other') || events.some((e) => e.type === 'node-not-ready' && Number.isNaN(e.ts)),
+    unhealthyLines: evs.length,
+    agesGrew: ages.length >= 2 && ages.every((a, i) => i === 0 || a >= (ages[i - 1] as number) - 0.5),
+    evidence: pickEvidence(evs),
+    endEvidence: null,
+  };
 }
 
 /** First, largest-age and last line of a stall: the three lines that date it. */
@@ -233,8 +304,8 @@ function buildNotReady(events: SignalEvent[], stalls: StallModel[]): NotReadyMod
   const out: NotReadyModel[] = [];
   let open: NotReadyModel | null = null;
   for (const e of events) {
-    if (e.type === 'node-not-ready') {
-      const reason = e.message ?? nearbyReason(events, e.ts) ?? 'NodeNotReady';
+    if (e.type === 'node-not-ready' || e.type === 'node-status-unknown') {
+      const reason = e.type === 'node-status-unknown' ? 'Kubelet stopped posting node status (the node controller set Ready Unknown)' : e.message ?? nearbyReason(events, e.ts) ?? 'NodeNotReady';
       if (open) {
         if (open.reason === 'NodeNotReady' && reason !== 'NodeNotReady') open.reason = reason;
         if (open.evidence.length < 3) open.evidence.push(e.ref);

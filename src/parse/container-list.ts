@@ -2,7 +2,8 @@
 // sandboxes) is what makes every ListContainers slow (design.md §5 exited_containers); running counts stand in for
 // kubelet metrics when a bundle has none.
 
-export type ListKind = 'crictl-pods' | 'crictl-ps' | 'docker-ps';
+/** The table a count came from (`docker-info`: the Containers/Running/Stopped lines of `docker info`). */
+export type ListKind = 'crictl-pods' | 'crictl-ps' | 'docker-ps' | 'docker-info';
 
 export interface ContainerCounts {
   kind: ListKind;
@@ -15,14 +16,14 @@ export interface ContainerCounts {
   exited: number | null;
 }
 
-const HEADERS: Array<[ListKind, RegExp]> = [
+const HEADERS: Array<[Exclude<ListKind, 'docker-info'>, RegExp]> = [
   ['crictl-pods', /^POD ID\s+CREATED\s+STATE\s+NAME\s+NAMESPACE\b/],
   ['crictl-ps', /^CONTAINER(?: ID)?\s+IMAGE\s+CREATED\s+STATE\s+NAME\s+ATTEMPT\b/],
   ['docker-ps', /^CONTAINER ID\s+IMAGE\s+COMMAND\s+CREATED\s+STATUS\b/],
 ];
 
 /** Which table the first non-blank line of `text` heads, if any. */
-export function listKind(text: string): ListKind | null {
+export function listKind(text: string): Exclude<ListKind, 'docker-info'> | null {
   const first = text.split('\n').find((l) => l.trim() !== '') ?? '';
   for (const [k, re] of HEADERS) if (re.test(first)) return k;
   return null;

@@ -1,19 +1,35 @@
-// One log line → one LogRecord, whatever envelope it came in. Envelopes (design.md §4, catalog §1):
-//   journal short/precise   `Nov 21 10:00:03[.123456] node-1 kubelet[1234]: <payload>`   (syslog: `kubelet: <payload>`)
-//   journal short-iso       `2024-11-21T10:00:03[.123456]+0000 node-1 kubelet[1234]: <payload>`
-//   journal json            `{"__REALTIME_TIMESTAMP":"1700000000123456","_HOSTNAME":"node-1","SYSLOG_IDENTIFIER":"kubelet","_PID":"1234","MESSAGE":"…"}`
-//   CRI / docker -t prefix  `2023-12-18T06:13:36.831359143+00:00 stderr F <payload>`, `2024-01-11T10:00:00.1Z <payload>`
-//   bare payload            klog file, `-o cat`
-// Payloads: klog header `E1121 10:00:03.123456    1234 generic.go:238] <printf text | "msg" k=v…>`, kubelet JSON
-// logging `{"ts":1753121331919.76,"caller":"…","msg":"…","err":"…"}`, logrus `time="…" level=error msg="…"`, kernel text.
+// One log line → one LogRecord, whatever came before the message. This is the one recogniser every log format shares:
+// a line is an optional run of prefix elements, each of which only contributes what it has (a time, a host, an
+// identifier, a PID, a klog caller), followed by a payload whose shape (klog, structured, JSON, logrus, text) gives the
+// message and its fields. Messages themselves are recognised by their own text (src/signals/matchers.ts), wherever they
+// sit, so a line pasted with its header cut off means what the whole line means.
+//
+// Prefix elements, in the order they can appear (each optional):
+//   paste decoration    indentation, `> ` quote markers, a stray backtick:   `> ` `    ` `` ` ``
+//   tool prefix         talosctl's `IP: `, `kubectl logs --prefix`'s `[pod/name/container] `
+//   time                `Nov 21 10:00:03[.123456]` (journal short/precise, syslog), `2024-11-21T10:00:03[.1][+0000|Z]`
+//                       (short-iso, CRI, docker -t, RFC 3339 with a space), `Thu 2024-11-21 10:00:03 UTC` (short-full),
+//                       `1732183203.123456` (short-unix), `[ 4711.123456]` (dmesg), `[Thu Nov 21 10:00:03 2024]`
+//                       (dmesg -T), `10:00:03[.123456]` (a time-only prefix: the day comes from the lines before it)
+//   host and identifier `node-1 kubelet[1234]: `, `node-1 kubelet: ` (rsyslog), `kubelet[1234]: ` (no host), an empty
+//                       host (two spaces); CRI `stderr F `
+//   klog header         `E1121 10:00:03.123456    1234 generic.go:238] `, also cut down to `10:00:03.123456  1234
+//                       kubelet.go:2214] ` (severity and date lost) or to `remote_runtime.go:173] ` (all but the caller)
+// Payloads: klog printf text; structured klog `"msg" key=value…` (with or without a header); kubelet JSON logging
+// `{"ts":1753121331919.76,"caller":"…","msg":"…","err":"…"}` (and zap JSON of embedded etcd); logrus
+// `time="…" level=error msg="…"` (and its continuation `msg="…" error="…"` after a wrap); CLI logrus
+// `FATA[0002] validate service connection: …` (crictl); kernel and other text.
 import { parseKeyValues, readQuoted } from './kv.js';
 import { monthIndex, parseIso, type YearClock, type WallClock } from './time.js';
 
 export type PayloadKind = 'klog' | 'json' | 'logrus' | 'text';
 export type Level = 'I' | 'W' | 'E' | 'F';
+/** Who wrote the line, from its content: the kubelet (or another klog component), a container runtime, the kernel, the
+ *  init system or another daemon, the controller manager, or nothing says (a bare text fragment). */
+export type Origin = 'kubelet' | 'runtime' | 'kernel' | 'system' | 'controller' | 'unknown';
 
 export interface LogRecord {
-  /** Epoch ms: the journal's time when there is one, else the payload's; NaN when the line carries no time. */
+  /** Epoch ms: the line's prefix time when there is one, else the payload's; NaN when the line carries no time. */
   ts: number;
   host: string | null;
   ident: string | null;
@@ -27,12 +43,16 @@ export interface LogRecord {
   msg: string;
   /** Structured/JSON/logrus key-values (err, pod, containerID, …). */
   fields: Record<string, string>;
-  /** Everything after the envelope: what message patterns are matched against. */
+  /** Everything after the prefix: what message patterns are matched against. */
   payload: string;
   /** Time from the klog header / JSON ts when present (NaN otherwise); compared with the journal's time. */
   payloadTs: number;
   /** Seconds since boot from a raw dmesg stamp `[ 4711.123456]` (NaN otherwise): placed on the clock later, if a twin allows. */
   mono: number;
+  /** Who wrote it (see Origin). */
+  origin: Origin;
+  /** The line had a time of day but no date, and nothing before it gave one (NaN otherwise): ms since midnight. */
+  timeOfDay: number;
   /** The raw line (evidence text). */
   text: string;
   line: number;
@@ -47,7 +67,8 @@ export type JournalMarker =
 
 const LEVELS: Record<string, Level> = { I: 'I', W: 'W', E: 'E', F: 'F' };
 const LOGRUS_LEVELS: Record<string, Level> = {
-  debug: 'I', info: 'I', warning: 'W', warn: 'W', error: 'E', fatal: 'F', panic: 'F',
+  trace: 'I', debug: 'I', info: 'I', warning: 'W', warn: 'W', error: 'E', fatal: 'F', panic: 'F',
+  TRAC: 'I', DEBU: 'I', INFO: 'I', WARN: 'W', ERRO: 'E', FATA: 'F', PANI: 'F',
 };
 
 function isDigit(c: number): boolean {
@@ -69,117 +90,280 @@ export interface ParseContext {
   wall: WallClock;
 }
 
-/** Parses `line` (without newline). Returns null for lines that are not log entries (blank, markers, continuations). */
-/** An entry that starts after some indentation (logs pasted into an issue or a ticket are often indented). */
-const INDENTED_ENTRY = /^[ \t]+(?=[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]\d\d:|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d|\{")/;
-
-export function parseLine(line: string, lineNo: number, offset: number, ctx: ParseContext): LogRecord | null {
-  const c0 = line.charCodeAt(0);
-  if (line.length === 0) return null;
-  if (c0 === 32 || c0 === 9) {
-    // Indented continuation lines are not entries; an indented entry is, and it cites the line as written.
-    const m = INDENTED_ENTRY.exec(line);
-    if (!m) return null;
-    const rec = parseLine(line.slice(m[0].length), lineNo, offset, ctx);
-    if (rec) rec.text = line;
-    return rec;
-  }
-  let ts = NaN;
-  let host: string | null = null;
-  let ident: string | null = null;
-  let pid: number | null = null;
-  let payload: string;
-
-  if (c0 === 123) {
-    // JSON: either a journal export object or kubelet JSON logging (or docker json-file).
-    return parseJsonLine(line, lineNo, offset, ctx);
-  }
-  const mon3 = c0 >= 65 && c0 <= 90 && line.charCodeAt(3) === 32 && !isDigit(line.charCodeAt(1));
-  if (mon3 && (ts = ctx.years.parseShort(line, 0), !Number.isNaN(ts))) {
-    let i = line.indexOf(' ', 15);
-    if (i < 0) return null;
-    const rest = parseSyslogTail(line, i + 1);
-    if (!rest) return null;
-    ({ host, ident, pid } = rest);
-    payload = line.slice(rest.payloadStart);
-  } else if (isDigit(c0) && line.charCodeAt(4) === 45) {
-    const t = parseIso(line, 0, ctx.wall);
-    if (!t) return null;
-    ts = t.ms;
-    let i = t.end;
-    if (line.charCodeAt(i) !== 32) return null;
-    i++;
-    // CRI log: `stdout|stderr F|P <payload>`; docker -t: payload directly; journal short-iso: host ident[pid]: payload.
-    if (line.startsWith('stderr ', i) || line.startsWith('stdout ', i)) {
-      payload = line.slice(line.charCodeAt(i + 8) === 32 ? i + 9 : i + 7);
-    } else if (startsWithPayload(line, i)) {
-      payload = line.slice(i);
-    } else {
-      const rest = parseSyslogTail(line, i);
-      if (rest) {
-        ({ host, ident, pid } = rest);
-        payload = line.slice(rest.payloadStart);
-      } else {
-        payload = line.slice(i);
-      }
-    }
-  } else if (c0 === 45 && line.charCodeAt(1) === 45 && line.charCodeAt(2) === 32) {
-    return null;
-  } else {
-    payload = line;
-  }
-  return parsePayload(payload, { ts, host, ident, pid, text: line, line: lineNo, offset }, ctx);
-}
-
-function startsWithPayload(s: string, i: number): boolean {
-  const c = s.charCodeAt(i);
-  if (c === 123 || c === 34) return true;
-  if (LEVELS[s[i] ?? ''] !== undefined && isDigit(s.charCodeAt(i + 1)) && s.charCodeAt(i + 5) === 32) return true;
-  return s.startsWith('time="', i);
-}
-
-/** `host ident[pid]: payload` or `host ident: payload` starting at `i`. */
-function parseSyslogTail(s: string, i: number): { host: string | null; ident: string | null; pid: number | null; payloadStart: number } | null {
-  const sp = s.indexOf(' ', i);
-  if (sp < 0) return null;
-  const host = s.slice(i, sp);
-  if (host.endsWith(':')) {
-    // No host field (removed before pasting, or a local syslog format): `kubelet[1234]: payload`.
-    const b = host.lastIndexOf('[');
-    const pid = b > 0 && host.endsWith(']:') ? Number(host.slice(b + 1, -2)) : NaN;
-    return { host: null, ident: b > 0 ? host.slice(0, b) : host.slice(0, -1), pid: Number.isInteger(pid) ? pid : null, payloadStart: sp + 1 };
-  }
-  const colon = s.indexOf(': ', sp + 1);
-  if (colon < 0) {
-    // `-- No entries --` style lines never reach here; an entry with an empty message ends with ':'.
-    if (s.endsWith(':')) return { host, ident: s.slice(sp + 1, s.length - 1), pid: null, payloadStart: s.length };
-    return null;
-  }
-  let ident = s.slice(sp + 1, colon);
-  let pid: number | null = null;
-  if (ident.endsWith(']')) {
-    const b = ident.lastIndexOf('[');
-    if (b > 0) {
-      const p = Number(ident.slice(b + 1, -1));
-      if (Number.isInteger(p)) pid = p;
-      ident = ident.slice(0, b);
-    }
-  }
-  if (ident.includes(' ')) {
-    // Not an identifier (a kernel line without ident, or a free-text line): treat the whole tail as payload.
-    return { host, ident: null, pid: null, payloadStart: sp + 1 };
-  }
-  return { host, ident, pid, payloadStart: colon + 2 };
-}
-
+/** What the prefix of a line gave. */
 interface Envelope {
   ts: number;
   host: string | null;
   ident: string | null;
   pid: number | null;
+  mono: number;
+  timeOfDay: number;
   text: string;
   line: number;
   offset: number;
+}
+
+/**
+ * Parses `line` (without newline). Returns null for lines that are not log entries: blank lines, journal markers, an
+ * elision (`...`), and continuation lines (a TAB-indented frame or multi-line value with no prefix of its own).
+ */
+export function parseLine(line: string, lineNo: number, offset: number, ctx: ParseContext): LogRecord | null {
+  if (line.length === 0) return null;
+  const c0 = line.charCodeAt(0);
+  if (c0 === 45 && line.charCodeAt(1) === 45 && line.charCodeAt(2) === 32) return null;
+  let i = 0;
+  if (c0 === 32 || c0 === 9 || c0 === 62 || c0 === 96) {
+    i = skipDecoration(line);
+    if (i >= line.length) return null;
+    // A TAB-indented line with no prefix of its own continues the entry above (stack frames, `key=<` values).
+    if (c0 === 9 && !startsPrefix(line, i)) return null;
+  }
+  if (isElision(line, i)) return null;
+  const env: Envelope = { ts: NaN, host: null, ident: null, pid: null, mono: NaN, timeOfDay: NaN, text: line, line: lineNo, offset };
+  i = readToolPrefix(line, i, env);
+  const rec = line.charCodeAt(i) === 123 /* { */ ? parseJsonLine(line, i, env, ctx) : parsePayload(line.slice(readTime(line, i, env, ctx)), env, ctx);
+  // The day of later time-only lines.
+  if (rec && !Number.isNaN(rec.ts)) ctx.years.noteTime(rec.ts);
+  return rec;
+}
+
+/** Indentation, `>` quote markers and backticks that a paste into an issue or a ticket puts before a line. */
+function skipDecoration(s: string): number {
+  let i = 0;
+  for (;;) {
+    const c = s.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 96) i++;
+    else if (c === 62 && (s.charCodeAt(i + 1) === 32 || s.charCodeAt(i + 1) === 62 || i + 1 === s.length)) i++;
+    else return i;
+  }
+}
+
+/** `...`, `......`, `…` alone on a line: the poster left lines out. */
+export function isElision(s: string, i: number): boolean {
+  const t = s.slice(i).trim();
+  return t.length > 0 && t.length <= 12 && /^(?:\.{2,}|…+|\[\.\.\.\]|\(\.\.\.\)|<snip>|\[snip\])$/.test(t);
+}
+
+/** Whether a prefix element (a time, a klog header, a JSON object) starts at `i`. */
+function startsPrefix(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c === 123) return s.charCodeAt(i + 1) === 34;
+  if (isDigit(c)) return /^(?:\d{4}-\d\d-\d\d[T ]\d\d:|\d\d:\d\d:\d\d[. ]|\d{10}\.\d{6} )/.test(s.slice(i, i + 20));
+  if (LEVELS[s[i] ?? ''] !== undefined) return isKlogHeader(s, i);
+  if (c >= 65 && c <= 90) return monthIndex(s.slice(i, i + 3)) >= 0 && s.charCodeAt(i + 3) === 32 && /^ [ \d]\d \d\d:\d\d:\d\d/.test(s.slice(i + 3, i + 15));
+  return false;
+}
+
+function isKlogHeader(s: string, i: number): boolean {
+  return LEVELS[s[i] ?? ''] !== undefined && isDigit(s.charCodeAt(i + 1)) && isDigit(s.charCodeAt(i + 4)) && s.charCodeAt(i + 5) === 32 && s.charCodeAt(i + 8) === 58;
+}
+
+const TOOL_PREFIX = /^(?:\[(?:pod\/)?[\w.-]+\/[\w./-]+\] |[\w][\w.-]{0,62}: (?=\{"|\d{4}-\d\d-\d\dT|[IWEF]\d{4} \d\d:|[A-Z][a-z]{2} [ \d]\d \d\d:))/;
+
+/** A prefix a tool added before the log's own line: talosctl `172.20.0.2: `, `kubectl logs --prefix` `[pod/x/y] `. The
+ *  name-colon form is taken only before something that starts a log line (a JSON object, a date, a klog header). */
+function readToolPrefix(s: string, i: number, env: Envelope): number {
+  const c = s.charCodeAt(i);
+  if (c !== 91 && !(isDigit(c) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90))) return i;
+  // A journal line (`Nov 21 …`) or a date is not a tool prefix: only look further when the line does not start one.
+  if (c !== 91 && startsPrefix(s, i)) return i;
+  const m = TOOL_PREFIX.exec(s.slice(i, i + 80));
+  if (!m) return i;
+  const tok = m[0];
+  if (tok.charCodeAt(0) !== 91) {
+    // `kubelet: I0118 …` is an identifier without a time; `172.20.0.2: {…}` names the node.
+    const name = tok.slice(0, -2);
+    if (KUBELET_IDENT.test(name) || RUNTIME_IDENT.test(name) || name === 'kernel') env.ident = name;
+    else env.host = name;
+  }
+  return i + tok.length;
+}
+
+const WEEKDAY = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? ([A-Za-z][\w/+-]*|[+-]\d{2}:?\d{2}) /;
+const DMESG_REL = /^\[\s*(\d+\.\d+)\] ?/;
+const DMESG_T = /^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\w{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\] ?/;
+
+/**
+ * The time (if any) at `i`, and what follows it in an envelope: a journal host and identifier, a CRI stream. Returns
+ * the index where the payload starts.
+ */
+function readTime(s: string, i: number, env: Envelope, ctx: ParseContext): number {
+  const c = s.charCodeAt(i);
+  let j = -1;
+  let tail: 'syslog' | 'iso' | 'none' = 'none';
+  if (c >= 65 && c <= 90 && s.charCodeAt(i + 3) === 32 && !isDigit(s.charCodeAt(i + 1))) {
+    const ts = ctx.years.parseShort(s, i);
+    if (!Number.isNaN(ts)) {
+      env.ts = ts;
+      j = i + 15;
+      if (s.charCodeAt(j) === 46) {
+        j++;
+        while (isDigit(s.charCodeAt(j))) j++;
+      }
+      tail = 'syslog';
+    } else {
+      const w = WEEKDAY.exec(s.slice(i, i + 48));
+      if (w) {
+        const t = parseIso(s, i + 4, ctx.wall);
+        if (t) {
+          env.ts = /^(?:UTC|GMT|Z)$/i.test(w[1] as string) || (w[1] as string).startsWith('+') || (w[1] as string).startsWith('-')
+            ? zoned(s, i + 4, w[1] as string, ctx) : t.ms;
+          j = i + w[0].length - 1;
+          tail = 'syslog';
+        }
+      }
+    }
+  } else if (isDigit(c)) {
+    if (s.charCodeAt(i + 4) === 45) {
+      const t = parseIso(s, i, ctx.wall);
+      if (t) {
+        env.ts = t.ms;
+        j = t.end;
+        tail = 'iso';
+      }
+    } else if (s.charCodeAt(i + 2) === 58 && s.charCodeAt(i + 5) === 58) {
+      // A time of day alone (the date and host were cut off, or a tool printed only the time).
+      j = readTimeOfDay(s, i, env, ctx);
+      if (j > 0) tail = 'syslog';
+    } else if (s.charCodeAt(i + 10) === 46 && /^\d{10}\.\d{6} /.test(s.slice(i, i + 18))) {
+      env.ts = Number(s.slice(i, i + 17)) * 1000;
+      j = i + 17;
+      tail = 'syslog';
+    }
+  } else if (c === 91 || c === 60) {
+    let k = i;
+    if (c === 60) {
+      // `<6>[ 12.34] …`: a syslog priority before a dmesg stamp.
+      const gt = s.indexOf('>', i);
+      if (gt < 0 || gt > i + 4 || s.charCodeAt(gt + 1) !== 91) return i;
+      k = gt + 1;
+    }
+    const head = s.slice(k, k + 40);
+    const rel = DMESG_REL.exec(head);
+    if (rel) {
+      env.mono = Number(rel[1]);
+      return k + rel[0].length;
+    }
+    const t = DMESG_T.exec(head);
+    if (t) {
+      const mon = monthIndex(t[1] as string);
+      env.ts = ctx.wall.toEpoch(Number(t[6]), mon, Number(t[2]), Number(t[3]), Number(t[4]), Number(t[5]), 0);
+      return k + t[0].length;
+    }
+    return i;
+  }
+  if (j < 0) return i;
+  if (s.charCodeAt(j) !== 32) return j;
+  j++;
+  if (tail === 'iso') {
+    // CRI log: `stdout|stderr F|P <payload>`; docker -t: the payload at once; else a journal host and identifier.
+    if (s.startsWith('stderr ', j) || s.startsWith('stdout ', j)) return s.charCodeAt(j + 8) === 32 ? j + 9 : j + 7;
+    if (startsPayload(s, j)) return j;
+  } else if (startsPayload(s, j)) {
+    return j;
+  } else if (/^ *\d+ [\w./-]+\.go:\d+\] /.test(s.slice(j, j + 80))) {
+    // A klog header cut down to its time (`21:35:28.173835    4868 kubelet.go:2214] …`): no host, no identifier.
+    while (s.charCodeAt(j) === 32) j++;
+    return j;
+  }
+  return readSyslogTail(s, j, env);
+}
+
+/** A weekday-prefixed stamp whose zone is UTC or an offset: read with that zone rather than the wall clock's. */
+function zoned(s: string, i: number, zone: string, ctx: ParseContext): number {
+  const z = /^(?:UTC|GMT|Z)$/i.test(zone) ? 'Z' : zone;
+  const t = parseIso(`${s.slice(i, i + 19)}${z}`, 0, ctx.wall);
+  return t ? t.ms : NaN;
+}
+
+/** `HH:MM:SS[.ffffff]` at `i`: a time of day placed on the day of the last dated line, if any. Returns the end. */
+function readTimeOfDay(s: string, i: number, env: Envelope, ctx: ParseContext): number {
+  const h = Number(s.slice(i, i + 2));
+  const mi = Number(s.slice(i + 3, i + 5));
+  const se = Number(s.slice(i + 6, i + 8));
+  if (!(h < 24 && mi < 60 && se < 61) || !isDigit(s.charCodeAt(i + 7)) || !isDigit(s.charCodeAt(i + 4))) return -1;
+  let j = i + 8;
+  let ms = 0;
+  if (s.charCodeAt(j) === 46 || s.charCodeAt(j) === 44) {
+    const from = j + 1;
+    j++;
+    while (isDigit(s.charCodeAt(j))) j++;
+    if (j === from) return -1;
+    ms = Number(`0.${s.slice(from, j)}`) * 1000;
+  }
+  const c = s.charCodeAt(j);
+  if (c !== 32 && j !== s.length) return -1;
+  const tod = ((h * 60 + mi) * 60 + se) * 1000 + ms;
+  const ts = ctx.years.onDayOf(tod);
+  if (Number.isNaN(ts)) env.timeOfDay = tod;
+  else env.ts = ts;
+  return j;
+}
+
+function startsPayload(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c === 123 || c === 34) return true;
+  if (isKlogHeader(s, i)) return true;
+  return s.startsWith('time="', i) || s.startsWith('level=', i);
+}
+
+/** `host ident[pid]: payload`, `host ident: payload`, `ident[pid]: payload` (no host) or ` ident[pid]: payload` (an
+ *  empty host field) starting at `i`; the payload alone when none of these fits. */
+function readSyslogTail(s: string, i: number, env: Envelope): number {
+  if (s.charCodeAt(i) === 32) {
+    // journald prints an empty host as nothing between two spaces.
+    const id = readIdent(s, i + 1);
+    if (id) {
+      env.ident = id.ident;
+      env.pid = id.pid ?? env.pid;
+      return id.end;
+    }
+    return i + 1;
+  }
+  const first = readIdent(s, i);
+  if (first) {
+    // `kubelet[1234]: …` (no host field: removed before pasting, or a local syslog format).
+    env.ident = first.ident;
+    env.pid = first.pid ?? env.pid;
+    return first.end;
+  }
+  const sp = s.indexOf(' ', i);
+  if (sp < 0) return i;
+  const id = readIdent(s, sp + 1);
+  if (!id) return i;
+  env.host = s.slice(i, sp);
+  env.ident = id.ident;
+  env.pid = id.pid ?? env.pid;
+  return id.end;
+}
+
+/** `ident[pid]: ` or `ident: ` (an identifier has no spaces, colons or brackets) at `i`. */
+function readIdent(s: string, i: number): { ident: string; pid: number | null; end: number } | null {
+  let j = i;
+  const n = Math.min(s.length, i + 128);
+  while (j < n) {
+    const c = s.charCodeAt(j);
+    if (c === 32 || c === 58 || c === 91 || c === 93 || c === 9) break;
+    j++;
+  }
+  if (j === i) return null;
+  const ident = s.slice(i, j);
+  let pid: number | null = null;
+  if (s.charCodeAt(j) === 91) {
+    const close = s.indexOf(']', j);
+    if (close < 0 || close > j + 12) return null;
+    const p = Number(s.slice(j + 1, close));
+    if (!Number.isInteger(p)) return null;
+    pid = p;
+    j = close + 1;
+  }
+  if (s.charCodeAt(j) !== 58) return null;
+  // `ident:` at the end (an empty message) or `ident: message`.
+  if (j + 1 === s.length) return { ident, pid, end: j + 1 };
+  if (s.charCodeAt(j + 1) !== 32) return null;
+  // A klog caller (`kubelet.go:1`) or a time (`10:00`) is not an identifier.
+  if (ident.endsWith('.go') || (isDigit(ident.charCodeAt(0)) && /^\d+$/.test(ident))) return null;
+  return { ident, pid, end: j + 2 };
 }
 
 /**
@@ -192,14 +376,14 @@ class Rec implements LogRecord {
   caller: string | null = null;
   msg: string;
   payloadTs = NaN;
-  mono = NaN;
+  origin: Origin = 'unknown';
   private kv: Record<string, string> | null = null;
   private kvSource: string | null = null;
   private kvFrom = 0;
 
   constructor(
     public ts: number, public host: string | null, public ident: string | null, public pid: number | null,
-    public payload: string, public text: string, public line: number, public offset: number,
+    public payload: string, public mono: number, public timeOfDay: number, public text: string, public line: number, public offset: number,
   ) {
     this.msg = payload;
   }
@@ -225,44 +409,32 @@ class Rec implements LogRecord {
   }
 }
 
+/** The payload (everything after the prefix) → a record. */
 export function parsePayload(payload: string, env: Envelope, ctx: ParseContext): LogRecord {
-  const rec = new Rec(env.ts, env.host, env.ident, env.pid, payload, env.text, env.line, env.offset);
-  if (payload.charCodeAt(0) === 91) {
-    parseDmesgStamp(rec, ctx);
-    return rec;
-  }
+  const rec = new Rec(env.ts, env.host, env.ident, env.pid, payload, env.mono, env.timeOfDay, env.text, env.line, env.offset);
   const c0 = payload.charCodeAt(0);
-  const lvl = LEVELS[payload[0] ?? ''];
-  if (lvl && isDigit(payload.charCodeAt(1)) && payload.charCodeAt(5) === 32 && payload.charCodeAt(8) === 58) {
-    parseKlog(payload, rec, ctx, lvl);
-  } else if (c0 === 123) {
-    parseJsonPayload(payload, rec, ctx);
-  } else if (payload.startsWith('time="') || payload.startsWith('level=')) {
-    parseLogrus(payload, rec, ctx);
+  if (c0 === 91 /* [ */ && Number.isNaN(rec.mono)) {
+    // A dmesg stamp after a journal envelope (`kernel: [ 12.3] …`).
+    const e = { ...env };
+    const k = readTime(payload, 0, e, ctx);
+    if (k > 0) {
+      rec.mono = e.mono;
+      if (Number.isNaN(rec.ts)) rec.ts = e.ts;
+      if (!Number.isNaN(e.ts)) rec.payloadTs = e.ts;
+      rec.msg = rec.payload = payload.slice(k);
+    }
   }
-  return rec;
-}
-
-const DMESG_REL = /^\[\s*(\d+\.\d+)\] /;
-const DMESG_T = /^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\w{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\] /;
-
-/** `[ 4711.123456] msg` (seconds since boot) or `[Thu Jan 11 10:00:00 2024] msg` (dmesg -T, local time). */
-function parseDmesgStamp(rec: LogRecord, ctx: ParseContext): void {
   const p = rec.payload;
-  const rel = DMESG_REL.exec(p);
-  if (rel) {
-    rec.mono = Number(rel[1]);
-    rec.msg = rec.payload = p.slice(rel[0].length);
-    return;
-  }
-  const t = DMESG_T.exec(p);
-  if (t) {
-    const mon = monthIndex(t[1] as string);
-    const ms = ctx.wall.toEpoch(Number(t[6]), mon, Number(t[2]), Number(t[3]), Number(t[4]), Number(t[5]), 0);
-    if (Number.isNaN(rec.ts)) rec.ts = ms;
-    rec.payloadTs = ms;
-    rec.msg = rec.payload = p.slice(t[0].length);
-  }
+  const c = p.charCodeAt(0);
+  if (isKlogHeader(p, 0)) parseKlog(p, rec, ctx, LEVELS[p[0] as string] as Level);
+  else if (isDigit(c) && /^\d+ +[\w./-]+\.go:\d+\] /.test(p.slice(0, 80))) parseKlogTail(p, 0, rec);
+  else if ((c >= 97 && c <= 122) && /^[\w./-]+\.go:\d+\] /.test(p.slice(0, 80))) parseKlogTail(p, 0, rec);
+  else if (c === 123) parseJsonPayload(p, rec, ctx);
+  else if (p.startsWith('time="') || p.startsWith('level=') || (p.startsWith('msg="') && p.includes('" '))) parseLogrus(p, rec, ctx);
+  else if (c === 34) parseStructured(p, 0, rec);
+  else if (c >= 65 && c <= 90 && p.charCodeAt(4) === 91 && /^[A-Z]{4}\[\d{4}\] /.test(p.slice(0, 11))) parseCliLogrus(p, rec);
+  rec.origin = originOf(rec);
+  return rec;
 }
 
 function parseKlog(p: string, rec: Rec, ctx: ParseContext, lvl: Level): void {
@@ -289,14 +461,47 @@ function parseKlog(p: string, rec: Rec, ctx: ParseContext, lvl: Level): void {
   // finer one (stall start times are back-computed from these stamps).
   if (rec.ts % 1000 === 0 && Math.abs(rec.payloadTs - rec.ts) < 1000) rec.ts = rec.payloadTs;
   if (rec.pid === null) rec.pid = tid;
-  const body = p.slice(close + 2);
-  const q = body.charCodeAt(0) === 34 ? readQuoted(body, 0) : null;
-  if (q && (q.end >= body.length || body.charCodeAt(q.end) === 32)) {
-    rec.msg = q.value;
-    rec.lazyFields(body, q.end);
-  } else {
-    rec.msg = body;
+  if (!Number.isNaN(rec.ts)) rec.timeOfDay = NaN;
+  parseBody(p, close + 2, rec);
+}
+
+/** A klog header cut down to `[PID ]file.go:NNN] ` (its severity, date and time were lost; the time may have been read
+ *  already as a time of day). */
+function parseKlogTail(p: string, i: number, rec: Rec): void {
+  let j = i;
+  if (isDigit(p.charCodeAt(j))) {
+    while (isDigit(p.charCodeAt(j))) j++;
+    if (rec.pid === null) rec.pid = Number(p.slice(i, j));
+    while (p.charCodeAt(j) === 32) j++;
   }
+  const close = p.indexOf('] ', j);
+  rec.kind = 'klog';
+  rec.caller = p.slice(j, close);
+  parseBody(p, close + 2, rec);
+}
+
+/** What follows a klog header: a structured `"msg" k=v…` or printf text. */
+function parseBody(p: string, from: number, rec: Rec): void {
+  if (p.charCodeAt(from) === 34 && parseStructured(p, from, rec)) return;
+  rec.msg = p.slice(from);
+}
+
+/** `"msg" key=value…`: the quoted message and lazily parsed fields. False when the quote is not a whole message. */
+function parseStructured(p: string, from: number, rec: Rec): boolean {
+  const q = readQuoted(p, from);
+  if (!q || !(q.end >= p.length || p.charCodeAt(q.end) === 32)) return false;
+  // A bare fragment `"msg" err="…"` (the header cut off) is still a klog line: the quoting is klog's.
+  if (rec.kind === 'text') rec.kind = 'klog';
+  rec.msg = q.value;
+  rec.lazyFields(p, q.end);
+  return true;
+}
+
+/** crictl / ctr / docker CLI: `FATA[0002] message` (logrus's text formatter without a TTY time). */
+function parseCliLogrus(p: string, rec: Rec): void {
+  rec.kind = 'logrus';
+  rec.level = LOGRUS_LEVELS[p.slice(0, 4)] ?? null;
+  rec.msg = p.slice(11);
 }
 
 function jsonString(v: unknown): string | null {
@@ -310,7 +515,7 @@ function jsonString(v: unknown): string | null {
   return null;
 }
 
-function parseJsonPayload(p: string, rec: LogRecord, ctx: ParseContext): void {
+function parseJsonPayload(p: string, rec: Rec, ctx: ParseContext): void {
   let obj: unknown;
   try {
     obj = JSON.parse(p);
@@ -324,8 +529,17 @@ function parseJsonPayload(p: string, rec: LogRecord, ctx: ParseContext): void {
     if (typeof o['log'] === 'string') {
       const inner = (o['log'] as string).replace(/\n$/, '');
       const t = typeof o['time'] === 'string' ? parseIso(o['time'] as string, 0, ctx.wall) : null;
-      const r = parsePayload(inner, { ...rec, ts: t ? t.ms : rec.ts }, ctx);
-      Object.assign(rec, r, { text: rec.text, line: rec.line, offset: rec.offset });
+      const env: Envelope = { ts: t ? t.ms : rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid, mono: rec.mono, timeOfDay: rec.timeOfDay, text: rec.text, line: rec.line, offset: rec.offset };
+      const r = parsePayload(inner, env, ctx);
+      rec.kind = r.kind;
+      rec.level = r.level;
+      rec.caller = r.caller;
+      rec.msg = r.msg;
+      rec.fields = r.fields;
+      rec.payload = r.payload;
+      rec.payloadTs = r.payloadTs;
+      rec.ts = r.ts;
+      rec.pid = r.pid;
     }
     return;
   }
@@ -333,7 +547,7 @@ function parseJsonPayload(p: string, rec: LogRecord, ctx: ParseContext): void {
   rec.msg = (o['msg'] as string).replace(/\n$/, '');
   rec.caller = typeof o['caller'] === 'string' ? (o['caller'] as string) : null;
   const tsv = o['ts'];
-  if (typeof tsv === 'number') rec.payloadTs = tsv;
+  if (typeof tsv === 'number') rec.payloadTs = tsv < 1e11 ? tsv * 1000 : tsv; // zap's epoch seconds or klog's ms
   else if (typeof tsv === 'string') rec.payloadTs = parseIso(tsv, 0, ctx.wall)?.ms ?? NaN;
   if (Number.isNaN(rec.ts)) rec.ts = rec.payloadTs;
   // No level key in kubelet JSON: info entries carry "v", error entries carry "err" or no "v".
@@ -347,7 +561,7 @@ function parseJsonPayload(p: string, rec: LogRecord, ctx: ParseContext): void {
   rec.fields = fields;
 }
 
-function parseLogrus(p: string, rec: LogRecord, ctx: ParseContext): void {
+function parseLogrus(p: string, rec: Rec, ctx: ParseContext): void {
   const f = parseKeyValues(p, 0);
   rec.kind = 'logrus';
   rec.fields = f;
@@ -357,15 +571,18 @@ function parseLogrus(p: string, rec: LogRecord, ctx: ParseContext): void {
   const t = f['time'] ? parseIso(f['time'], 0, ctx.wall) : null;
   if (t) {
     rec.payloadTs = t.ms;
-    if (Number.isNaN(rec.ts)) rec.ts = t.ms;
+    // A journal envelope has whole seconds (or none): the runtime's own stamp is finer, and the time it happened.
+    if (Number.isNaN(rec.ts) || (rec.ts % 1000 === 0 && Math.abs(t.ms - rec.ts) < 1000)) rec.ts = t.ms;
   }
 }
 
-function parseJsonLine(line: string, lineNo: number, offset: number, ctx: ParseContext): LogRecord | null {
-  if (line.includes('"__REALTIME_TIMESTAMP"') || line.includes('"MESSAGE"')) {
+/** A whole line that is JSON: a journal export object, kubelet JSON logging, or docker json-file. */
+function parseJsonLine(line: string, i: number, env: Envelope, ctx: ParseContext): LogRecord | null {
+  const body = i > 0 ? line.slice(i) : line;
+  if (body.includes('"__REALTIME_TIMESTAMP"') || body.includes('"MESSAGE"')) {
     let o: Record<string, unknown>;
     try {
-      o = JSON.parse(line) as Record<string, unknown>;
+      o = JSON.parse(body) as Record<string, unknown>;
     } catch {
       return null;
     }
@@ -375,13 +592,39 @@ function parseJsonLine(line: string, lineNo: number, offset: number, ctx: ParseC
     const pidv = o['_PID'] ?? o['SYSLOG_PID'];
     const pid = pidv !== undefined ? Number(pidv) : NaN;
     return parsePayload(msg, {
+      ...env,
       ts,
-      host: typeof o['_HOSTNAME'] === 'string' ? (o['_HOSTNAME'] as string) : null,
+      host: typeof o['_HOSTNAME'] === 'string' ? (o['_HOSTNAME'] as string) : env.host,
       ident: typeof o['SYSLOG_IDENTIFIER'] === 'string' ? (o['SYSLOG_IDENTIFIER'] as string) : typeof o['_COMM'] === 'string' ? (o['_COMM'] as string) : null,
       pid: Number.isInteger(pid) ? pid : null,
-      text: line, line: lineNo, offset,
     }, ctx);
   }
-  return parsePayload(line, { ts: NaN, host: null, ident: null, pid: null, text: line, line: lineNo, offset }, ctx);
+  return parsePayload(body, env, ctx);
 }
 
+const KUBELET_IDENT = /^(?:kubelet|kubenswrapper|hyperkube|k3s|k3s-agent|k3s-server|rke2|rke2-agent|rke2-server|kubelet-wrapper|atomic-openshift-node|origin-node|openshift-node|microk8s\.daemon-kubelite|kubelite|snap\.microk8s\.daemon-kubelite)$/;
+const RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|crio|cri-o|conmon|runc|crictl)$/;
+const CONTROLLER_IDENT = /^(?:kube-controller-manager|kube-apiserver|kube-scheduler|openshift-controller-manager|cloud-controller-manager)$/;
+const SYSTEM_IDENT = /^(?:systemd|init\.scope|systemd-\S+)$/;
+/** Callers of the controller manager's node lifecycle and leader election (the kubelet never logs from these). */
+const CONTROLLER_CALLER = /^(?:\S*\/)?(?:node_lifecycle_controller|nodecontroller|node_controller|controller_utils|taint_manager|leaderelection|nodelifecycle\S*)\.go:/;
+/** zap JSON of components embedded next to the kubelet (etcd in k3s/rke2). */
+const ETCD_CALLER = /^(?:etcdserver|embed|wal|raft|rafthttp|mvcc|v3rpc|etcdmain|membership|snap|backend)\//;
+
+function originOf(rec: LogRecord): Origin {
+  const ident = rec.ident ?? '';
+  if (ident === 'kernel' || !Number.isNaN(rec.mono)) return 'kernel';
+  if (rec.kind === 'logrus') return 'runtime';
+  if (rec.kind === 'klog' || rec.kind === 'json') {
+    if (CONTROLLER_IDENT.test(ident) || (rec.caller !== null && CONTROLLER_CALLER.test(rec.caller))) return 'controller';
+    if (rec.kind === 'json' && rec.caller !== null && ETCD_CALLER.test(rec.caller)) return 'system';
+    if (RUNTIME_IDENT.test(ident)) return 'runtime';
+    return 'kubelet';
+  }
+  if (ident === '') return 'unknown';
+  if (RUNTIME_IDENT.test(ident)) return 'runtime';
+  if (KUBELET_IDENT.test(ident)) return 'kubelet';
+  if (CONTROLLER_IDENT.test(ident)) return 'controller';
+  if (SYSTEM_IDENT.test(ident)) return 'system';
+  return 'system';
+}

@@ -123,6 +123,27 @@ export class YearClock {
     return this.year;
   }
 
+  /** The last dated line's time (NaN before the first): the day of a later time-only line. */
+  private lastTs = NaN;
+
+  noteTime(ts: number): void {
+    this.lastTs = ts;
+  }
+
+  /**
+   * A time of day (ms since midnight, wall clock) placed on the day of the last dated line: the same day, or the next
+   * one when the time went back by more than 12 h (midnight passed). NaN when no dated line came before.
+   */
+  onDayOf(timeOfDayMs: number): number {
+    const last = this.lastTs;
+    if (Number.isNaN(last)) return NaN;
+    const off = this.clock.zone.offset(last) * 60000;
+    const wall = last + off;
+    let t = wall - (((wall % 86400000) + 86400000) % 86400000) + timeOfDayMs - off;
+    if (t < last - 43200000) t += 86400000;
+    return t;
+  }
+
   yearFor(month: number, day: number): number {
     if (this.lastMonth === -1) {
       if (!this.fixed) {

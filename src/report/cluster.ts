@@ -18,7 +18,7 @@ export function summarizeCluster(nodes: readonly NodeReport[]): ClusterSummary |
   const flapped: ClusterNode[] = flappedReports.map((n) => ({
     name: n.name,
     stalls: n.stalls.length,
-    firstUnhealthyFrom: minIso(n.stalls.map((s) => s.unhealthyFrom)) as string,
+    firstUnhealthyFrom: minIso(n.stalls.flatMap((s) => (s.unhealthyFrom === null ? [] : [s.unhealthyFrom]))) as string,
     lastEndedAt: n.stalls.some((s) => s.endedAt === null) ? null : maxIso(n.stalls.map((s) => s.endedAt as string)),
     longestStallSeconds: Math.max(...n.stalls.map((s) => s.durationSeconds)),
     nodeNotReady: n.stalls.some((s) => s.nodeNotReady) || n.notReady.length > 0,
@@ -60,13 +60,13 @@ export function withCluster(analysis: Analysis): Analysis {
 }
 
 function waves(nodes: NodeReport[]): ClusterWave[] {
-  const spans = nodes.flatMap((n) => n.stalls.map((s) => ({
+  const spans = nodes.flatMap((n) => n.stalls.flatMap((s) => (s.unhealthyFrom === null ? [] : [{
     node: n.name,
     from: Date.parse(s.unhealthyFrom),
     // An open stall lasts to the end of what its node's log covers.
     to: s.endedAt ? Date.parse(s.endedAt) : Date.parse(n.coverage.to ?? n.window.end ?? s.unhealthyFrom),
     open: s.endedAt === null,
-  }))).sort((a, b) => a.from - b.from || a.node.localeCompare(b.node));
+  }]))).sort((a, b) => a.from - b.from || a.node.localeCompare(b.node));
   const out: Array<{ from: number; to: number; open: boolean; nodes: string[] }> = [];
   for (const s of spans) {
     const cur = out[out.length - 1];
@@ -126,10 +126,11 @@ export const ENDED: Record<Stall['endedBy'], string> = {
   recovered: 'recovered',
   restart: 'ended by a kubelet restart',
   'end-of-log': 'still stalled at the end of the log',
+  unknown: 'end not in the input',
 };
 
 /** A time span shown compactly: the end without its date when both fall on the same day. */
-export function displaySpan(from: string, to: string | null, zone: string, openLabel = 'end of log'): string {
+export function displaySpan(from: string | null, to: string | null, zone: string, openLabel = 'end of log'): string {
   if (to === null) return `${displayTime(from, zone)} → ${openLabel}`;
   const sameDay = displayTime(from, zone).slice(0, 10) === displayTime(to, zone).slice(0, 10);
   return `${displayTime(from, zone)} → ${displayTime(to, zone, !sameDay)}`;

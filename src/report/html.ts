@@ -127,9 +127,11 @@ export function timelineSvg(n: NodeReport, zone: string): string | null {
     y += h + 8;
   };
   const end = (t: string | null): number => (t ? Date.parse(t) : b);
+  // Stalls whose lines carry no time have no place on a time axis (the stall table still lists them).
+  const stalls = n.stalls.filter((st): st is typeof st & { lastRelistAt: string; unhealthyFrom: string } => st.lastRelistAt !== null && st.unhealthyFrom !== null);
 
   // PLEG: from the last good relist to the threshold the node was still "healthy"; past it, unhealthy.
-  lane('PLEG stalls', 24, n.stalls.flatMap((st, i) => {
+  lane('PLEG stalls', 24, stalls.flatMap((st, i) => {
     const x0 = s.x(Date.parse(st.lastRelistAt));
     const x1 = s.x(Date.parse(st.unhealthyFrom));
     const x2 = s.x(end(st.endedAt));
@@ -148,18 +150,18 @@ export function timelineSvg(n: NodeReport, zone: string): string | null {
 
   // Time since the last successful relist: by definition it grows at 1 s/s from the last good relist until a relist
   // succeeds again, so each stall is a ramp from 0 to its duration; the dashed line is the 3 min threshold.
-  const thresholdS = n.stalls.length ? (Date.parse(n.stalls[0]!.unhealthyFrom) - Date.parse(n.stalls[0]!.lastRelistAt)) / 1000 : 180;
-  const maxS = Math.max(thresholdS * 1.25, ...n.stalls.map((st) => (end(st.endedAt) - Date.parse(st.lastRelistAt)) / 1000));
+  const thresholdS = stalls.length ? (Date.parse(stalls[0]!.unhealthyFrom) - Date.parse(stalls[0]!.lastRelistAt)) / 1000 : 180;
+  const maxS = Math.max(thresholdS * 1.25, ...stalls.map((st) => (end(st.endedAt) - Date.parse(st.lastRelistAt)) / 1000));
   const hAge = 64;
   const yv = (v: number): number => hAge - 3 - (v / maxS) * (hAge - 8);
   const pts: string[] = [`${LEFT},${num(yv(0))}`];
-  for (const st of n.stalls) {
+  for (const st of stalls) {
     const t0 = Date.parse(st.lastRelistAt);
     const t1 = end(st.endedAt);
     pts.push(`${num(s.x(t0))},${num(yv(0))}`, `${num(s.x(t1))},${num(yv((t1 - t0) / 1000))}`);
     if (st.endedAt) pts.push(`${num(s.x(t1))},${num(yv(0))}`);
   }
-  if (n.stalls.length === 0 || n.stalls[n.stalls.length - 1]!.endedAt) pts.push(`${LEFT + PLOT},${num(yv(0))}`);
+  if (stalls.length === 0 || stalls[stalls.length - 1]!.endedAt) pts.push(`${LEFT + PLOT},${num(yv(0))}`);
   lane('since last relist', hAge, [
     `<line class="threshold" x1="${LEFT}" x2="${LEFT + PLOT}" y1="${num(yv(thresholdS))}" y2="${num(yv(thresholdS))}"><title>threshold ${esc(fmtDuration(thresholdS))}</title></line>`,
     `<text x="${LEFT + PLOT - 4}" y="${num(yv(thresholdS) - 3)}" text-anchor="end">${esc(fmtDuration(thresholdS))}</text>`,

@@ -72,6 +72,8 @@ export function timelineBar(node: NodeReport, width: number): string | null {
     for (let i = from; i <= to; i++) cells[i] = '▒';
   }
   for (const s of node.stalls) {
+    // A stall whose lines carry no time has no place on the bar.
+    if (s.unhealthyFrom === null) continue;
     const from = col(Date.parse(s.unhealthyFrom));
     const to = col(s.endedAt ? Date.parse(s.endedAt) : b);
     for (let i = from; i <= to; i++) cells[i] = '█';

@@ -4,6 +4,8 @@
 import type { EvidenceRef } from '../contract/analysis.js';
 import type { NodeModel } from '../model/node.js';
 import type { EventOf, Ref, SignalEvent, SignalType } from '../signals/events.js';
+import type { ParsedGoroutines } from '../parse/goroutines.js';
+import { KNOWN_BUGS, inRange } from './known-bugs.js';
 
 export type FactValue = number | boolean | string | null;
 export type Facts = Record<string, FactValue>;
@@ -39,8 +41,10 @@ export function computeFacts(node: NodeModel): FactSheet {
   const stalls = node.timeline.stalls;
   const end = node.windowEnd ?? 0;
   const windows = stalls.map((s) => [s.lastRelistAt - PRE_MS, (s.endedAt ?? end) + POST_MS] as const);
-  // Lines without a time (raw dmesg) cannot be placed, so they are never excluded.
-  const inScope = (ts: number): boolean => windows.length === 0 || Number.isNaN(ts) || windows.some(([a, b]) => ts >= a && ts <= b);
+  // Lines without a time (raw dmesg, pasted fragments) cannot be placed, so they are never excluded; nor is anything
+  // when a stall itself has no time (its window is not known).
+  const unplaced = stalls.some((s) => Number.isNaN(s.lastRelistAt));
+  const inScope = (ts: number): boolean => windows.length === 0 || unplaced || Number.isNaN(ts) || windows.some(([a, b]) => ts >= a && ts <= b);
   const scoped = node.events.filter((e) => inScope(e.ts));
   const of = <T extends SignalType>(t: T, all = false): Array<EventOf<T>> =>
     (all ? node.events : scoped).filter((e): e is EventOf<T> => e.type === t);
@@ -56,6 +60,9 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['stall.agesGrew'] = stalls.some((s) => s.agesGrew && s.maxAgeSeconds > 600);
   f['stall.neverSucceeded'] = stalls.filter((s) => s.neverSucceeded).length;
   f['stall.notReady'] = stalls.filter((s) => s.nodeNotReady).length;
+  f['stall.undated'] = stalls.filter((s) => Number.isNaN(s.lastRelistAt)).length;
+  f['stall.disagreements'] = node.timeline.disagreements.length;
+  p['stall.disagreements'] = pool(node.timeline.disagreements.map((d) => d.ref));
   // Several short stalls whose ages barely pass 3 min: relists that are slow but finish.
   f['stall.justOverThreshold'] = stalls.filter((s) => !s.neverSucceeded && s.maxAgeSeconds < s.thresholdSeconds + 90).length;
   p['stall'] = pool(stalls.flatMap((s) => s.evidence));
@@ -68,9 +75,14 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['kubelet.minor'] = versionMinor(node.kubeletVersion);
   // ≤1.13 printed runtime errors as a Go []string: `skipping pod synchronization - [PLEG is not healthy: …]`.
   const pre114Wording = node.events.some((e) => e.type === 'relist-unhealthy' && /synchronization - \[(?![^\]]*, )/.test(e.ref.text));
-  f['kubelet.pre114'] = (f['kubelet.minor'] !== null ? (f['kubelet.minor'] as number) < 14 : pre114Wording);
+  // Before 1.14: a stated version, or the health message's ≤1.13 wording (a Go []string printed as `[a]`; 1.14+ prints a
+  // single error bare and several as `[a, b]`). A version neither states is not evidence either way.
+  f['kubelet.pre114'] = f['kubelet.minor'] !== null ? (f['kubelet.minor'] as number) < 14 : pre114Wording;
   f['kubelet.versionText'] = node.kubeletVersion ?? (pre114Wording ? 'of unknown version (≤1.13 log wording)' : 'of unknown version (1.14+ log wording)');
-  f['kubelet.fixedDeadlock'] = f['kubelet.minor'] !== null ? (f['kubelet.minor'] as number) >= 14 : node.events.some((e) => e.type === 'relist-unhealthy' && (e.ref.text.includes('Skipping pod synchronization') || e.ref.text.startsWith('{')));
+  // 1.14+ wordings: structured or JSON logging, the aggregate error (`[a, b]`, or a single one with its trailing period in
+  // 1.14), and the discard line, which only exists since 1.14.
+  f['kubelet.fixedDeadlock'] = f['kubelet.minor'] !== null ? (f['kubelet.minor'] as number) >= 14
+    : node.events.some((e) => (e.type === 'relist-unhealthy' && (/Skipping pod synchronization|^\s*\{|synchronization - \[[^\]]*, |threshold is \S+\.$/.test(e.ref.text))) || e.type === 'event-channel-full');
   f['kubelet.restarts'] = node.timeline.restarts.length;
   f['runtime'] = node.runtime;
 
@@ -123,7 +135,19 @@ export function computeFacts(node: NodeModel): FactSheet {
   const relistFailed = of('relist-failed');
   f['relist.failed'] = relistFailed.length;
   f['relist.failedTimeouts'] = relistFailed.filter((e) => e.code === 'DeadlineExceeded').length;
+  f['relist.failedUnavailable'] = relistFailed.filter((e) => e.code === 'Unavailable').length;
   p['relist.failed'] = pool(relistFailed.map((e) => e.ref));
+
+  // Lists too long to answer: gRPC refused a message over its size limit (kubelet, crictl, an event's message).
+  const sizeLines = new Map<string, Ref>();
+  for (const e of scoped) {
+    if (e.type === 'grpc-size-limit' || ((e.type === 'cri-error' || e.type === 'relist-failed') && e.code === 'ResourceExhausted')) sizeLines.set(`${e.ref.artifact}:${e.ref.line}`, e.ref);
+  }
+  const sizes = scoped.filter((e): e is EventOf<'grpc-size-limit'> => e.type === 'grpc-size-limit');
+  f['cri.sizeLimit'] = sizeLines.size;
+  f['cri.sizeLimitBytes'] = sizes.reduce((m, e) => Math.max(m, e.size ?? 0), 0) || null;
+  f['cri.sizeLimitMax'] = sizes.find((e) => e.limit !== null)?.limit ?? null;
+  p['cri.sizeLimit'] = pool([...sizeLines.values()]);
 
   const podInspect = of('pod-inspect-failed');
   f['pleg.podInspectFailed'] = podInspect.length;
@@ -140,15 +164,51 @@ export function computeFacts(node: NodeModel): FactSheet {
   const unhealthyRuntimeDown = scoped.filter((e) => e.type === 'relist-unhealthy' && e.runtimeDown);
   f['runtime.downWithPleg'] = unhealthyRuntimeDown.length;
   const lifecycle = of('runtime-lifecycle');
-  f['runtime.restarts'] = lifecycle.filter((e) => e.phase === 'start').length;
+  // Start lines of one start (systemd's, the daemon's own, left-over shims found on the way) count once.
+  f['runtime.restarts'] = clusters(lifecycle.filter((e) => e.phase === 'start'), 10_000);
   f['runtime.stops'] = lifecycle.filter((e) => e.phase === 'stop' || e.phase === 'crash').length;
   p['runtime.lifecycle'] = pool(lifecycle.map((e) => e.ref));
   const daemon = of('runtime-daemon-error');
   f['runtime.brokenPipe'] = daemon.filter((e) => e.kind === 'broken-pipe').length;
   f['runtime.stateTimeouts'] = daemon.filter((e) => e.kind === 'state-timeout').length;
+  f['runtime.stateTimeoutIds'] = new Set(daemon.filter((e) => e.kind === 'state-timeout' && e.containerId).map((e) => e.containerId)).size;
+  f['runtime.taskListTimeouts'] = daemon.filter((e) => e.kind === 'task-list-timeout').length;
+  // One runtime call that started and never finished, then other containers' calls timing out: it holds the lock.
+  const calls = of('runtime-call');
+  const done = new Set(calls.filter((e) => e.phase === 'done').map((e) => e.id));
+  const open = calls.filter((e) => e.phase === 'start' && !done.has(e.id));
+  const after = (t: number) => daemon.filter((d) => d.kind === 'state-timeout' && (Number.isNaN(t) || Number.isNaN(d.ts) || d.ts >= t));
+  const blocked = open.find((c) => after(c.ts).some((d) => d.containerId !== c.id));
+  f['runtime.blockedCall'] = blocked ? blocked.call : null;
+  f['runtime.blockedCallId'] = blocked ? blocked.id : null;
+  p['runtime.blockedCall'] = blocked ? [blocked.ref, ...after(blocked.ts).filter((d) => d.containerId !== blocked.id).slice(0, 3).map((d) => d.ref)] : [];
+  const panics = of('process-panic');
+  const runtimePanics = panics.filter((e) => e.fatal && /^(?:containerd|dockerd|docker|crio|cri-o|runtime|containerd-shim)/.test(e.process));
+  f['runtime.panics'] = runtimePanics.length;
+  p['runtime.panics'] = pool(runtimePanics.map((e) => e.ref));
+  const kubeletCrash: Cite[] = panics.filter((e) => e.fatal && e.process === 'kubelet').map((e) => e.ref);
+  for (const d of node.goroutines) if (d.crash && d.program === 'kubelet') kubeletCrash.push({ artifact: d.artifact ?? -1, line: d.crash.line, offset: 0, ts: NaN, mono: NaN, text: d.crash.text });
+  f['kubelet.crashes'] = kubeletCrash.length;
+  f['kubelet.recoveredPanics'] = panics.filter((e) => !e.fatal && e.process === 'kubelet').length;
+  p['kubelet.crashes'] = pool(kubeletCrash);
   f['runtime.shimCleanups'] = daemon.filter((e) => e.kind === 'shim-cleanup').length;
   f['runtime.daemonErrors'] = daemon.length;
   p['runtime.daemon'] = pool(daemon.map((e) => e.ref));
+  p['runtime.brokenPipe'] = pool(daemon.filter((e) => e.kind === 'broken-pipe').map((e) => e.ref));
+  p['runtime.stateTimeouts'] = pool(daemon.filter((e) => e.kind === 'state-timeout' || e.kind === 'task-list-timeout').map((e) => e.ref));
+
+  // Commands run on the node (a transcript): did the runtime answer them?
+  const cli = of('cli-result');
+  const runtimeTools = /^(?:crictl|docker|ctr|nerdctl|podman)$/;
+  const cliFailed = cli.filter((e) => runtimeTools.test(e.tool) && (e.outcome === 'timeout' || e.outcome === 'hung'));
+  f['cli.timeouts'] = cliFailed.length;
+  f['cli.unavailable'] = cli.filter((e) => runtimeTools.test(e.tool) && e.outcome === 'unavailable').length;
+  f['cli.responsive'] = cli.filter((e) => runtimeTools.test(e.tool) && e.outcome === 'ok' && e.seconds !== null && e.seconds < 2).length;
+  f['cli.responsiveCommand'] = cli.find((e) => runtimeTools.test(e.tool) && e.outcome === 'ok')?.command ?? null;
+  f['cli.failedCommand'] = cliFailed[0]?.command ?? cliFailed[0]?.tool ?? null;
+  p['cli.timeouts'] = pool(cliFailed.map((e) => e.ref));
+  p['cli.unavailable'] = pool(cli.filter((e) => runtimeTools.test(e.tool) && e.outcome === 'unavailable').map((e) => e.ref));
+  p['cli.responsive'] = pool(cli.filter((e) => runtimeTools.test(e.tool) && e.outcome === 'ok').map((e) => e.ref));
   const stopping = of('crio-stopping');
   const stopped = new Set(node.events.filter((e): e is EventOf<'crio-stopped'> => e.type === 'crio-stopped').map((e) => e.containerId));
   const unmatched = stopping.filter((e) => !stopped.has(e.containerId) && ![...stopped].some((s) => s.startsWith(e.containerId) || e.containerId.startsWith(s)));
@@ -174,6 +234,12 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['kernel.hungTasks'] = hung.length;
   f['kernel.hungTaskNames'] = [...new Set(hung.map((e) => e.task))].slice(0, 5).join(', ') || null;
   p['kernel.hungTasks'] = pool(hung.map((e) => e.ref));
+  // The frames that follow a hung-task report show what it waits for: storage (writeback, NFS, a journal commit).
+  const io = of('kernel-io-frame');
+  f['kernel.ioFrames'] = io.length;
+  f['kernel.ioFrameNames'] = [...new Set(io.map((e) => e.fn))].slice(0, 4).join(', ') || null;
+  f['kernel.hungTaskRuntime'] = hung.filter((e) => RUNTIME_PROCS.test(e.task)).length;
+  p['kernel.ioFrames'] = pool(io.map((e) => e.ref));
   const nfs = of('nfs-not-responding');
   f['kernel.nfs'] = nfs.length;
   f['kernel.nfsServer'] = nfs[0]?.server ?? null;
@@ -211,6 +277,23 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['stall.hugeAgeOnce'] = hugeOnce.length;
   p['stall.hugeAgeOnce'] = pool(hugeOnce.flatMap((s) => s.evidence));
 
+  const healthz = of('healthz-failed', true);
+  f['healthz.syncloopFailed'] = healthz.filter((e) => e.check === 'syncloop').length;
+  p['healthz'] = pool(healthz.map((e) => e.ref));
+  const unknown = of('node-status-unknown', true);
+  f['node.statusUnknown'] = unknown.length;
+  p['node.statusUnknown'] = pool(unknown.map((e) => e.ref));
+  const network = of('network-not-ready', true);
+  f['network.notReady'] = network.length;
+  f['network.reason'] = network[0]?.reason ?? null;
+  p['network.notReady'] = pool(network.map((e) => e.ref));
+  const ctrl = of('controller-node', true);
+  f['controller.events'] = ctrl.length;
+  f['controller.notUpdated'] = ctrl.filter((e) => e.what === 'not-updated' || e.what === 'missing-timestamp' || e.what === 'not-ready').length;
+  f['controller.leaderChange'] = ctrl.filter((e) => e.what === 'leader').length;
+  f['controller.disruption'] = ctrl.filter((e) => e.what === 'disruption').length;
+  p['controller'] = pool(ctrl.map((e) => e.ref));
+
   // NotReady for other reasons.
   const skipped = node.events.filter((e): e is EventOf<'sync-skipped'> => e.type === 'sync-skipped');
   f['sync.skippedOther'] = skipped.length;
@@ -221,6 +304,10 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['notReady.nonPleg'] = nonPleg.length;
   f['notReady.nonPlegReason'] = nonPleg[0]?.reason ?? null;
   p['notReady.nonPleg'] = pool(nonPleg.flatMap((w) => w.evidence));
+  f['evidence.notReady'] = seen([
+    [nonPleg.length, `${nonPleg.length} NotReady window(s) with the reason "${String(f['notReady.nonPlegReason'])}"`],
+    [skipped.length, `the sync loop skipped ${skipped.length} time(s), saying "${String(f['sync.skippedReason'])}"`],
+  ]);
   f['startup.artefacts'] = node.timeline.startupArtefacts.length;
   p['startup.artefacts'] = pool(node.timeline.startupArtefacts);
 
@@ -275,9 +362,13 @@ export function computeFacts(node: NodeModel): FactSheet {
   // Container churn: PLEG events per minute around the stalls (from all proof lines, counted before thinning).
   f['pleg.eventsPerMinute'] = null;
 
-  // Goroutine dump.
-  const g = node.goroutines?.relist[0] ?? null;
-  f['goroutine.present'] = node.goroutines !== null;
+  // Goroutine dumps: the kubelet's relist goroutine, goroutines stuck in file-system calls, a runtime's lock pile-up.
+  const dumps = node.goroutines;
+  const relistDump = dumps.find((d) => d.relist.length > 0) ?? null;
+  const g = relistDump?.relist[0] ?? null;
+  const at = (d: ParsedGoroutines, line: number, text: string): Ref => ({ artifact: d.artifact ?? -1, line, offset: 0, ts: NaN, mono: NaN, text });
+  f['goroutine.present'] = dumps.length > 0;
+  f['goroutine.kubelet'] = dumps.some((d) => d.program === 'kubelet');
   f['goroutine.relistState'] = g?.state ?? null;
   f['goroutine.relistWaitMinutes'] = g?.waitMinutes ?? null;
   f['goroutine.relistChanSend'] = g ? g.state === 'chan send' : false;
@@ -285,8 +376,79 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['goroutine.relistInCri'] = g ? g.frames.some((fr) => /grpc\.\(\*ClientConn\)\.Invoke|RemoteRuntimeService|remoteRuntimeService|libdocker|dockertools/.test(fr)) : false;
   f['goroutine.relistInList'] = g ? f['goroutine.relistInCri'] === true && g.frames.some((fr) => /ListPodSandbox|ListContainers|\.GetPods\b|getKubeletSandboxes|getKubeletContainers/.test(fr)) && !g.frames.some((fr) => /GetPodStatus|ContainerStatus|PodSandboxStatus/.test(fr)) : false;
   f['goroutine.relistInStatus'] = g ? f['goroutine.relistInCri'] === true && g.frames.some((fr) => /GetPodStatus|ContainerStatus|PodSandboxStatus/.test(fr)) && f['goroutine.relistInCni'] !== true : false;
+  // A relist goroutine seen running in a crash traceback is the crash, not a stall.
+  f['goroutine.relistCrashed'] = relistDump?.crash !== null && relistDump?.crash !== undefined && g?.state === 'running';
   f['goroutine.deepestFrame'] = g?.deepestKubeletFrame ?? null;
-  p['goroutine'] = g ? [{ artifact: node.goroutines?.artifact ?? -1, line: g.line, offset: 0, ts: NaN, mono: NaN, text: g.headerText }] : [];
+  p['goroutine'] = g && relistDump ? [at(relistDump, g.line, g.headerText)] : [];
+  // The kubelet's (or a dump nobody claims) goroutines blocked for minutes in a stat/statfs or a mount helper.
+  const fs = dumps.filter((d) => d.program === 'kubelet' || d.program === 'unknown').flatMap((d) => d.fsWaits.map((w) => ({ d, w })));
+  const worst = fs.sort((x, y) => (y.w.waitMinutes ?? 0) - (x.w.waitMinutes ?? 0))[0];
+  f['goroutine.fsWaits'] = fs.length;
+  f['goroutine.fsWaitMinutes'] = worst ? worst.w.waitMinutes : null;
+  f['goroutine.fsWaitFrame'] = worst ? (worst.w.frames.find((fr) => /IsLikelyNotMountPoint|Mount|\bStat\b|Statfs|statNolog|fstatat|Lstat/.test(fr)) ?? worst.w.frames[0] ?? null) : null;
+  p['goroutine.fsWaits'] = pool(fs.map(({ d, w }) => at(d, w.line, w.headerText)));
+  // A runtime's goroutines piled up behind one lock: a call holds it and every CRI call waits.
+  const runtimeDumps = dumps.filter((d) => d.program !== 'kubelet');
+  const pile = runtimeDumps.map((d) => ({ d, w: d.lockWait })).filter((x) => x.w !== null).sort((x, y) => (y.w?.count ?? 0) - (x.w?.count ?? 0))[0];
+  f['goroutine.runtimeProgram'] = runtimeDumps[0]?.program ?? null;
+  f['goroutine.runtimeLockWaiters'] = pile?.w?.count ?? 0;
+  f['goroutine.runtimeLockMinutes'] = pile?.w?.maxMinutes ?? null;
+  f['goroutine.runtimeLockSite'] = pile?.w?.site ?? null;
+  p['goroutine.runtimeLock'] = pile?.w ? [at(pile.d, pile.w.sample.line, pile.w.sample.headerText)] : [];
+  const waited = runtimeDumps.map((d) => ({ d, g: d.longest })).filter((x) => x.g !== null).sort((x, y) => (y.g?.waitMinutes ?? 0) - (x.g?.waitMinutes ?? 0))[0];
+  f['goroutine.runtimeLongestMinutes'] = waited?.g?.waitMinutes ?? null;
+  p['goroutine.runtimeLongest'] = waited?.g ? [at(waited.d, waited.g.line, waited.g.headerText)] : [];
+
+  // What each kind of evidence amounted to, in words, naming only what is there (summaries stay true to the counts).
+  const n = (k: string): number => (typeof f[k] === 'number' ? (f[k] as number) : 0);
+  f['evidence.runtimeHang'] = seen([
+    [n('cri.timeouts'), `${n('cri.timeouts')} CRI call(s) timed out (DeadlineExceeded)`],
+    [n('relist.failedTimeouts'), `${n('relist.failedTimeouts')} relist(s) failed on a timeout`],
+    [n('runtime.stateTimeouts'), `${n('runtime.stateTimeouts')} "get state" timeout(s) in the runtime's log (${n('runtime.stateTimeoutIds')} container(s))`],
+    [n('runtime.taskListTimeouts'), `${n('runtime.taskListTimeouts')} task listing(s) cancelled in the runtime's log`],
+    [n('runtime.brokenPipe'), `${n('runtime.brokenPipe')} dockerd line(s) of a reply its client had given up on (broken pipe)`],
+    [n('cli.timeouts'), `${n('cli.timeouts')} runtime command(s) that timed out or hung (${String(f['cli.failedCommand'] ?? '')})`],
+    [f['runtime.blockedCall'] !== null, `${String(f['runtime.blockedCall'])} of ${String(f['runtime.blockedCallId'] ?? '').slice(0, 12)} started and never finished while other containers' calls timed out`],
+    [n('goroutine.runtimeLockWaiters') >= 5, `${n('goroutine.runtimeLockWaiters')} ${String(f['goroutine.runtimeProgram'])} goroutines waiting up to ${n('goroutine.runtimeLockMinutes')} min at one lock (${String(f['goroutine.runtimeLockSite'])})`],
+  ]);
+  f['evidence.runtimeDown'] = seen([
+    [n('runtime.unreachable'), `${n('runtime.unreachable')} call(s) that found the runtime unreachable (refused, socket missing, Unavailable)`],
+    [n('relist.failedUnavailable'), `${n('relist.failedUnavailable')} relist(s) failed: runtime unreachable`],
+    [n('runtime.panics'), `${n('runtime.panics')} Go panic(s) in the runtime's own output`],
+    [n('runtime.restarts'), `${n('runtime.restarts')} runtime start(s)`],
+    [n('cli.unavailable'), `${n('cli.unavailable')} runtime command(s) that could not connect`],
+  ]);
+  f['evidence.storage'] = seen([
+    [n('kernel.hungTasks'), `${n('kernel.hungTasks')} hung-task report(s) (${String(f['kernel.hungTaskNames'])})`],
+    [n('kernel.ioFrames'), `${n('kernel.ioFrames')} blocked-task frame(s) waiting on storage (${String(f['kernel.ioFrameNames'])})`],
+    [n('kernel.nfs'), `${n('kernel.nfs')} "NFS server not responding" (${String(f['kernel.nfsServer'])})`],
+    [n('goroutine.fsWaits'), `a kubelet goroutine blocked ${n('goroutine.fsWaitMinutes')} min in a file-system call (${String(f['goroutine.fsWaitFrame'])})`],
+    [n('healthz.syncloopFailed'), 'the kubelet\'s /healthz reports its sync loop failed'],
+    [n('disk.slowDu'), `${n('disk.slowDu')} disk-usage scan(s) that took minutes`],
+  ]);
+  f['evidence.listTooBig'] = seen([
+    [n('cri.sizeLimit'), `${n('cri.sizeLimit')} list reply(ies) over the gRPC size limit${f['cri.sizeLimitBytes'] ? ` (${String(f['cri.sizeLimitBytes'])} vs. ${String(f['cri.sizeLimitMax'])} bytes)` : ''}`],
+    [n('pods.exitedContainers') >= 1000, `${n('pods.exitedContainers')} exited containers`],
+  ]);
+
+  // Versions with a known bug (rules/known-bugs.ts): every range of an entry must match a version the input states.
+  for (const b of KNOWN_BUGS) {
+    const refs: Ref[] = [];
+    const stated: string[] = [];
+    let hit = b.match.every((r) => {
+      const v = node.versions[r.component];
+      if (!v || !inRange(v.version, r)) return false;
+      refs.push(v.ref);
+      stated.push(`${r.component} ${v.version}`);
+      return true;
+    });
+    if (hit && b.unlessStated && node.versions[b.unlessStated]) hit = false;
+    if (hit && b.needs) hit = b.needs.some((k) => (typeof f[k] === 'number' ? (f[k] as number) > 0 : !!f[k]));
+    f[`knownBug.${b.id}`] = hit;
+    f[`knownBug.${b.id}.versions`] = hit ? stated.join(', ') : null;
+    p[`knownBug.${b.id}`] = hit ? refs : [];
+    if (hit) f[`knownBugs.${b.cause}`] = n(`knownBugs.${b.cause}`) + 1;
+  }
 
   // Custom signals from user rule packs.
   for (const e of node.events) {
@@ -297,6 +459,20 @@ export function computeFacts(node: NodeModel): FactSheet {
     if (list.length < POOL_CAP) list.push(e.ref);
   }
   return { facts: f, pools: p };
+}
+
+/** The parts that are there, joined ("3 CRI call(s) timed out; 1 runtime start(s)"), or null when none is. */
+function seen(parts: Array<[number | boolean, string]>): string | null {
+  const out = parts.filter(([v]) => (typeof v === 'number' ? v > 0 : v)).map(([, t]) => t);
+  return out.length ? out.join('; ') : null;
+}
+
+/** How many separate bursts the events make (events closer than `gapMs` belong to one; undated ones count alone). */
+function clusters(events: Array<{ ts: number }>, gapMs: number): number {
+  const ts = events.map((e) => e.ts).filter((t) => !Number.isNaN(t)).sort((a, b) => a - b);
+  let n = events.length - ts.length;
+  for (let i = 0; i < ts.length; i++) if (i === 0 || (ts[i] as number) - (ts[i - 1] as number) > gapMs) n++;
+  return n;
 }
 
 function mostCommon(xs: string[]): string | null {

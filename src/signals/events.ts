@@ -19,11 +19,16 @@ interface Base {
   ref: Ref;
 }
 
+export type Component = 'kubelet' | 'docker' | 'containerd' | 'cri-o' | 'runc' | 'kernel' | 'os' | 'k3s' | 'rke2';
+
 export type CriCode = 'DeadlineExceeded' | 'Unavailable' | 'Unknown' | 'Canceled' | 'NotFound' | 'Unimplemented' | 'ResourceExhausted' | 'Internal' | 'Other' | null;
 
 export type SignalEvent =
-  /** A health-check failure carrying "last seen active X ago" (or the never-succeeded forms). */
-  | (Base & { type: 'relist-unhealthy'; ageSeconds: number | null; thresholdSeconds: number; neverSucceeded: boolean; source: 'sync-loop' | 'node-condition' | 'other'; runtimeDown: boolean })
+  /** A health-check failure carrying "last seen active X ago" (or the never-succeeded forms). `uptimeSeconds`: how long
+   *  the kubelet had been running when it was written, when the line says (`m=+0.403692528` in a Go time value).
+   *  `source`: the sync loop's skip line, the kubelet's own "Node became not ready", the Ready condition as the API server
+   *  holds it (a Node object, `kubectl describe node`: a report at second hand), or another line. */
+  | (Base & { type: 'relist-unhealthy'; ageSeconds: number | null; thresholdSeconds: number; neverSucceeded: boolean; source: 'sync-loop' | 'node-condition' | 'api-condition' | 'other'; runtimeDown: boolean; uptimeSeconds: number | null })
   /** Sync loop skipped for a reason that is not PLEG (runtime down, status check pending, network). */
   | (Base & { type: 'sync-skipped'; reason: string })
   | (Base & { type: 'node-not-ready'; message: string | null })
@@ -48,12 +53,36 @@ export type SignalEvent =
   | (Base & { type: 'slow-disk-usage'; seconds: number | null })
   | (Base & { type: 'clock-change'; detail: string })
   | (Base & { type: 'runtime-lifecycle'; runtime: 'docker' | 'containerd' | 'cri-o' | null; phase: 'start' | 'stop' | 'crash' })
-  | (Base & { type: 'runtime-daemon-error'; runtime: 'docker' | 'containerd' | 'cri-o' | null; kind: 'broken-pipe' | 'state-timeout' | 'shim-cleanup' | 'stop-timeout' | 'other'; containerId: string | null })
+  | (Base & { type: 'runtime-daemon-error'; runtime: 'docker' | 'containerd' | 'cri-o' | null; kind: 'broken-pipe' | 'state-timeout' | 'task-list-timeout' | 'shim-cleanup' | 'stop-timeout' | 'other'; containerId: string | null })
   | (Base & { type: 'crio-stopping'; containerId: string; timeoutSeconds: number | null })
   | (Base & { type: 'crio-stopped'; containerId: string })
   | (Base & { type: 'eviction'; detail: string })
   | (Base & { type: 'housekeeping-slow'; seconds: number | null })
   | (Base & { type: 'node-name'; node: string })
+  /** A component's version, wherever the input states it (kubelet start, runtime start, `docker info`, a kernel
+   *  report, `kubectl describe node`). */
+  | (Base & { type: 'component-version'; component: Component; version: string })
+  /** NetworkReady=false / CNI not initialized: a network NotReady, not a PLEG one. */
+  | (Base & { type: 'network-not-ready'; reason: string })
+  /** The node controller marked the node Unknown because the kubelet stopped posting its status (the kubelet went
+   *  silent or could not reach the API server): not a stale PLEG. */
+  | (Base & { type: 'node-status-unknown'; node: string | null })
+  /** What the controller manager's node lifecycle said about a node (named in the line, not the log's host). */
+  | (Base & { type: 'controller-node'; node: string | null; what: 'not-updated' | 'not-ready' | 'missing-timestamp' | 'disruption' | 'leader' })
+  /** A Go panic or fatal error printed by a process (a crash unless it was recovered: `Observed a panic`). */
+  | (Base & { type: 'process-panic'; process: string; fatal: boolean; detail: string })
+  /** A gRPC message over the size limit (`trying to send message larger than max (N vs. M)`): lists too long to answer. */
+  | (Base & { type: 'grpc-size-limit'; op: string | null; size: number | null; limit: number | null })
+  /** A kernel stack frame of a blocked task that waits on storage (writeback, NFS RPC, journal, page I/O). */
+  | (Base & { type: 'kernel-io-frame'; fn: string })
+  /** A runtime call that started (and, later, finished): a start with no end holds the runtime's lock. */
+  | (Base & { type: 'runtime-call'; call: string; id: string | null; phase: 'start' | 'done' })
+  /** A health check that failed (`[-]syncloop failed`: the kubelet's sync loop is wedged). */
+  | (Base & { type: 'healthz-failed'; check: string; reason: string | null })
+  /** A runtime or host command and how it went (crictl/docker/ctr from a transcript or its own error line). */
+  | (Base & { type: 'cli-result'; tool: string; command: string | null; outcome: 'ok' | 'timeout' | 'unavailable' | 'size-limit' | 'error' | 'hung'; seconds: number | null; detail: string })
+  /** `...` alone on a line: the poster left lines out here (after the dated line before it). */
+  | (Base & { type: 'gap' })
   /** A line a user rule pack's pattern matched. */
   | (Base & { type: 'custom'; signal: string });
 

@@ -4,10 +4,11 @@
 import type { Readable } from 'node:stream';
 import { readFileChunks } from '../input/ranges.js';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
-import { parseLine, parseMarker, type LogRecord, type ParseContext } from '../parse/record.js';
+import { isElision, parseLine, parseMarker, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock } from '../parse/time.js';
 import type { Zone } from 'luxon';
 import type { Ref, SignalEvent } from './events.js';
+import type { Role } from '../contract/analysis.js';
 import { MATCHERS, allNeedles, type Matcher } from './matchers.js';
 import { MultiSearch } from '../parse/multisearch.js';
 import type { CustomPattern } from './custom.js';
@@ -38,6 +39,9 @@ export interface ArtifactSignals {
   nodeNames: string[];
   /** Boot times (epoch ms) implied by kernel lines that carry both a wall-clock and a seconds-since-boot stamp. */
   bootAnchors: number[];
+  /** Lines read, by who wrote them (record.ts `Origin`; bare text that says nothing is not counted): with the events,
+   *  what decides the role of a file whose envelope said nothing. */
+  origins: Partial<Record<Origin, number>>;
 }
 
 export interface ExtractOptions {
@@ -156,6 +160,11 @@ export interface SegmentTail {
   backwardJumps: number;
   disagreements: number;
   firstDisagreement: { line: number; deltaMs: number } | null;
+  /** Lines read that carried no time and had no dated line before them to be placed after (used without a time). */
+  undated: number;
+  firstUndated: number | null;
+  /** Of those, lines with a time of day but no date anywhere before them. */
+  timeOfDayOnly: number;
   /** Keyed by host (`hostKey`). */
   edges: Record<string, HostEdge>;
   /** Lines starting before this offset (in the segment) were searched for every host's leading relist proof. */
@@ -216,6 +225,13 @@ export class SignalExtractor implements LineVisitor {
   private readonly headLines: number;
   private disagreements = 0;
   private firstDisagreement: { line: number; deltaMs: number } | null = null;
+  private readonly origins: Partial<Record<Origin, number>> = {};
+  private undated = 0;
+  private firstUndated: number | null = null;
+  private timeOfDayOnly = 0;
+  /** The last dated record read: where an undated line that follows it is placed, when the bytes before that line
+   *  are no longer at hand. */
+  private lastDated: { ts: number; host: string | null; ident: string | null; pid: number | null } | null = null;
   private firstTs = NaN;
   private lastTs = NaN;
   private backwardJumps = 0;
@@ -290,9 +306,55 @@ export class SignalExtractor implements LineVisitor {
     this.route(buf, from, to, full);
     const head = lineNo <= this.headLines;
     if (!this.baseWoken && !this.proofWoken && !head && !sampled) return;
+    if (text.length <= 24 && isElision(text, 0)) {
+      // Lines were left out here: what the log says after it cannot end what it said before.
+      const at = this.lastDated;
+      this.events.push({ type: 'gap', ts: at?.ts ?? NaN, host: at?.host ?? null, ref: { artifact: this.opts.artifact, line: lineNo, offset, ts: at?.ts ?? NaN, mono: NaN, text } });
+      return;
+    }
     const rec = parseLine(text, lineNo, offset, this.ctx);
-    if (rec) this.onRecord(rec, this.baseWoken || head, head || sampled || this.baseWoken);
+    if (rec) {
+      if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) this.place(rec, buf, from);
+      else this.lastDated = { ts: rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid };
+      this.onRecord(rec, this.baseWoken || head, head || sampled || this.baseWoken);
+    }
     if (prefilter) this.scanner.setPrefilter(this.wantsProof(offset + 1) ? this.searchFull : this.searchBase);
+  }
+
+  /**
+   * A line with no time of its own (a pasted fragment, a wrapped line's continuation, a time of day with no date) is
+   * placed right after the dated line before it: that line's time, and its host, identifier and PID when it has none
+   * (a continuation belongs to the entry it continues). The line before is read from the bytes at hand (a chunk starts
+   * at a line start), a few lines back at most; else the last dated record read stands in. With no dated line before
+   * it, it keeps no time.
+   */
+  private place(rec: LogRecord, buf: Buffer, from: number): void {
+    let prev: LogRecord | null = null;
+    let end = from - 1;
+    for (let k = 0; k < 8 && end >= 0 && buf[end] === 10; k++) {
+      const nl = end > 0 ? buf.lastIndexOf(10, end - 1) : -1;
+      const start = nl + 1;
+      const r = parseLine(buf.toString('utf8', start, end > start && buf[end - 1] === 13 ? end - 1 : end), 0, 0, this.ctx);
+      if (r && !Number.isNaN(r.ts)) {
+        prev = r;
+        break;
+      }
+      end = nl;
+    }
+    const before = prev ? { ts: prev.ts, host: prev.host, ident: prev.ident, pid: prev.pid } : this.lastDated;
+    if (!before) {
+      this.undated++;
+      this.firstUndated ??= rec.line;
+      if (!Number.isNaN(rec.timeOfDay)) this.timeOfDayOnly++;
+      return;
+    }
+    const own = Number.isNaN(rec.timeOfDay) ? NaN : this.ctx.years.onDayOf(rec.timeOfDay);
+    rec.ts = Number.isNaN(own) ? before.ts : own;
+    if (rec.host === null && rec.ident === null) {
+      rec.host = before.host;
+      rec.ident = before.ident;
+      rec.pid ??= before.pid;
+    }
   }
 
   /** LineVisitor: the head lines are read; a head naming several hosts makes this a many-host log. */
@@ -373,8 +435,8 @@ export class SignalExtractor implements LineVisitor {
   private onRecord(rec: LogRecord, full: boolean, dates: boolean): void {
     const wokenMatchers = this.wokenMatchers;
     const wokenCustom = this.wokenCustom;
-    if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) return;
     const st = this.hostState(rec.host);
+    if (full && rec.origin !== 'unknown') this.origins[rec.origin] = (this.origins[rec.origin] ?? 0) + 1;
     if (dates) {
       if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
       if (!Number.isNaN(rec.ts) && !Number.isNaN(rec.mono) && this.bootAnchors.length < 16) this.bootAnchors.push(rec.ts - rec.mono * 1000);
@@ -408,7 +470,7 @@ export class SignalExtractor implements LineVisitor {
     for (let mi = 0; mi < MATCHERS.length; mi++) {
       if (!wokenMatchers[mi]) continue;
       const m = MATCHERS[mi] as Matcher;
-      if (m.kinds && !m.kinds.includes(rec.kind)) continue;
+      if (m.from && !m.from.includes(rec.origin)) continue;
       const out = m.match(rec);
       if (!out) continue;
       for (const d of Array.isArray(out) ? out : [out]) {
@@ -422,7 +484,9 @@ export class SignalExtractor implements LineVisitor {
           this.nodeNames.set(d.node, (this.nodeNames.get(d.node) ?? 0) + 1);
           continue;
         }
-        this.events.push({ ...d, ts: rec.ts, host: rec.host, ref: this.refOf(rec) } as SignalEvent);
+        // What the controller manager (or a node condition) says of a node belongs to the node it names.
+        const host = (d.type === 'controller-node' || d.type === 'node-status-unknown') && d.node ? d.node : rec.host;
+        this.events.push({ ...d, ts: rec.ts, host, ref: this.refOf(rec) } as SignalEvent);
       }
     }
     for (let ci = 0; ci < this.custom.length; ci++) {
@@ -434,7 +498,7 @@ export class SignalExtractor implements LineVisitor {
   /** A line only a relist-proof needle woke: the proof a waiting host needs (or a later segment's leading one). */
   private onProofLine(rec: LogRecord, st: HostState): void {
     const m = MATCHERS[PROOF_MATCHER] as Matcher;
-    if (!this.wokenMatchers[PROOF_MATCHER] || (m.kinds && !m.kinds.includes(rec.kind))) return;
+    if (!this.wokenMatchers[PROOF_MATCHER] || (m.from && !m.from.includes(rec.origin))) return;
     const out = m.match(rec);
     for (const d of out ? (Array.isArray(out) ? out : [out]) : []) {
       if (d.type === 'relist-proof' && this.keepProof(rec, st, d)) this.events.push({ ...d, ts: rec.ts, host: rec.host, ref: this.refOf(rec) } as SignalEvent);
@@ -485,6 +549,7 @@ export class SignalExtractor implements LineVisitor {
         warnings: [],
         nodeNames: [],
         bootAnchors: this.bootAnchors,
+        origins: this.origins,
       },
       tail: {
         yearEnd: this.years.state(),
@@ -497,6 +562,9 @@ export class SignalExtractor implements LineVisitor {
         backwardJumps: this.backwardJumps,
         disagreements: this.disagreements,
         firstDisagreement: this.firstDisagreement,
+        undated: this.undated,
+        firstUndated: this.firstUndated,
+        timeOfDayOnly: this.timeOfDayOnly,
         edges,
         warmupEnd: this.warmupEnd,
       },
@@ -559,6 +627,15 @@ export function completeSignals(signals: ArtifactSignals, tail: SegmentTail, opt
       message: `journal time and klog header time disagree by ${Math.round(d.deltaMs / 1000)} s on ${tail.disagreements} line(s) (first here): the kubelet was stalled writing logs, or the two clocks use different zones; journal time used`,
     });
   }
+  if (tail.undated > 0) {
+    // Said once per file: what the report can and cannot say about these lines.
+    warnings.push({
+      line: tail.firstUndated,
+      message: tail.timeOfDayOnly === tail.undated
+        ? `${tail.undated} line(s) carry a time of day but no date, and no dated line comes before them: used without a time (their order is kept)`
+        : `${tail.undated} line(s) carry no time (a pasted fragment, a header cut off) and no dated line comes before them: used without a time (their order is kept)`,
+    });
+  }
   if (tail.backwardJumps > 0) {
     warnings.push({ line: null, message: `${tail.backwardJumps} time jump(s) backwards by more than an hour: merged or out-of-order log, or a clock step` });
   }
@@ -596,4 +673,39 @@ export function extractFile(realPath: string, opts: ExtractOptions, onChunk?: (b
     push(b);
     onChunk?.(b);
   }));
+}
+
+/** Events that only the kubelet's (or the controller manager's, the runtime's, the kernel's) own lines produce. */
+const EVENT_ROLE: Partial<Record<SignalEvent['type'], 'kubelet' | 'runtime' | 'kernel' | 'controller'>> = {
+  'relist-unhealthy': 'kubelet', 'sync-skipped': 'kubelet', 'node-not-ready': 'kubelet', 'node-ready': 'kubelet', 'relist-proof': 'kubelet',
+  'relist-failed': 'kubelet', 'kubelet-start': 'kubelet', 'kubelet-line': 'kubelet', 'runtime-info': 'kubelet', 'cri-error': 'kubelet',
+  'runtime-down': 'kubelet', 'cni-error': 'kubelet', 'cni-call': 'kubelet', 'event-channel-full': 'kubelet', 'pod-inspect-failed': 'kubelet',
+  'housekeeping-slow': 'kubelet', 'eviction': 'kubelet',
+  'runtime-lifecycle': 'runtime', 'runtime-daemon-error': 'runtime', 'crio-stopping': 'runtime', 'crio-stopped': 'runtime', 'runtime-call': 'runtime',
+  'hung-task': 'kernel', 'nfs-not-responding': 'kernel', 'netdev-unregister': 'kernel', 'oom-kill': 'kernel', 'kernel-io-frame': 'kernel',
+  'controller-node': 'controller',
+};
+
+const ROLE_OF: Record<'kubelet' | 'runtime' | 'kernel' | 'controller', Role> = {
+  kubelet: 'kubelet-log', runtime: 'runtime-log', kernel: 'kernel-log', controller: 'controller-log',
+};
+
+/**
+ * The role of a log by what its lines turned out to be: whose messages it holds (kubelet, runtime, kernel, controller
+ * manager), then who wrote the lines it read. Null when nothing in it was recognised.
+ */
+export function contentRole(sig: ArtifactSignals): Role | null {
+  const score = { kubelet: 0, runtime: 0, kernel: 0, controller: 0 };
+  for (const e of sig.events) {
+    const r = EVENT_ROLE[e.type];
+    if (r) score[r] += 1000;
+  }
+  for (const k of ['kubelet', 'runtime', 'kernel', 'controller'] as const) score[k] += sig.origins[k] ?? 0;
+  // The controller manager runs inside the same binary as the kubelet on old masters (hyperkube): its own messages
+  // decide, unless the kubelet's are there too.
+  if (score.controller >= 1000 && score.kubelet < 1000) return 'controller-log';
+  let best: keyof typeof score | null = null;
+  for (const k of ['kubelet', 'runtime', 'kernel', 'controller'] as const) if (score[k] > 0 && (best === null || score[k] > score[best])) best = k;
+  if (best) return ROLE_OF[best];
+  return sig.events.length > 0 ? 'other' : null;
 }

@@ -1,9 +1,9 @@
 // Log line → signal events. Each matcher names the literal needles it needs; the scanner's chunk prefilter is built
 // from the same needles, so a line can only reach a matcher if the prefilter let it through. Wordings and their
 // versions: ../shared/reference/kubelet-catalog.md (§2 PLEG, §4 runtime state, §5 node status, §6 CRI, §7 CNI).
-import type { LogRecord } from '../parse/record.js';
+import type { LogRecord, Origin } from '../parse/record.js';
 import { parseGoDuration } from '../parse/time.js';
-import type { CriCode, SignalEvent } from './events.js';
+import type { Component, CriCode, SignalEvent } from './events.js';
 
 type Draft = SignalEvent extends infer E ? (E extends SignalEvent ? Omit<E, 'ts' | 'host' | 'ref'> : never) : never;
 
@@ -12,14 +12,33 @@ export interface Matcher {
   /** Case-sensitive substrings of 12+ bytes (the prefilter skips faster the longer the shortest needle); the matcher
    *  runs on a line holding any of them. */
   needles: string[];
-  /** Which payload kinds it applies to (kubelet lines are klog/json; runtime daemons logrus/text; kernel text). */
-  kinds?: Array<LogRecord['kind']>;
+  /** Whose lines it reads (record.ts `Origin`, decided from the line's content): kubelet messages are read in kubelet
+   *  lines and in bare fragments that say nothing of who wrote them, never in a runtime's or the kernel's. */
+  from?: Origin[];
   match(rec: LogRecord): Draft | Draft[] | null;
 }
 
-const AGE_RE = /pleg was last seen active ([0-9hmsµun.]+) ago; threshold is ([0-9hms.]+)/;
+// Paste damage inside a duration (a space, a wrapped line joined back with one) is tolerated: the digits and units are
+// what count.
+const AGE_RE = /pleg was last seen active ((?:[0-9.]+ ?(?:h|ms|m|s|µs|us|ns) ?)+)ago;? ?(?:threshold is ((?:[0-9.]+(?:h|m|s))+))?/;
+/** `m=+565.446974410`: a Go time value's monotonic reading, i.e. seconds since the process started. */
+const UPTIME_RE = /m=\+(\d+(?:\.\d+)?)/;
 const SENTINEL_SECONDS = 2562047 * 3600 + 47 * 60 + 16.854775807;
 const NUMERIC_CODES: Record<string, CriCode> = { '1': 'Canceled', '2': 'Unknown', '4': 'DeadlineExceeded', '5': 'NotFound', '8': 'ResourceExhausted', '12': 'Unimplemented', '13': 'Internal', '14': 'Unavailable' };
+
+/** What a PLEG health message says: the age of the last relist and the threshold (null: it said neither), whether the
+ *  first relist never succeeded. Shared by log lines and node conditions (objects, `kubectl describe`). */
+export function plegHealth(text: string): { ageSeconds: number | null; thresholdSeconds: number; neverSucceeded: boolean } | null {
+  if (text.includes('pleg has yet to be successful')) return { ageSeconds: null, thresholdSeconds: 180, neverSucceeded: true };
+  const m = AGE_RE.exec(text);
+  if (!m) return null;
+  const age = parseGoDuration((m[1] as string).replace(/ /g, ''));
+  const thr = m[2] ? parseGoDuration(m[2]) : NaN;
+  if (!Number.isFinite(age)) return null;
+  // ≤1.12 kubelets report the zero relist time as this sentinel at start-up: "never succeeded", not 292 years.
+  const sentinel = Math.abs(age - SENTINEL_SECONDS) < 1;
+  return { ageSeconds: sentinel ? null : age, thresholdSeconds: Number.isFinite(thr) ? thr : 180, neverSucceeded: sentinel };
+}
 
 export function grpcCode(text: string): CriCode {
   const m = /code = (\w+)/.exec(text);
@@ -31,7 +50,8 @@ export function grpcCode(text: string): CriCode {
   const n = /Code:(\d+)/.exec(text);
   if (n) return NUMERIC_CODES[n[1] as string] ?? 'Other';
   if (text.includes('context deadline exceeded') || text.includes('operation timeout')) return 'DeadlineExceeded';
-  if (text.includes('connection refused') || text.includes('Cannot connect to the Docker daemon')) return 'Unavailable';
+  if (text.includes('connection refused') || text.includes('Cannot connect to the Docker daemon') || text.includes('cannot connect to Docker endpoint')) return 'Unavailable';
+  if (text.includes('larger than max')) return 'ResourceExhausted';
   return null;
 }
 
@@ -80,7 +100,20 @@ function runtimeFromText(t: string): 'docker' | 'containerd' | 'cri-o' | null {
   return null;
 }
 
-const KUBELET: Array<LogRecord['kind']> = ['klog', 'json'];
+/** Kubelet messages: in kubelet lines, and in fragments that do not say who wrote them (a header cut off). */
+const KUBELET: Origin[] = ['kubelet', 'unknown'];
+const RUNTIME_SIDE: Origin[] = ['runtime', 'system', 'unknown'];
+
+const SIZE_RE = /larger than max \((\d+) vs\.? (\d+)\)/;
+const LIST_OPS: Record<string, string> = { 'pod sandboxes': 'list_podsandbox', sandboxes: 'list_podsandbox', containers: 'list_containers' };
+
+function componentOf(name: string): Component | null {
+  const n = name.toLowerCase();
+  if (n.startsWith('docker')) return 'docker';
+  if (n.startsWith('containerd')) return 'containerd';
+  if (n === 'cri-o' || n === 'crio') return 'cri-o';
+  return null;
+}
 
 /** What the specific CRI matchers key on: a line holding one of these is theirs. */
 const SPECIFIC_CRI = ['from runtime service failed', 'ListPodSandbox failed', 'Failed to list pod sandboxes', 'getKubeletContainers failed', 'ListContainers failed',
@@ -91,28 +124,22 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'pleg-unhealthy',
     needles: ['PLEG is not healthy', 'pleg was last seen active', 'pleg has yet to be successful'],
+    from: ['kubelet', 'unknown', 'system'],
     match(rec) {
       const t = rec.payload;
       const lower = rec.msg.toLowerCase();
       const source = lower.startsWith('skipping pod synchronization') ? 'sync-loop'
-        : lower.includes('node became not ready') || lower.includes('setting node status') ? 'node-condition' : 'other';
+        : lower.includes('node became not ready') || lower.includes('setting node status') || lower.includes('kubeletnotready') ? 'node-condition' : 'other';
       const runtimeDown = t.includes('container runtime is down');
-      if (t.includes('pleg has yet to be successful')) {
-        return { type: 'relist-unhealthy', ageSeconds: null, thresholdSeconds: 180, neverSucceeded: true, source, runtimeDown };
-      }
-      const m = AGE_RE.exec(t);
-      if (!m) return null;
-      const age = parseGoDuration(m[1] as string);
-      const thr = parseGoDuration(m[2] as string);
-      // ≤1.12 kubelets report the zero relist time as this sentinel at start-up: "never succeeded", not 292 years.
-      const sentinel = Math.abs(age - SENTINEL_SECONDS) < 1;
-      return { type: 'relist-unhealthy', ageSeconds: sentinel ? null : age, thresholdSeconds: Number.isFinite(thr) ? thr : 180, neverSucceeded: sentinel, source, runtimeDown };
+      const up = UPTIME_RE.exec(t);
+      const h = plegHealth(t);
+      return h ? { type: 'relist-unhealthy', ...h, source, runtimeDown, uptimeSeconds: up ? Number(up[1]) : null } : null;
     },
   },
   {
     id: 'sync-skipped-other',
     needles: ['kipping pod synchronization'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       if (rec.payload.includes('PLEG is not healthy')) return null;
       const reason = (rec.fields['err'] ?? rec.msg.replace(/^skipping pod synchronization - /, '')).replace(/^\[|\]$/g, '');
@@ -121,10 +148,11 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'node-not-ready',
-    needles: ['event="NodeNotReady"', 'Recording NodeNotReady', 'became not ready'],
-    kinds: KUBELET,
+    needles: ['event="NodeNotReady"', 'Recording NodeNotReady', 'became not ready', 'status is now: NodeNotReady'],
+    from: KUBELET,
     match(rec) {
       const t = rec.payload;
+      if (t.includes('status is now: NodeNotReady')) return { type: 'node-not-ready', message: null };
       if (t.includes('became not ready')) {
         const m = /[Mm]essage"?:"?(.*?)(?:"?}\s*$|$)/.exec(rec.fields['condition'] ?? t);
         return { type: 'node-not-ready', message: m ? (m[1] as string).replace(/"$/, '') : null };
@@ -135,17 +163,17 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'node-ready',
-    needles: ['event="NodeReady"', 'Recording NodeReady'],
-    kinds: KUBELET,
+    needles: ['event="NodeReady"', 'Recording NodeReady', 'status is now: NodeReady'],
+    from: KUBELET,
     match(rec) {
-      if (rec.payload.includes('Recording NodeReady event') || rec.fields['event'] === 'NodeReady') return { type: 'node-ready' };
+      if (rec.payload.includes('Recording NodeReady event') || rec.fields['event'] === 'NodeReady' || rec.payload.includes('status is now: NodeReady')) return { type: 'node-ready' };
       return null;
     },
   },
   {
     id: 'relist-proof',
     needles: ['SyncLoop (PLEG)', 'Generic (PLEG)', '"GenericPLEG"', 'GenericPLEG: '],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       const m = rec.msg;
       if (m.startsWith('SyncLoop (PLEG)')) return { type: 'relist-proof', what: 'SyncLoop (PLEG) event' };
@@ -158,20 +186,24 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'relist-failed',
     needles: ['Unable to retrieve pods'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       return rec.msg.startsWith('GenericPLEG: Unable to retrieve pods') ? { type: 'relist-failed', code: grpcCode(errText(rec)) } : null;
     },
   },
   {
     id: 'kubelet-start',
+    from: ['kubelet', 'unknown', 'system'],
     needles: ['Kubelet version', '] Version: v', 'Started kubelet', 'Starting kubelet main sync loop', 'Started Kubernetes', 'Started kubelet', 'Stopping Kubernetes', 'Stopped Kubernetes', 'kubelet.service: Main process exited', 'Stopping kubelet', 'Stopped kubelet'],
     match(rec) {
       const m = rec.msg;
       if (rec.kind === 'klog' || rec.kind === 'json') {
-        if (m === 'Kubelet version') return { type: 'kubelet-start', version: rec.fields['kubeletVersion'] ?? null, marker: 'version' };
+        if (m === 'Kubelet version') {
+          const kv = rec.fields['kubeletVersion'] ?? null;
+          return kv ? [{ type: 'kubelet-start', version: kv, marker: 'version' }, { type: 'component-version', component: 'kubelet', version: kv }] : { type: 'kubelet-start', version: null, marker: 'version' };
+        }
         const v = /^Version: (v\d+\.\d+\.\S+)/.exec(m);
-        if (v && /server\.go/.test(rec.caller ?? 'server.go')) return { type: 'kubelet-start', version: v[1] as string, marker: 'version' };
+        if (v && /server\.go/.test(rec.caller ?? 'server.go')) return [{ type: 'kubelet-start', version: v[1] as string, marker: 'version' }, { type: 'component-version', component: 'kubelet', version: v[1] as string }];
         if (m === 'Started kubelet' || m.startsWith('Started kubelet as runonce')) return { type: 'kubelet-start', version: null, marker: 'started' };
         if (m.startsWith('Starting kubelet main sync loop')) return { type: 'kubelet-start', version: null, marker: 'sync-loop-start' };
         return null;
@@ -189,26 +221,32 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'runtime-info',
     needles: ['Container runtime', 'initialized, version'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       const m = rec.msg;
       const a = /^Container runtime (\S+) initialized, version: ([^,]+)/.exec(m);
-      if (a) return { type: 'runtime-info', runtime: runtimeFromText(a[1] as string), version: (a[2] as string).trim() };
-      if (m === 'Container runtime initialized') return { type: 'runtime-info', runtime: runtimeFromText(rec.fields['containerRuntime'] ?? ''), version: rec.fields['version'] ?? null };
+      const withVersion = (runtime: ReturnType<typeof runtimeFromText>, version: string | null): Draft[] => {
+        const out: Draft[] = [{ type: 'runtime-info', runtime, version }];
+        const c = runtime ? componentOf(runtime) : null;
+        if (c && version) out.push({ type: 'component-version', component: c, version });
+        return out;
+      };
+      if (a) return withVersion(runtimeFromText(a[1] as string), (a[2] as string).trim());
+      if (m === 'Container runtime initialized') return withVersion(runtimeFromText(rec.fields['containerRuntime'] ?? ''), rec.fields['version'] ?? null);
       if (m.startsWith('Container runtime sanity check failed')) return { type: 'runtime-down', reason: 'Container runtime sanity check failed: ' + errText(rec).replace(/^Container runtime sanity check failed: /, '') };
       return null;
     },
   },
   {
     id: 'runtime-down',
-    needles: ['container runtime is down', 'Cannot connect to the Docker daemon', 'connection refused', 'code = Unavailable'],
-    kinds: KUBELET,
+    needles: ['container runtime is down', 'Cannot connect to the Docker daemon', 'connection refused', 'code = Unavailable', 'cannot connect to Docker endpoint', 'code = 14 desc'],
+    from: KUBELET,
     match(rec) {
       const t = rec.payload;
       if (t.includes('PLEG is not healthy')) return null; // the unhealthy matcher records runtimeDown
       if (t.includes('container runtime is down')) return { type: 'runtime-down', reason: 'container runtime is down' };
-      if (t.includes('Cannot connect to the Docker daemon')) return { type: 'runtime-down', reason: 'Cannot connect to the Docker daemon' };
-      if ((t.includes('connection refused') || t.includes('code = Unavailable')) && /\.sock|runtime|dial unix/.test(t)) {
+      if (t.includes('Cannot connect to the Docker daemon') || t.includes('cannot connect to Docker endpoint')) return { type: 'runtime-down', reason: 'Cannot connect to the Docker daemon' };
+      if ((t.includes('connection refused') || t.includes('code = Unavailable') || t.includes('code = 14 desc')) && /\.sock|runtime|dial unix/.test(t)) {
         return { type: 'runtime-down', reason: (/dial unix [^:]+: connect: [\w ]+/.exec(t)?.[0]) ?? 'CRI socket unavailable' };
       }
       return null;
@@ -217,7 +255,7 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'cri-client-error',
     needles: ['from runtime service failed'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       const m = /^(\w+)\b.*?from runtime service failed/.exec(rec.msg);
       if (!m) return null;
@@ -232,7 +270,7 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'cri-caller-error',
     needles: ['ListPodSandbox failed', 'Failed to list pod sandboxes', 'getKubeletContainers failed', 'ListContainers failed', 'PodSandboxStatus of sandbox', 'ContainerStatus for', 'ContainerStatus return error', 'Failed to list sandboxes for pod', 'ListContainers error', 'statusError{Code:', 'Error listing containers'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       const m = rec.msg;
       const err = errText(rec);
@@ -253,7 +291,7 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'kill-sync-error',
     needles: ['KillPodSandboxError', 'KillContainerError', 'StopPodSandbox', 'killPodWithSyncResult failed'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       const t = rec.payload;
       if (t.includes('from runtime service failed')) return null;
@@ -272,7 +310,7 @@ export const MATCHERS: Matcher[] = [
     // CRI call that did not return. Lines the specific matchers cover are left to them, so nothing counts twice.
     id: 'cri-other-timeout',
     needles: ['code = DeadlineExceeded', 'code = 4 desc', 'operation timeout: context deadline'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       const t = rec.payload;
       if (SPECIFIC_CRI.some((n) => t.includes(n)) || t.includes('PLEG is not healthy') || t.includes('GenericPLEG: Unable')) return null;
@@ -284,7 +322,7 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'pod-inspect-failed',
     needles: ['PLEG: Ignoring events for pod', 'failed reinspection'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       const m = /^PLEG: (?:Ignoring events for pod|pod) (\S+?)(?::| failed)/.exec(rec.msg);
       return { type: 'pod-inspect-failed', pod: rec.fields['pod'] ?? (m ? (m[1] as string) : null), code: grpcCode(errText(rec)) };
@@ -293,6 +331,7 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'event-channel-full',
     needles: ['channel is full', 'channel capacity is full'],
+    from: KUBELET,
     match(rec) {
       const t = rec.payload;
       return { type: 'event-channel-full', evented: t.includes('Evented') || t.includes('capacity is full') };
@@ -301,7 +340,7 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'cni',
     needles: ['etworkPlugin ', 'network plugin', 'failed to read pod IP', 'network for sandbox', "Couldn't find network status"],
-    kinds: ['klog', 'json', 'logrus', 'text'],
+
     match(rec) {
       const t = rec.payload;
       const pod = rec.fields['pod'] ?? (/pod "([^"]+)"/.exec(t)?.[1] ?? null);
@@ -327,6 +366,26 @@ export const MATCHERS: Matcher[] = [
     match(rec) {
       const m = /task (\S+?):\d+ blocked for more than (\d+) seconds/.exec(rec.payload);
       return m ? { type: 'hung-task', task: m[1] as string, seconds: Number(m[2]) } : null;
+    },
+  },
+  {
+    // The line after a hung-task report names the kernel: `      Not tainted 4.19.143-flatcar #1` / `Tainted: G  W  4.18.0-…`.
+    id: 'kernel-version',
+    needles: ['Not tainted ', 'Linux version '],
+    from: ['kernel', 'unknown'],
+    match(rec) {
+      const m = /(?:Not tainted|Tainted: [A-Z ]+?) +(\d+\.\d+\.\d+\S*)/.exec(rec.payload) ?? /Linux version (\d+\.\d+\.\d+\S*)/.exec(rec.payload);
+      return m ? { type: 'component-version', component: 'kernel', version: m[1] as string } : null;
+    },
+  },
+  {
+    // Frames of a blocked task's stack that wait on storage: what makes a hung task an I/O stall.
+    id: 'kernel-io-frame',
+    needles: ['wb_wait_for_completion', 'sync_inodes_sb', 'rpc_wait_bit_killable', 'nfs_wait_bit_killable', 'xfs_log_force', 'jbd2_log_wait_commit', 'jbd2_journal_commit', 'wait_on_page_bit', 'folio_wait_bit', 'rwsem_down_write', 'rwsem_down_read', 'filemap_fdatawait', 'filemap_write_and_wait', 'sync_filesystem', 'ext4_sync_file', 'blk_mq_get_tag', 'io_schedule_timeout', 'nfs4_call_sync', '__nfs_revalidate_inode'],
+    from: ['kernel', 'unknown'],
+    match(rec) {
+      const m = /(?:^|\s|\? |\] )([a-z_][\w.]*)\+0x[0-9a-f]+\/0x[0-9a-f]+/.exec(rec.payload);
+      return m ? { type: 'kernel-io-frame', fn: m[1] as string } : null;
     },
   },
   {
@@ -376,7 +435,7 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'housekeeping',
     needles: ['Housekeeping took longer'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       const a = rec.fields['actual'];
       return { type: 'housekeeping-slow', seconds: a ? parseGoDuration(a) : null };
@@ -392,25 +451,43 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'eviction',
     needles: ['Eviction manager: attempting to reclaim', 'eviction manager: must evict', 'Evicting pod'],
-    kinds: KUBELET,
+    from: KUBELET,
     match(rec) {
       return { type: 'eviction', detail: rec.msg.slice(0, 200) };
     },
   },
   {
     id: 'runtime-daemon',
-    needles: ['write: broken pipe', 'get state for', 'deadline exceeded', 'up dead shim', 'shim disconnected', 'Stopping container', 'Stopped container', 'msg="Starting up', 'API listen on', 'starting containerd', 'successfully booted', 'Starting CRI-O', 'Started Docker', 'Stopping Docker', 'Starting containerd', 'Stopping containerd', 'Started containerd', 'Container Runtime Interface for OCI', 'Main process exited', 'Processing signal'],
-    kinds: ['logrus', 'text'],
+    needles: ['write: broken pipe', 'get state for', 'deadline exceeded', 'up dead shim', 'shim disconnected', 'Stopping container', 'Stopped container', 'msg="Starting up', 'API listen on', 'starting containerd', 'successfully booted', 'Starting CRI-O', 'Started Docker', 'Stopping Docker', 'Starting containerd', 'Stopping containerd', 'Started containerd', 'Container Runtime Interface for OCI', 'Main process exited', 'Processing signal', 'Start streaming server', 'Found left-over process', 'converting task to protobuf', 'multiple response.WriteHeader', 'UpdateContainerResources for', 'Docker daemon" commit', 'msg="Docker daemon"'],
+    from: RUNTIME_SIDE,
     match(rec) {
       const t = rec.payload;
       const m = rec.msg;
       const rt = runtimeFromIdent(rec) ?? (rec.ident === 'systemd' || rec.ident === 'init.scope' ? runtimeFromText(m) : null);
       const id = rec.fields['id'] ?? rec.fields['container'] ?? (HEX_ID.exec(m)?.[1] ?? null);
+      // systemd starting a runtime unit that left shims behind: the unit (re)started.
+      const leftover = /^(\S+)\.service: Found left-over process \d+ \(([^)]+)\)/.exec(m);
+      if (leftover) return { type: 'runtime-lifecycle', runtime: runtimeFromText(leftover[1] as string), phase: 'start' };
+      if (m === 'Docker daemon' && rec.fields['version']) {
+        return [{ type: 'runtime-lifecycle', runtime: 'docker', phase: 'start' }, { type: 'component-version', component: 'docker', version: rec.fields['version'] as string }];
+      }
+      if (m === 'starting containerd' && rec.fields['version']) {
+        return [{ type: 'runtime-lifecycle', runtime: 'containerd', phase: 'start' }, { type: 'component-version', component: 'containerd', version: (rec.fields['version'] as string).replace(/^v/, '') }];
+      }
+      const crio = /^Starting CRI-O, version: ([^,\s]+)/.exec(m);
+      if (crio) return [{ type: 'runtime-lifecycle', runtime: 'cri-o', phase: 'start' }, { type: 'component-version', component: 'cri-o', version: crio[1] as string }];
+      // The CRI plugin's last start-up line (one per containerd start).
+      if (m === 'Start streaming server') return { type: 'runtime-lifecycle', runtime: rt ?? 'containerd', phase: 'start' };
+      const upd = /^UpdateContainerResources for \\?"?([0-9a-f]{12,64})\\?"?( returns successfully)?/.exec(m);
+      if (upd) return { type: 'runtime-call', call: 'UpdateContainerResources', id: upd[1] as string, phase: upd[2] ? 'done' : 'start' };
+      if (m.startsWith('converting task to protobuf') && /context (?:canceled|deadline exceeded)/.test(t)) return { type: 'runtime-daemon-error', runtime: rt ?? 'containerd', kind: 'task-list-timeout', containerId: id };
+      // net/http's complaint after a handler whose client went away: the other half of a broken pipe.
+      if (m.startsWith('http: multiple response.WriteHeader')) return { type: 'runtime-daemon-error', runtime: rt ?? 'docker', kind: 'broken-pipe', containerId: null };
       const crioStop = /^Stopping container:? ([0-9a-f]{12,64}) \(timeout: (\d+)s\)/.exec(m);
       if (crioStop) return { type: 'crio-stopping', containerId: crioStop[1] as string, timeoutSeconds: Number(crioStop[2]) };
       const crioStopped = /^Stopped container ([0-9a-f]{12,64})/.exec(m);
       if (crioStopped) return { type: 'crio-stopped', containerId: crioStopped[1] as string };
-      if (rec.ident === 'systemd' || rec.ident === 'init.scope') {
+      if (rec.origin === 'system') {
         const r = runtimeFromText(m);
         if (!r) return null;
         if (/^Start(ed|ing) /.test(m)) return { type: 'runtime-lifecycle', runtime: r, phase: 'start' };
@@ -418,7 +495,7 @@ export const MATCHERS: Matcher[] = [
         if (/Main process exited.*status=[^0]/.test(m) || /Failed with result/.test(m)) return { type: 'runtime-lifecycle', runtime: r, phase: 'crash' };
         return null;
       }
-      if (rt === null && rec.kind !== 'logrus') return null;
+      if (rt === null && rec.kind !== 'logrus' && rec.origin !== 'runtime') return null;
       if (/^Starting up$|^API listen on|^starting containerd|successfully booted|^Starting CRI-O/.test(m)) return { type: 'runtime-lifecycle', runtime: rt ?? runtimeFromText(m), phase: 'start' };
       if (m.startsWith("Processing signal 'terminated'")) return { type: 'runtime-lifecycle', runtime: rt, phase: 'stop' };
       if (t.includes('broken pipe') && /containers\/json|\/containers\/|docker\.sock/.test(t)) return { type: 'runtime-daemon-error', runtime: rt ?? 'docker', kind: 'broken-pipe', containerId: null };
@@ -431,10 +508,76 @@ export const MATCHERS: Matcher[] = [
   {
     id: 'node-name',
     needles: ['event message for node', 'Attempting to register node', 'Successfully registered node'],
-    kinds: KUBELET,
+    from: ['kubelet'],
     match(rec) {
       const n = rec.fields['node'] ?? (/(?:for node|register node) (\S+)/.exec(rec.msg)?.[1] ?? null);
       return n ? { type: 'node-name', node: n.replace(/^"|"$/g, '') } : null;
+    },
+  },
+  {
+    id: 'network-not-ready',
+    needles: ['NetworkReady=false', 'network plugin is not ready', 'cni plugin not initialized', 'cni config uninitialized', 'NetworkPluginNotReady'],
+    match(rec) {
+      const t = rec.payload;
+      const m = /(?:message:|msg=")?([^"]*?(?:network plugin is not ready|cni plugin not initialized|cni config uninitialized)[^"]*)/.exec(t);
+      return { type: 'network-not-ready', reason: (m?.[1] ?? 'NetworkReady=false').trim().replace(/^message:/, '').slice(0, 200) };
+    },
+  },
+  {
+    id: 'node-status-unknown',
+    needles: ['Kubelet stopped posting node status', 'NodeStatusUnknown'],
+    match(rec) {
+      const n = /[Nn]ode "?([a-z0-9][\w.-]*)"?/.exec(rec.msg);
+      return { type: 'node-status-unknown', node: rec.fields['node'] ?? (n && n[1] !== 'status' ? (n[1] as string) : null) };
+    },
+  },
+  {
+    // kube-controller-manager's node lifecycle, about a node it names (kubelet lines never say these).
+    id: 'controller-node',
+    needles: ["hasn't been updated for", 'Missing timestamp for Node', 'Recording status change', 'master disruption mode', 'successfully acquired lease', 'sucessfully acquired lease'],
+    from: ['controller', 'unknown'],
+    match(rec) {
+      const m = rec.msg;
+      const named = rec.fields['node'] ?? (/(?:[Nn]ode|for node) "?([a-z0-9][\w.-]*?)"?(?:[ .:,]|$)/.exec(m)?.[1] ?? null);
+      if (/hasn't been updated for/.test(m)) return { type: 'controller-node', node: named, what: 'not-updated' };
+      if (m.startsWith('Missing timestamp for Node')) return { type: 'controller-node', node: named, what: 'missing-timestamp' };
+      if (/Recording status change NodeNotReady/.test(m)) return { type: 'controller-node', node: named, what: 'not-ready' };
+      if (/master disruption mode/.test(m)) return { type: 'controller-node', node: null, what: 'disruption' };
+      if (/acquired lease \S*kube-controller-manager/.test(m)) return { type: 'controller-node', node: null, what: 'leader' };
+      return null;
+    },
+  },
+  {
+    // A Go panic or fatal error in any process's output (`Observed a panic` is one the process recovered from).
+    id: 'process-panic',
+    needles: ['panic: runtime error', 'fatal error: ', 'panic: send on closed', 'panic: close of closed', 'panic: assignment to', 'panic: interface conversion', 'Observed a panic'],
+    match(rec) {
+      const t = rec.payload;
+      const at = t.search(/(?:^|\s)(?:panic: |fatal error: |Observed a panic)/);
+      if (at < 0) return null;
+      const process = rec.origin === 'runtime' ? (runtimeFromIdent(rec) ?? rec.ident ?? 'runtime') : rec.origin === 'kubelet' ? 'kubelet' : (rec.ident ?? 'unknown');
+      return { type: 'process-panic', process, fatal: !t.includes('Observed a panic'), detail: t.slice(at).trim().slice(0, 200) };
+    },
+  },
+  {
+    // gRPC refused a message over its size limit (16 MiB; 4 or 8 MiB on older clients): a list with too many entries.
+    id: 'grpc-size-limit',
+    needles: ['larger than max'],
+    match(rec) {
+      const t = rec.payload;
+      const m = SIZE_RE.exec(t);
+      const verb = /\b(ListPodSandbox|ListContainers|ListContainerStats|ListImages)\b/.exec(t)?.[1] ?? null;
+      const listing = /listing (pod sandboxes|sandboxes|containers)/.exec(t)?.[1] ?? null;
+      const op = verb ? (OPS[verb] ?? null) : listing ? (LIST_OPS[listing] ?? null) : t.includes('GenericPLEG') ? 'list' : null;
+      return { type: 'grpc-size-limit', op, size: m ? Number(m[1]) : null, limit: m ? Number(m[2]) : null };
+    },
+  },
+  {
+    id: 'healthz',
+    needles: ['syncloop failed', '[-]syncloop', '[-]pleg'],
+    match(rec) {
+      const m = /\[-\](\w+) failed(?:: (.*))?/.exec(rec.payload);
+      return m ? { type: 'healthz-failed', check: m[1] as string, reason: m[2] ?? null } : null;
     },
   },
 ];

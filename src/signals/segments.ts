@@ -306,12 +306,16 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
   const lastPid = new Map<string, number>();
   const nodeNameCounts: Record<string, number> = {};
   const bootAnchors: number[] = [];
+  const origins: ArtifactSignals['origins'] = {};
   const checkpoints: Array<[number, number]> = [];
   const longLines: number[] = [];
   let longLineCount = 0;
   let backwardJumps = 0;
   let disagreements = 0;
   let firstDisagreement: SegmentTail['firstDisagreement'] = null;
+  let undated = 0;
+  let firstUndated: number | null = null;
+  let timeOfDayOnly = 0;
   let prevEnd: { year: number; lastMonth: number } | null = null;
   let prevLastTs = NaN;
   let lastLine = first.signals.scan.lastLine;
@@ -356,6 +360,7 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
     }
     for (const [n, c] of Object.entries(tail.nodeNameCounts)) nodeNameCounts[n] = (nodeNameCounts[n] ?? 0) + c;
     for (const b of s.bootAnchors) if (bootAnchors.length < 16) bootAnchors.push(shift(b));
+    for (const [o, n] of Object.entries(s.origins) as Array<[keyof typeof origins, number]>) origins[o] = (origins[o] ?? 0) + n;
     for (const [l, o] of s.scan.checkpoints) checkpoints.push([l + lineBase, o + byteBase]);
     for (const l of s.scan.longLines) if (longLines.length < 10) longLines.push(l + lineBase);
     longLineCount += s.scan.longLineCount;
@@ -365,6 +370,9 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
     if (!Number.isNaN(tail.lastTs)) prevLastTs = shift(tail.lastTs);
     disagreements += tail.disagreements;
     if (!firstDisagreement && tail.firstDisagreement) firstDisagreement = { ...tail.firstDisagreement, line: tail.firstDisagreement.line + lineBase };
+    undated += tail.undated;
+    timeOfDayOnly += tail.timeOfDayOnly;
+    if (firstUndated === null && tail.firstUndated !== null) firstUndated = tail.firstUndated + lineBase;
     if (s.scan.lastLine) lastLine = { ...s.scan.lastLine, lineNo: s.scan.lastLine.lineNo + lineBase, offset: s.scan.lastLine.offset + byteBase };
     prevEnd = { year: tail.yearEnd.year + delta, lastMonth: tail.yearEnd.lastMonth };
     lineBase += s.scan.lines;
@@ -380,10 +388,11 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
     warnings: [],
     nodeNames: [],
     bootAnchors,
+    origins,
   };
   const tail: SegmentTail = {
     yearEnd: prevEnd ?? first.tail.yearEnd, firstMonth: first.tail.firstMonth, firstPid: {}, lastPid: {}, nodeNameCounts,
-    firstTs: NaN, lastTs: prevLastTs, backwardJumps, disagreements, firstDisagreement, edges: {}, warmupEnd: 0,
+    firstTs: NaN, lastTs: prevLastTs, backwardJumps, disagreements, firstDisagreement, undated, firstUndated, timeOfDayOnly, edges: {}, warmupEnd: 0,
   };
   return completeSignals(merged, tail, opts, readError);
 }

@@ -8,6 +8,7 @@ import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InputError, type Artifact, type Discovery } from '../../src/input/artifact.js';
 import { discover } from '../../src/input/discover.js';
+import { analyze } from '../../src/analyze.js';
 
 const KUBELET = [
   'Nov 21 10:00:03 node-1 kubelet[1234]: E1121 10:00:03.123456    1234 generic.go:238] "GenericPLEG: Unable to retrieve pods" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded"',
@@ -157,11 +158,14 @@ describe('discover: named files', () => {
     expect(d.warnings).toEqual([{ file: p, line: null, message: `same file as ${p}: read once` }]);
   });
 
-  it('unrecognised text named directly is kept with a warning', async () => {
+  it('unrecognised text named directly is kept, read for messages, and then said to hold none', async () => {
     const p = write('README', 'hello\n');
     const d = await discover([p]);
     expect(d.artifacts[0]).toMatchObject({ role: 'other', format: 'other' });
-    expect(d.warnings[0]?.message).toMatch(/^not recognised/);
+    // Whether a text holds a kubelet, runtime or kernel message is known once it has been read (an excerpt has no envelope).
+    const { analysis } = await analyze({ paths: [p] });
+    expect(analysis.nodes).toEqual([]);
+    expect(analysis.warnings[0]?.message).toMatch(/^not recognised/);
   });
 });
 

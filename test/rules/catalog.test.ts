@@ -247,11 +247,11 @@ describe('not a PLEG stall', () => {
     const n = await nodeOf({ 'kubelet.log': lines(ls) });
     expect(n.verdict.plegUnhealthy).toBe(false);
     expect(n.verdict.primaryCause).toBeNull();
-    const f = n.findings.find((x) => x.ruleId === 'notready-not-pleg');
+    const f = n.findings.find((x) => x.ruleId === 'notready-network');
     expect(f?.summary).toContain('network not ready');
   });
   it('negative: a real PLEG stall is not reported as another reason', async () => {
     const n = await nodeOf({ 'kubelet.log': lines(baseStall()) });
-    expect(n.findings.some((f) => f.ruleId === 'notready-not-pleg')).toBe(false);
+    expect(n.findings.some((f) => f.ruleId === 'notready-not-pleg' || f.ruleId === 'notready-network')).toBe(false);
   });
 });

@@ -50,7 +50,7 @@ describe('warnings and start-up', () => {
   it('CRI timeouts without a stall are a warning, not a verdict', async () => {
     const n = await nodeOf({ 'kubelet.log': lines([syncLoopEvent(L), kl(L + 1000, 'E', 'log.go:32', `"ContainerStatus from runtime service failed" err="${DE}" containerID="abc123abc123"`), syncLoopEvent(L + 60_000)]) });
     expect(n.verdict).toMatchObject({ plegUnhealthy: false, primaryCause: null });
-    expect(n.findings.map((f) => f.ruleId)).toEqual(['runtime-errors-warning']);
+    expect(n.findings.map((f) => f.ruleId)).toEqual(['sign-runtime-hang']);
   });
   it('negative: no CRI error, no warning', async () => {
     const n = await nodeOf({ 'kubelet.log': lines([syncLoopEvent(L), syncLoopEvent(L + 60_000)]) });

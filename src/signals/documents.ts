@@ -1,0 +1,105 @@
+// Ticket attachments that are not logs (`kubectl describe node`, a transcript of crictl/docker commands) → the same
+// signal events a log gives, each citing its line. Messages inside them (an event's message, a condition's message, an
+// error a command printed) go through the same matchers as log lines: a hung task reported by node-problem-detector is
+// the kernel's hung-task line; `rpc error: … larger than max` in a ContainerGCFailed event is the kubelet's.
+import type { DescribeNode } from '../parse/describe-node.js';
+import type { CliOutput } from '../parse/cli-output.js';
+import { parseLine, type LogRecord } from '../parse/record.js';
+import { resolveZone, WallClock, YearClock } from '../parse/time.js';
+import { conditionEvents } from './conditions.js';
+import type { Component, Ref, SignalEvent } from './events.js';
+import type { ArtifactSignals } from './extract.js';
+import { MATCHERS } from './matchers.js';
+
+type Draft = Omit<SignalEvent, 'ts' | 'host' | 'ref'>;
+
+function ref(artifact: number, line: number, text: string, ts = NaN): Ref {
+  return { artifact, line, offset: 0, ts, mono: NaN, text };
+}
+
+/** Runs every matcher whose needle the message holds over `message`, as if it were a line of its own. */
+export function messageEvents(message: string, at: { artifact: number; line: number; text: string; ts: number; host: string | null }): SignalEvent[] {
+  const wall = new WallClock(resolveZone('UTC'));
+  const rec = parseLine(message, at.line, 0, { wall, years: new YearClock(wall, { year: 2000 }) }) as LogRecord | null;
+  if (!rec) return [];
+  rec.ts = at.ts;
+  const out: SignalEvent[] = [];
+  for (const m of MATCHERS) {
+    if (m.from && !m.from.includes(rec.origin)) continue;
+    if (!m.needles.some((n) => message.includes(n))) continue;
+    const d = m.match(rec);
+    for (const x of d ? (Array.isArray(d) ? d : [d]) : []) {
+      if (x.type === 'relist-proof' || x.type === 'node-name') continue;
+      out.push({ ...x, ts: at.ts, host: at.host, ref: ref(at.artifact, at.line, at.text, at.ts) } as SignalEvent);
+    }
+  }
+  return out;
+}
+
+function signals(artifact: number, events: SignalEvent[], lines: number, bytes: number, nodeNames: string[]): ArtifactSignals {
+  const dated = events.filter((e) => Number.isFinite(e.ts)).map((e) => e.ts);
+  return {
+    artifact,
+    events,
+    hosts: dated.length ? [{ host: null, first: Math.min(...dated), last: Math.max(...dated), kubeletLast: NaN }] : [],
+    scan: { lines, bytes, lastLine: null, longLines: [], longLineCount: 0, checkpoints: [[1, 0]] },
+    warnings: [],
+    nodeNames,
+    bootAnchors: [],
+    origins: {},
+  };
+}
+
+const RUNTIME_PREFIX = /^(docker|containerd|cri-o|remote):\/\/v?(\S+)/;
+
+/** `kubectl describe node`: its conditions (dated), its events (ages only: placed in their order, without a time), and
+ *  the versions of its System Info. */
+export function describeSignals(d: DescribeNode, artifact: number, lines: number, bytes: number): ArtifactSignals {
+  const events: SignalEvent[] = [];
+  const node = d.name;
+  for (const e of conditionEvents(d.conditions, node, artifact)) events.push(e);
+  // Other conditions that are true name a problem in their message (node-problem-detector's KernelDeadlock: "task
+  // docker:7 blocked for more than 300 seconds").
+  for (const c of d.conditions) {
+    if (c.type === 'Ready' || c.status !== 'True' || !c.message) continue;
+    for (const e of messageEvents(c.message, { artifact, line: c.line, text: c.text, ts: c.lastTransitionTime, host: node })) events.push(e);
+  }
+  for (const ev of d.events) {
+    const at = { artifact, line: ev.line, text: ev.text, ts: NaN, host: node };
+    const r = ref(artifact, ev.line, ev.text);
+    if (ev.reason === 'NodeNotReady') events.push({ type: 'node-not-ready', message: null, ts: NaN, host: node, ref: r });
+    else if (ev.reason === 'NodeReady') events.push({ type: 'node-ready', ts: NaN, host: node, ref: r });
+    else if (ev.reason === 'Starting' && /kubelet/i.test(`${ev.from ?? ''} ${ev.message}`)) events.push({ type: 'kubelet-start', version: null, marker: 'started', ts: NaN, host: node, ref: r });
+    else for (const e of messageEvents(ev.message, at)) events.push(e);
+  }
+  const version = (component: Component, v: string | null, at: { line: number; text: string } | undefined): void => {
+    if (v && at) events.push({ type: 'component-version', component, version: v, ts: NaN, host: node, ref: ref(artifact, at.line, at.text) });
+  };
+  version('kubelet', d.kubeletVersion, d.versionRefs.kubelet);
+  const rt = d.containerRuntimeVersion ? RUNTIME_PREFIX.exec(d.containerRuntimeVersion) : null;
+  if (rt) {
+    const comp: Component | null = rt[1] === 'docker' ? 'docker' : rt[1] === 'containerd' ? 'containerd' : rt[1] === 'cri-o' ? 'cri-o' : null;
+    if (comp) version(comp, rt[2] as string, d.versionRefs.runtime);
+  }
+  version('kernel', d.kernelVersion, d.versionRefs.kernel);
+  version('os', d.osImage, d.versionRefs.os);
+  return signals(artifact, events, lines, bytes, node ? [node] : []);
+}
+
+/** A transcript of runtime and host commands: versions, what each command returned, the runtime's own conditions. */
+export function cliSignals(c: CliOutput, artifact: number, lines: number, bytes: number): ArtifactSignals {
+  const events: SignalEvent[] = [];
+  const push = (d: Draft, line: number, text: string): void => {
+    events.push({ ...d, ts: NaN, host: null, ref: ref(artifact, line, text) } as SignalEvent);
+  };
+  for (const v of c.versions) push({ type: 'component-version', component: v.component, version: v.version } as Draft, v.line, v.text);
+  for (const r of c.results) {
+    push({ type: 'cli-result', tool: r.tool, command: r.command, outcome: r.outcome, seconds: r.seconds, detail: r.detail } as Draft, r.line, r.text);
+    // The error text itself is a message like any other (a gRPC size limit, a refused socket).
+    if (r.outcome !== 'ok') for (const e of messageEvents(r.detail, { artifact, line: r.line, text: r.text, ts: NaN, host: null })) if (e.type === 'grpc-size-limit') events.push(e);
+  }
+  for (const k of c.conditions) {
+    if (k.type === 'NetworkReady') push({ type: 'network-not-ready', reason: `${k.reason ?? 'NetworkReady=false'}${k.message ? `: ${k.message}` : ''}` } as Draft, k.line, k.text);
+  }
+  return signals(artifact, events, lines, bytes, []);
+}
