@@ -4,7 +4,6 @@ import type {
   Analysis, ArtifactInfo, EvidenceRef, Finding, InputInfo, NodeReport, OperationStats, Quantiles, Warning,
 } from './contract/analysis.js';
 import { SCHEMA_VERSION } from './contract/analysis.js';
-import type { Readable } from 'node:stream';
 import { discover } from './input/discover.js';
 import type { Artifact, ReadEarly } from './input/artifact.js';
 import { countingStream, logIndexOf, type LogIndex } from './input/line-reader.js';
@@ -28,7 +27,9 @@ import { evaluate, type NodeJudgement } from './rules/engine.js';
 import { BUILTIN_GAPS, BUILTIN_RULES } from './rules/catalog.js';
 import type { GapSpec, RuleSpec } from './rules/spec.js';
 import { TOOL_VERSION } from './version.js';
-import { artifactNotAfter, artifactZone, bundleFields, hasExtras, readExtras, selfAnchored } from './bundle-data.js';
+import { artifactNotAfter, artifactZone, bundleFields, hasExtras, isDocument, readDocument, readExtras, selfAnchored } from './bundle-data.js';
+import { withLogLines } from './signals/documents.js';
+import { Readable } from 'node:stream';
 import type { Limits } from './input/limits.js';
 
 export interface AnalyzeOptions {
@@ -187,7 +188,8 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const readOne = async (a: Artifact): Promise<void> => {
     const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, signals: null, metrics: null, goroutines: null, truncated: false, inputName: inputName(disc.inputs[a.input]?.path ?? a.path), ...bundleFields(a) };
     try {
-      if (LOG_ROLES.has(a.role) || unplaced(a)) {
+      const doc = isDocument(a);
+      if (LOG_ROLES.has(a.role) || unplaced(a) || doc) {
         const zoneName = artifactZone(a, opts.tz, (m) => warn(a, null, m));
         const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: artifactNotAfter(a, anchorMs ?? a.mtime), noPrefilter: opts.noPrefilter, custom };
         const here = { ...job, zone: zoneOf(zoneName), custom: compiled };
@@ -195,7 +197,12 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
         let sig: ArtifactSignals;
         const pre = a.early !== undefined ? early.get(a.early) : undefined;
         if (pre) early.delete(a.early as number);
-        if (pre && keepEarly(pre, a, zoneName, here)) {
+        if (doc) {
+          // A document, and the log lines pasted with it: both read, their events told once.
+          const read = await readDocument(a, (line, m) => warn(a, line, m));
+          sig = withLogLines(read.signals, await extractSignals(Readable.from([read.bytes]), here), read.consumed);
+          d.containers = read.containers;
+        } else if (pre && keepEarly(pre, a, zoneName, here)) {
           earlyStats.kept++;
           sig = withArtifact(pre.signals, a.id);
           onRead?.(sig.scan.bytes, sig.scan.lines);
@@ -213,7 +220,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
             : await extractSignals(onRead ? countingStream(a.open(), onRead) : a.open(), here);
         }
         // Loose files: the role their content shows (a controller manager's journal sniffed as a kubelet's, an excerpt).
-        const role = a.bundleKind ? a.role : contentRole(sig) ?? (unplaced(a) ? null : a.role);
+        const role = a.bundleKind || doc ? a.role : contentRole(sig) ?? (unplaced(a) ? null : a.role);
         lines.set(a.id, sig.scan.lines);
         if (role === null) {
           warn(a, null, 'not recognised: no kubelet, runtime, kernel or controller message or log line in it');
@@ -221,7 +228,8 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
           if (role !== 'other') a.role = d.role = role;
           d.signals = sig;
           logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));
-          for (const w of sig.warnings) warn(a, w.line, w.message);
+          // A healthz output has no times by nature.
+          for (const w of sig.warnings) if (!(w.code === 'undated' && a.role === 'healthz')) warn(a, w.line, w.message);
           if (sig.warnings.some((w) => w.message.startsWith('read stopped'))) d.truncated = true;
         }
       } else if (hasExtras(a)) {

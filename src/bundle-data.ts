@@ -5,10 +5,13 @@ import type { Artifact } from './input/artifact.js';
 import type { ArtifactData } from './model/node.js';
 import { countContainers } from './parse/container-list.js';
 import { parseNodeObjects } from './parse/node-object.js';
-import { parseDescribeNode } from './parse/describe-node.js';
+import { parseDescribeNode, parseGetNodes } from './parse/describe-node.js';
 import { parseCliOutput } from './parse/cli-output.js';
+import { parseConditionFragments } from './parse/node-object.js';
 import { resolveZone } from './parse/time.js';
-import { cliSignals, describeSignals } from './signals/documents.js';
+import { cliSignals, conditionSignals, describeSignals, nodeListSignals } from './signals/documents.js';
+import type { ArtifactSignals } from './signals/extract.js';
+import type { ContainerCounts } from './parse/container-list.js';
 
 const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 const MAX_TABLE_BYTES = 16 * 1024 * 1024;
@@ -51,7 +54,12 @@ export function bundleFields(a: Artifact): Partial<ArtifactData> {
 
 /** Whether `readExtras` has something to read for this artifact. */
 export function hasExtras(a: Artifact): boolean {
-  return a.role === 'node-object' || a.role === 'node-describe' || a.role === 'cli-output' || a.parseAs !== undefined;
+  return a.role === 'node-object' || a.parseAs !== undefined;
+}
+
+/** Roles read whole and parsed as a document (their events come with the log lines pasted in them). */
+export function isDocument(a: Artifact): boolean {
+  return a.role === 'node-describe' || a.role === 'cli-output';
 }
 
 async function readText(a: Artifact, max: number): Promise<{ text: string; complete: boolean }> {
@@ -68,23 +76,29 @@ async function readText(a: Artifact, max: number): Promise<{ text: string; compl
 
 const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
-/** Node objects, `kubectl describe node` output, command transcripts, container tables, skipped-node lists. */
-export async function readExtras(a: Artifact, warn: (line: number | null, message: string) => void): Promise<Partial<ArtifactData>> {
-  if (a.role === 'node-describe' || a.role === 'cli-output') {
-    const { text, complete } = await readText(a, MAX_DOCUMENT_BYTES);
-    if (!complete) warn(null, `larger than ${MAX_DOCUMENT_BYTES} bytes: only the first ${MAX_DOCUMENT_BYTES} read`);
-    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-    const bytes = Buffer.byteLength(text);
-    if (a.role === 'node-describe') {
-      const d = parseDescribeNode(text);
-      if (d.skipped > 0) warn(null, `${d.skipped} events row(s) not read (columns not recognised)`);
-      return { signals: describeSignals(d, a.id, lines, bytes), describe: d };
-    }
-    const c = parseCliOutput(text);
-    const { ref: _ref, ...counts } = c.containers ?? { ref: null };
-    void _ref;
-    return { signals: cliSignals(c, a.id, lines, bytes), containers: c.containers ? (counts as ArtifactData['containers']) : null };
+/** A document (`kubectl describe node`, `kubectl get nodes`, node conditions, a command transcript) read whole and parsed;
+ *  its bytes too, for the log lines pasted with it. */
+export async function readDocument(a: Artifact, warn: (line: number | null, message: string) => void): Promise<{ bytes: Buffer; signals: ArtifactSignals; containers: ContainerCounts | null; consumed: Set<number> }> {
+  const { text, complete } = await readText(a, MAX_DOCUMENT_BYTES);
+  if (!complete) warn(null, `larger than ${MAX_DOCUMENT_BYTES} bytes: only the first ${MAX_DOCUMENT_BYTES} read`);
+  const bytes = Buffer.from(text);
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  const every = new Set(Array.from({ length: lines }, (_, i) => i + 1));
+  if (a.format === 'kubectl-get-nodes') return { bytes, signals: nodeListSignals(parseGetNodes(text), a.id, lines, bytes.length), containers: null, consumed: every };
+  if (a.format === 'node-conditions') return { bytes, signals: conditionSignals(parseConditionFragments(text), a.id, lines, bytes.length), containers: null, consumed: every };
+  if (a.role === 'node-describe') {
+    const d = parseDescribeNode(text);
+    if (d.skipped > 0) warn(null, `${d.skipped} events row(s) not read (columns not recognised)`);
+    return { bytes, signals: describeSignals(d, a.id, lines, bytes.length), containers: null, consumed: d.consumed };
   }
+  const c = parseCliOutput(text);
+  const { ref: _ref, ...counts } = c.containers ?? { ref: null };
+  void _ref;
+  return { bytes, signals: cliSignals(c, a.id, lines, bytes.length), containers: c.containers ? (counts as ContainerCounts) : null, consumed: c.consumed };
+}
+
+/** Node objects, container tables, skipped-node lists. */
+export async function readExtras(a: Artifact, warn: (line: number | null, message: string) => void): Promise<Partial<ArtifactData>> {
   if (a.role === 'node-object') {
     const { text, complete } = await readText(a, MAX_OBJECT_BYTES);
     if (!complete) {

@@ -396,6 +396,8 @@ const RE_EVENTS_HEAD = /^\s*(?:Type\s+Reason\s+Age\s+From\s+Message|FirstSeen\s+
 const RE_DESCRIBE_KEY = /^(?:Name|Roles|Labels|Taints|Unschedulable|CreationTimestamp):\s/;
 
 function describeDocument(content: string[]): Sniffed | null {
+  if (content.some((l) => /^\s*NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b/.test(l))) return { role: 'node-describe', format: 'kubectl-get-nodes' };
+  if (conditionFragment(content)) return { role: 'node-describe', format: 'node-conditions' };
   let rows = 0;
   let heads = 0;
   let keys = 0;
@@ -407,6 +409,16 @@ function describeDocument(content: string[]): Sniffed | null {
   }
   if (rows + heads === 0 || (heads === 0 && keys === 0 && rows < 1)) return null;
   return { role: 'node-describe', format: /^\s*LAST SEEN\s+TYPE/.test(content.find((l) => RE_EVENTS_HEAD.test(l)) ?? '') ? 'kubectl-events' : 'kubectl-describe' };
+}
+
+/** Node conditions pasted without their Node: a condition's type, status and one of its times or reason. */
+function conditionFragment(content: string[]): boolean {
+  const text = content.slice(0, 200).join('\n');
+  // Keys that start their line (YAML, pretty-printed JSON) or a one-line JSON object: not a condition quoted in a log line.
+  const key = (k: string) => new RegExp(`^\\s*(?:-\\s+|\\{\\s*)?"?${k}"?:|^\\s*\\{.*"${k}":`, 'm');
+  return key('type').test(text) && /"?type"?:\s*"?Ready"?/.test(text) && key('status').test(text)
+    && (key('lastHeartbeatTime').test(text) || key('lastTransitionTime').test(text) || key('reason').test(text))
+    && !/^\s*"?kind"?:\s*"?Node"?/m.test(text) && !content.some((l) => RE_SHORT.test(l) || RE_KLOG.test(l) || /^\s*\{.*"(?:ts|msg|MESSAGE|log)":/.test(l));
 }
 
 // What a ticket carries besides logs: `/healthz?verbose` output, and transcripts of runtime and host commands

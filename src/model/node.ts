@@ -142,12 +142,13 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       for (const h of new Set(sig.events.map((e) => e.host).filter(isUsableHost))) set.get(h).parts.push({ artifact: a, host: h, shared: named.has(h) });
       continue;
     }
-    const hosts = sig.hosts.map((h) => h.host).filter(isUsableHost);
+    // Hosts of the log's windows, and of events that name their node (a listing of nodes, a describe output).
+    const hosts = [...new Set([...sig.hosts.map((h) => h.host), ...sig.events.filter((e) => Number.isNaN(e.ts)).map((e) => e.host)].filter(isUsableHost))];
     if (hosts.length > 0) {
-      for (const h of new Set(hosts)) set.get(h).parts.push({ artifact: a, host: h });
-      if (sig.hosts.some((h) => !isUsableHost(h.host))) {
-        // Lines without a host (continuations, `-- ` markers…) in a one-host file belong to that host.
-        const only = hosts.length === 1 || new Set(hosts).size === 1 ? hosts[0] as string : null;
+      for (const h of hosts) set.get(h).parts.push({ artifact: a, host: h });
+      if (sig.hosts.some((h) => !isUsableHost(h.host)) || sig.events.some((e) => !isUsableHost(e.host))) {
+        // Lines without a host (continuations, `-- ` markers, pasted fragments) in a one-host file belong to that host.
+        const only = hosts.length === 1 ? hosts[0] as string : null;
         if (only) set.get(only).parts.push({ artifact: a, host: null });
       }
       for (const n of sig.nodeNames) if (hosts.length === 1) set.get(hosts[0] as string).aliases.add(n);

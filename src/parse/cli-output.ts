@@ -46,6 +46,9 @@ export interface CliOutput {
   /** crictl info: a runtime condition that is not true. */
   conditions: Array<CliLine & { type: string; reason: string | null; message: string | null }>;
   load: (CliLine & { one: number; five: number; fifteen: number }) | null;
+  /** Lines read as the transcript's own (prompts, outputs): the others (log lines pasted with it) are left to the log
+   *  reader. */
+  consumed: Set<number>;
 }
 
 /** `docker info` prints the commit of the runc it bundles: the release commits (from `git describe` in
@@ -54,6 +57,9 @@ const RUNC_COMMITS: Record<string, string> = {
   '3f2f8b84': '1.0.0-rc4', b2567b37: '1.0.0-rc4', '9f9c9623': '1.0.0-rc5', '4fc53a81': '1.0.0-rc5', '69663f0b': '1.0.0-rc5',
   '96ec2177': '1.0.0-rc6', ff819c7e: '1.0.0-rc92', '12644e61': '1.0.0-rc93', '2c7861bc': '1.0.0-rc94', b9ee9c63: '1.0.0-rc95',
 };
+
+/** What starts a log line: a journal or ISO time, a klog header, a logrus time. */
+const LOG_LINE = /^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d|time="|\d\d:\d\d:\d\d\.\d+ +\d+ )/;
 
 const PROMPT = /^\s*(?:\[[^\]\s]+(?: [^\]]+)?\][#$]|[\w.-]*@[\w.-]+(?::\S*)?[#$]|[#$]|>)\s+(\S.*)$/;
 const BARE = /^\s*((?:time\s+|sudo\s+)+(?:docker|crictl|ctr|nerdctl|podman)\s+.*)$/;
@@ -80,7 +86,7 @@ function goDuration(s: string): number | null {
 }
 
 export function parseCliOutput(text: string): CliOutput {
-  const out: CliOutput = { commands: [], versions: [], results: [], containers: null, conditions: [], load: null };
+  const out: CliOutput = { commands: [], versions: [], results: [], containers: null, conditions: [], load: null, consumed: new Set() };
   const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
   let command: string | null = null;
   let commandLine = 0;
@@ -102,6 +108,9 @@ export function parseCliOutput(text: string): CliOutput {
   lines.forEach((raw, k) => {
     const lineNo = k + 1;
     const t = raw.trim();
+    // A log line pasted into the transcript (`journalctl … | tail` output) is the log reader's.
+    if (LOG_LINE.test(t)) return;
+    out.consumed.add(lineNo);
     if (json) {
       json.text.push(raw);
       json.depth += (raw.match(/[{[]/g)?.length ?? 0) - (raw.match(/[}\]]/g)?.length ?? 0);
@@ -183,8 +192,11 @@ export function parseCliOutput(text: string): CliOutput {
     if ((m = /^Linux \S+ (\d+\.\d+\.\d+\S*) #/.exec(t))) return version(lineNo, raw, 'kernel', m[1] as string);
     if (command && /^uname\s+-r\b/.test(command) && (m = /^(\d+\.\d+\.\d+\S*)$/.exec(t))) return version(lineNo, raw, 'kernel', m[1] as string);
     // `docker version` sections (`Server: Docker Engine`, ` containerd:`, ` runc:`) and `Key: value` lines.
-    const kv = /^([A-Za-z][\w ./()-]*?):\s*(.*)$/.exec(t);
-    if (!kv) return;
+    const kv = /^([A-Za-z][A-Za-z ./()-]*?):\s*(.*)$/.exec(t);
+    if (!kv) {
+      out.consumed.delete(lineNo);
+      return;
+    }
     const key = kv[1] as string;
     const value = (kv[2] as string).trim();
     if (value === '' || value.startsWith('Docker Engine')) {

@@ -49,6 +49,8 @@ export interface DescribeNode {
   events: DescribeEvent[];
   /** Where System Info states each version (for evidence). */
   versionRefs: Partial<Record<'kubelet' | 'runtime' | 'kernel' | 'os', { line: number; text: string }>>;
+  /** Lines read as the output's own (keys, table rows): the others (log lines pasted with it) are left to the log reader. */
+  consumed: Set<number>;
   /** Rows that looked like table rows but could not be read. */
   skipped: number;
 }
@@ -165,10 +167,51 @@ function eventRow(line: string, lineNo: number, layout: EventLayout): DescribeEv
   };
 }
 
+export interface NodeRow {
+  name: string;
+  /** `Ready`, `NotReady`, `Ready,SchedulingDisabled`, `Unknown` … */
+  status: string;
+  version: string | null;
+  kernel: string | null;
+  runtime: string | null;
+  line: number;
+  text: string;
+}
+
+/**
+ * `kubectl get nodes` (and `-o wide`):
+ *
+ *   NAME                          STATUS     ROLES    AGE   VERSION
+ *   ip-10-0-1-23.ec2.internal     NotReady   <none>   10d   v1.21.5-eks-bc4871b
+ */
+export function parseGetNodes(text: string): NodeRow[] {
+  const lines = text.split('\n');
+  const out: NodeRow[] = [];
+  let cols: string[] | null = null;
+  lines.forEach((raw, k) => {
+    const line = raw.replace(/\r$/, '');
+    if (/^\s*NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b/.test(line)) {
+      cols = line.trim().split(/\s{2,}|\t+/).map((c) => c.trim());
+      return;
+    }
+    if (!cols || line.trim() === '') return;
+    const c = line.trim().split(/\s{2,}|\t+/);
+    const at = (name: string): string | null => {
+      const i = (cols as string[]).indexOf(name);
+      return i >= 0 && c[i] !== undefined && c[i] !== '<none>' ? (c[i] as string) : null;
+    };
+    const name = at('NAME');
+    const status = at('STATUS');
+    if (!name || !status) return;
+    out.push({ name, status, version: at('VERSION'), kernel: at('KERNEL-VERSION'), runtime: at('CONTAINER-RUNTIME'), line: k + 1, text: line });
+  });
+  return out;
+}
+
 export function parseDescribeNode(text: string): DescribeNode {
   const out: DescribeNode = {
     name: null, kubeletVersion: null, containerRuntimeVersion: null, kernelVersion: null, osImage: null,
-    podsCapacity: null, pods: null, conditions: [], events: [], versionRefs: {}, skipped: 0,
+    podsCapacity: null, pods: null, conditions: [], events: [], versionRefs: {}, consumed: new Set(), skipped: 0,
   };
   const lines = text.split('\n');
   let section: 'none' | 'capacity' | 'events' = 'none';
@@ -178,6 +221,9 @@ export function parseDescribeNode(text: string): DescribeNode {
     const lineNo = k + 1;
     const t = line.trim();
     if (t === '' || /^-+(?:\s+-+)*$/.test(t)) return;
+    // A log line pasted with the output is the log reader's.
+    if (/^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d|time=")/.test(t)) return;
+    out.consumed.add(lineNo);
     const key = /^([A-Z][\w -]*?):\s*(.*)$/.exec(t);
     if (!/^\s/.test(line) && key) {
       // A top-level key starts a section.

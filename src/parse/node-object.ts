@@ -143,8 +143,23 @@ function toNode(o: Obj, lines: string[]): NodeObject | null {
   // Evidence lines: the node's own block starts at its `name:`; conditions are found after it.
   const nameRe = new RegExp(`^\\s*"?name"?:\\s*"?${escape(name)}"?,?\\s*$`);
   const nameLine = findLine(lines, 0, (l) => nameRe.test(l));
+  const conditions = toConditions(Array.isArray(status.conditions) ? status.conditions : [], lines, nameLine);
+  return {
+    name,
+    kubeletVersion: str(info.kubeletVersion),
+    containerRuntimeVersion: str(info.containerRuntimeVersion),
+    podsCapacity: Number.isFinite(pods) && pods > 0 ? pods : null,
+    roles,
+    conditions,
+    unschedulable: isObj(o.spec) && o.spec.unschedulable === true,
+  };
+}
+
+/** Condition objects → conditions with the line that states each (its message, else its type), from `fromLine` on. */
+function toConditions(list: unknown[], lines: string[], fromLine: number): NodeCondition[] {
+  const nameLine = fromLine;
   const conditions: NodeCondition[] = [];
-  for (const c of Array.isArray(status.conditions) ? status.conditions : []) {
+  for (const c of list) {
     if (!isObj(c)) continue;
     const type = str(c.type);
     if (!type) continue;
@@ -166,15 +181,63 @@ function toNode(o: Obj, lines: string[]): NodeObject | null {
       text: (lines[(line || nameLine || 1) - 1] ?? '').trim(),
     });
   }
-  return {
-    name,
-    kubeletVersion: str(info.kubeletVersion),
-    containerRuntimeVersion: str(info.containerRuntimeVersion),
-    podsCapacity: Number.isFinite(pods) && pods > 0 ? pods : null,
-    roles,
-    conditions,
-    unschedulable: isObj(o.spec) && o.spec.unschedulable === true,
+  return conditions;
+}
+
+/**
+ * Node conditions pasted without their Node (`kubectl get node -o yaml`'s `conditions:` block, a JSON `"conditions":
+ * […]` or a single condition object), as YAML or JSON, indented or not:
+ *
+ *   conditions:
+ *   - lastHeartbeatTime: "2021-03-01T10:00:00Z"
+ *     lastTransitionTime: "2021-03-01T09:55:41Z"
+ *     message: 'PLEG is not healthy: pleg was last seen active 3m30.5s ago; threshold is 3m0s'
+ *     reason: KubeletNotReady
+ *     status: "False"
+ *     type: Ready
+ */
+export function parseConditionFragments(text: string): { name: string | null; conditions: NodeCondition[] } {
+  const lines = text.split('\n');
+  let root: unknown = null;
+  const t = text.trim();
+  try {
+    root = t.startsWith('{') || t.startsWith('[') ? JSON.parse(t) : null;
+  } catch {
+    // A JSON fragment (`"conditions": [ … ],` cut from a larger object): wrap it.
+    try {
+      root = JSON.parse(`{${t.replace(/,\s*$/, '')}}`);
+    } catch {
+      root = null;
+    }
+  }
+  if (root === null) {
+    // YAML: the fragment's own indentation removed, so that it is a document of its own.
+    const body = lines.filter((l) => l.trim() !== '');
+    const indent = Math.min(...body.map((l) => /^ */.exec(l)?.[0].length ?? 0));
+    try {
+      root = jsyaml.load(lines.map((l) => l.slice(Math.min(indent, /^ */.exec(l)?.[0].length ?? 0))).join('\n'), { schema: jsyaml.CORE_SCHEMA, json: true });
+    } catch {
+      root = null;
+    }
+  }
+  let list: unknown[] = [];
+  let name: string | null = null;
+  const seen = new Set<unknown>();
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object' || seen.has(v) || list.length > 0) return;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      if (v.some((x) => isObj(x) && typeof x.type === 'string' && 'status' in x)) list = v;
+      else v.forEach(walk);
+      return;
+    }
+    const o = v as Obj;
+    if (isObj(o.metadata) && typeof o.metadata.name === 'string') name = o.metadata.name;
+    if (typeof o.type === 'string' && 'status' in o && ('lastHeartbeatTime' in o || 'lastTransitionTime' in o || 'reason' in o)) list = [o];
+    else Object.values(o).forEach(walk);
   };
+  walk(root);
+  return { name, conditions: toConditions(list, lines, 0) };
 }
 
 function findLine(lines: string[], from: number, test: (l: string) => boolean): number {

@@ -308,6 +308,10 @@ export function computeFacts(node: NodeModel): FactSheet {
     [nonPleg.length, `${nonPleg.length} NotReady window(s) with the reason "${String(f['notReady.nonPlegReason'])}"`],
     [skipped.length, `the sync loop skipped ${skipped.length} time(s), saying "${String(f['sync.skippedReason'])}"`],
   ]);
+  // NotReady reports with no time (a `kubectl get nodes` row, a describe event) and nothing that says why.
+  const undatedNotReady = node.events.filter((e) => e.type === 'node-not-ready' && Number.isNaN(e.ts));
+  f['notReady.undated'] = undatedNotReady.length;
+  p['notReady.undated'] = pool(undatedNotReady.map((e) => e.ref));
   f['startup.artefacts'] = node.timeline.startupArtefacts.length;
   p['startup.artefacts'] = pool(node.timeline.startupArtefacts);
 
@@ -423,7 +427,7 @@ export function computeFacts(node: NodeModel): FactSheet {
     [n('kernel.ioFrames'), `${n('kernel.ioFrames')} blocked-task frame(s) waiting on storage (${String(f['kernel.ioFrameNames'])})`],
     [n('kernel.nfs'), `${n('kernel.nfs')} "NFS server not responding" (${String(f['kernel.nfsServer'])})`],
     [n('goroutine.fsWaits'), `a kubelet goroutine blocked ${n('goroutine.fsWaitMinutes')} min in a file-system call (${String(f['goroutine.fsWaitFrame'])})`],
-    [n('healthz.syncloopFailed'), 'the kubelet\'s /healthz reports its sync loop failed'],
+    [n('healthz.syncloopFailed'), 'the kubelet\'s /healthz reports its sync loop failed (wedged, most often on a file-system call that does not return)'],
     [n('disk.slowDu'), `${n('disk.slowDu')} disk-usage scan(s) that took minutes`],
   ]);
   f['evidence.listTooBig'] = seen([

@@ -2,7 +2,8 @@
 // signal events a log gives, each citing its line. Messages inside them (an event's message, a condition's message, an
 // error a command printed) go through the same matchers as log lines: a hung task reported by node-problem-detector is
 // the kernel's hung-task line; `rpc error: … larger than max` in a ContainerGCFailed event is the kubelet's.
-import type { DescribeNode } from '../parse/describe-node.js';
+import type { DescribeNode, NodeRow } from '../parse/describe-node.js';
+import type { NodeCondition } from '../parse/node-object.js';
 import type { CliOutput } from '../parse/cli-output.js';
 import { parseLine, type LogRecord } from '../parse/record.js';
 import { resolveZone, WallClock, YearClock } from '../parse/time.js';
@@ -84,6 +85,51 @@ export function describeSignals(d: DescribeNode, artifact: number, lines: number
   version('kernel', d.kernelVersion, d.versionRefs.kernel);
   version('os', d.osImage, d.versionRefs.os);
   return signals(artifact, events, lines, bytes, node ? [node] : []);
+}
+
+/** Node conditions pasted without their Node (YAML/JSON fragments). */
+export function conditionSignals(c: { name: string | null; conditions: NodeCondition[] }, artifact: number, lines: number, bytes: number): ArtifactSignals {
+  const events = conditionEvents(c.conditions, c.name, artifact);
+  for (const k of c.conditions) {
+    if (k.type === 'Ready' || k.status !== 'True' || !k.message) continue;
+    for (const e of messageEvents(k.message, { artifact, line: k.line, text: k.text, ts: k.lastTransitionTime, host: c.name })) events.push(e);
+  }
+  return signals(artifact, events, lines, bytes, c.name ? [c.name] : []);
+}
+
+/** `kubectl get nodes`: a listing of the whole cluster, so only its NotReady nodes (and their versions) are told. */
+export function nodeListSignals(rows: NodeRow[], artifact: number, lines: number, bytes: number): ArtifactSignals {
+  const events: SignalEvent[] = [];
+  for (const r of rows) {
+    if (!/NotReady|Unknown/.test(r.status)) continue;
+    const at = ref(artifact, r.line, r.text);
+    events.push({ type: 'node-not-ready', message: null, ts: NaN, host: r.name, ref: at });
+    if (r.version) events.push({ type: 'component-version', component: 'kubelet', version: r.version, ts: NaN, host: r.name, ref: at });
+    if (r.kernel) events.push({ type: 'component-version', component: 'kernel', version: r.kernel, ts: NaN, host: r.name, ref: at });
+    const rt = r.runtime ? RUNTIME_PREFIX.exec(r.runtime) : null;
+    const comp: Component | null = rt ? (rt[1] === 'docker' ? 'docker' : rt[1] === 'containerd' ? 'containerd' : rt[1] === 'cri-o' ? 'cri-o' : null) : null;
+    if (rt && comp) events.push({ type: 'component-version', component: comp, version: rt[2] as string, ts: NaN, host: r.name, ref: at });
+  }
+  return signals(artifact, events, lines, bytes, []);
+}
+
+/** The events of a document and of the log lines pasted with it (a describe output and a journal excerpt in one file),
+ *  as one artifact's signals. A line both read is told once (by the model's de-duplication). */
+export function withLogLines(doc: ArtifactSignals, log: ArtifactSignals, consumed: Set<number>): ArtifactSignals {
+  const hosts = [...doc.hosts];
+  for (const w of log.hosts) {
+    const cur = hosts.find((h) => h.host === w.host);
+    if (!cur) hosts.push({ ...w });
+    else {
+      cur.first = Math.min(cur.first, w.first);
+      cur.last = Math.max(cur.last, w.last);
+      if (!Number.isNaN(w.kubeletLast)) cur.kubeletLast = Number.isNaN(cur.kubeletLast) ? w.kubeletLast : Math.max(cur.kubeletLast, w.kubeletLast);
+    }
+  }
+  // The document's own lines are told by the document; a line the log reader also matched is not told twice. Lines of
+  // a document have no time of their own by nature: that is not worth a warning.
+  const events = [...doc.events, ...log.events.filter((e) => !consumed.has(e.ref.line))];
+  return { ...log, events, hosts, nodeNames: [...new Set([...doc.nodeNames, ...log.nodeNames])], warnings: [...doc.warnings, ...log.warnings.filter((w) => w.code !== 'undated')] };
 }
 
 /** A transcript of runtime and host commands: versions, what each command returned, the runtime's own conditions. */

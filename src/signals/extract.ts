@@ -26,6 +26,8 @@ export interface HostWindow {
 export interface ExtractWarning {
   line: number | null;
   message: string;
+  /** `undated`: the file's lines without a time (said once per file; a document's lines have none by nature). */
+  code?: 'undated';
 }
 
 export interface ArtifactSignals {
@@ -631,6 +633,7 @@ export function completeSignals(signals: ArtifactSignals, tail: SegmentTail, opt
     // Said once per file: what the report can and cannot say about these lines.
     warnings.push({
       line: tail.firstUndated,
+      code: 'undated',
       message: tail.timeOfDayOnly === tail.undated
         ? `${tail.undated} line(s) carry a time of day but no date, and no dated line comes before them: used without a time (their order is kept)`
         : `${tail.undated} line(s) carry no time (a pasted fragment, a header cut off) and no dated line comes before them: used without a time (their order is kept)`,
