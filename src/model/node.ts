@@ -280,7 +280,10 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       }
     }
     const logEnd = Number.isFinite(end) ? end : 0;
-    const timeline = buildTimeline({ events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd });
+    const timeline = buildTimeline({
+      events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd,
+      logStart: Number.isFinite(start) ? start : NaN, kubeletLog: Number.isFinite(kubeletLast),
+    });
     const versions = timeline.restarts.map((r) => r.version).filter((v): v is string => v !== null);
     const stated = versionsOf(events);
     const rtInfo = [...events].reverse().find((e) => e.type === 'runtime-info');

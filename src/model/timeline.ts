@@ -55,6 +55,8 @@ const GROUP_TOLERANCE_MS = 5_000;
 const SKIP_CADENCE_MS = 5_000;
 const PROOF_WINDOW_MS = 10_000;
 const RESTART_CLUSTER_MS = 120_000;
+/** "Never succeeded" lines this close together, with no kubelet start between them, are one start-up that lasts. */
+const NEVER_GAP_MS = 10 * 60_000;
 
 type Unhealthy = EventOf<'relist-unhealthy'>;
 
@@ -96,6 +98,9 @@ export interface TimelineInput {
   /** Last kubelet line of this node (end of the log as far as the kubelet is concerned). */
   kubeletLast: number;
   logEnd: number;
+  /** Where the node's logs start, and whether the kubelet's own log is among them (NaN / false: it is not). */
+  logStart?: number;
+  kubeletLog?: boolean;
 }
 
 export function buildTimeline(input: TimelineInput): Timeline {
@@ -108,13 +113,23 @@ export function buildTimeline(input: TimelineInput): Timeline {
   const datedAges = new Set(all.filter((e) => !Number.isNaN(e.ts) && e.ageSeconds !== null).map((e) => ageKey(e.ageSeconds as number)));
   const unhealthy: Unhealthy[] = [];
   const undated: Unhealthy[] = [];
+  const firstHand = all.filter((e) => e.source !== 'api-condition' && !Number.isNaN(e.ts)).map((e) => e.ts);
   for (const e of all) {
     if (e.source === 'api-condition' && e.ageSeconds !== null && !Number.isNaN(e.ts)) {
-      // A condition at second hand: a relist the kubelet itself logged inside the time it calls stale refutes it.
+      // A condition at second hand: a relist the kubelet itself logged inside the time it calls stale refutes it; so does
+      // a kubelet log that covers the time it calls unhealthy and never says so (the sync loop says it every few seconds).
       const from = e.ts - e.ageSeconds * 1000 + 1000;
+      const unhealthyFrom = from - 1000 + e.thresholdSeconds * 1000;
       const refuting = proofTimes.find((t) => t > from && t <= e.ts);
-      if (refuting !== undefined) {
-        disagreements.push({ ref: e.ref, reason: `the node condition says no relist succeeded for ${Math.round(e.ageSeconds)} s before ${new Date(e.ts).toISOString()}, but the kubelet log shows one at ${new Date(refuting).toISOString()}` });
+      const covered = input.kubeletLog === true && (input.logStart ?? Infinity) <= unhealthyFrom && input.kubeletLast >= e.ts;
+      const silent = covered && !firstHand.some((t) => t >= unhealthyFrom - SKIP_CADENCE_MS && t <= e.ts + SKIP_CADENCE_MS);
+      if (refuting !== undefined || silent) {
+        disagreements.push({
+          ref: e.ref,
+          reason: refuting !== undefined
+            ? `the node condition says no relist succeeded for ${Math.round(e.ageSeconds)} s before ${new Date(e.ts).toISOString()}, but the kubelet log shows one at ${new Date(refuting).toISOString()}`
+            : `the node condition says PLEG was unhealthy from ${new Date(unhealthyFrom).toISOString()} to ${new Date(e.ts).toISOString()}, but the kubelet's log covers that time and never says so`,
+        });
         continue;
       }
     }
@@ -130,7 +145,9 @@ export function buildTimeline(input: TimelineInput): Timeline {
     if (e.neverSucceeded || e.ageSeconds === null) {
       // The kubelet's start: from the line itself (`m=+0.4`, its uptime), else the restart before it, else the line.
       const start = e.uptimeSeconds !== null ? e.ts - e.uptimeSeconds * 1000 : [...restarts].reverse().find((r) => r.at <= e.ts + 1000)?.at ?? null;
-      const anchor = start ?? e.ts;
+      // With no start in the input, lines that keep saying it belong to the group they continue.
+      const open = start === null ? [...groups].reverse().find((x) => x.neverSucceeded && e.ts - (x.events[x.events.length - 1] as Unhealthy).ts <= NEVER_GAP_MS) : undefined;
+      const anchor = start ?? open?.lastRelistAt ?? e.ts;
       let g = groups.find((x) => x.neverSucceeded && Math.abs(x.lastRelistAt - anchor) <= GROUP_TOLERANCE_MS);
       if (!g) {
         g = { lastRelistAt: anchor, events: [], neverSucceeded: true };

@@ -224,7 +224,14 @@ export function parseDescribeNode(text: string): DescribeNode {
     // A log line pasted with the output is the log reader's.
     if (/^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d|time=")/.test(t)) return;
     out.consumed.add(lineNo);
-    const key = /^([A-Z][\w -]*?):\s*(.*)$/.exec(t);
+    // An event row (its message may hold `key: value`-looking text).
+    if (/^\s*(?:Normal|Warning)(?:\s{2,}|\t)/.test(line)) {
+      const e = eventRow(line, lineNo, layout);
+      if (e) out.events.push(e);
+      else out.skipped++;
+      return;
+    }
+    const key = /^([A-Za-z][\w .()-]*?):\s*(.*)$/.exec(t);
     if (!/^\s/.test(line) && key) {
       // A top-level key starts a section.
       const [, k2, v] = key as unknown as [string, string, string];

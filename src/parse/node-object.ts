@@ -200,16 +200,16 @@ export function parseConditionFragments(text: string): { name: string | null; co
   const lines = text.split('\n');
   let root: unknown = null;
   const t = text.trim();
-  try {
-    root = t.startsWith('{') || t.startsWith('[') ? JSON.parse(t) : null;
-  } catch {
-    // A JSON fragment (`"conditions": [ … ],` cut from a larger object): wrap it.
+  const json = (x: string): unknown => {
     try {
-      root = JSON.parse(`{${t.replace(/,\s*$/, '')}}`);
+      return JSON.parse(x);
     } catch {
-      root = null;
+      return null;
     }
-  }
+  };
+  // A JSON object or list, or a fragment cut from one (`"conditions": [ … ],`): wrapped back into an object.
+  if (t.startsWith('{') || t.startsWith('[')) root = json(t) ?? json(`{${t.replace(/,\s*$/, '')}}`);
+  else if (t.startsWith('"')) root = json(`{${t.replace(/,\s*$/, '')}}`);
   if (root === null) {
     // YAML: the fragment's own indentation removed, so that it is a document of its own.
     const body = lines.filter((l) => l.trim() !== '');

@@ -679,7 +679,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     when: [{ fact: `knownBug.${b.id}`, op: 'truthy' }],
     base: 0.5,
     evidence: [`knownBug.${b.id}`],
-    summary: `This input states {knownBug.${b.id}.versions}, which has a known bug: ${b.what.replace(/[{}]/g, '')}`,
+    summary: `This input shows {knownBug.${b.id}.versions}, which has a known bug: ${b.what.replace(/[{}]/g, '')}`,
     remediation: `Upgrade past the fixed release (${b.match.map((r) => (r.before ? `${r.component} ${r.before}` : r.pattern ? '' : `${r.component}: no fixed release`)).filter((x) => x).join(', ')}${b.match.some((r) => r.fixedIn?.length) ? `; fixes on older branches: ${b.match.flatMap((r) => r.fixedIn ?? []).join(', ')}` : ''}), and see the link for what confirms it on the node.`,
     references: b.links,
   })),

@@ -441,6 +441,12 @@ export function computeFacts(node: NodeModel): FactSheet {
     const stated: string[] = [];
     let hit = b.match.every((r) => {
       const v = node.versions[r.component];
+      // A bug every version has needs only to know the component is the node's runtime.
+      const anyVersion = r.from === undefined && r.before === undefined && r.pattern === undefined;
+      if (!v && anyVersion && node.runtime === r.component) {
+        stated.push(`${r.component} (version not stated)`);
+        return true;
+      }
       if (!v || !inRange(v.version, r)) return false;
       refs.push(v.ref);
       stated.push(`${r.component} ${v.version}`);
