@@ -173,6 +173,8 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['runtime.stateTimeouts'] = daemon.filter((e) => e.kind === 'state-timeout').length;
   f['runtime.stateTimeoutIds'] = new Set(daemon.filter((e) => e.kind === 'state-timeout' && e.containerId).map((e) => e.containerId)).size;
   f['runtime.taskListTimeouts'] = daemon.filter((e) => e.kind === 'task-list-timeout').length;
+  // The daemon's own errors that say a deadline passed (a handler, a shim call).
+  f['runtime.daemonTimeouts'] = daemon.filter((e) => e.kind === 'other').length;
   // One runtime call that started and never finished, then other containers' calls timing out: it holds the lock.
   const calls = of('runtime-call');
   const done = new Set(calls.filter((e) => e.phase === 'done').map((e) => e.id));
@@ -223,6 +225,8 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['cni.setupErrors'] = cni.filter((e) => e.phase === 'setup').length;
   f['cni.teardownErrors'] = cni.filter((e) => e.phase === 'teardown').length;
   f['cni.errors'] = cni.length;
+  f['cni.timeouts'] = cni.filter((e) => e.timeout).length;
+  p['cni.timeouts'] = pool(cni.filter((e) => e.timeout).map((e) => e.ref));
   f['cni.calls'] = cniCalls.length;
   f['cni.plugin'] = cni.find((e) => e.plugin)?.plugin ?? cniCalls.find((e) => e.plugin)?.plugin ?? null;
   f['cni.pod'] = cni.find((e) => e.pod)?.pod ?? null;
@@ -280,6 +284,10 @@ export function computeFacts(node: NodeModel): FactSheet {
   const healthz = of('healthz-failed', true);
   f['healthz.syncloopFailed'] = healthz.filter((e) => e.check === 'syncloop').length;
   p['healthz'] = pool(healthz.map((e) => e.ref));
+  const statusUpdate = of('node-status-update-failed', true);
+  f['node.statusUpdateFailed'] = statusUpdate.length;
+  f['node.statusUpdateDetail'] = statusUpdate[0]?.detail ?? null;
+  p['node.statusUpdateFailed'] = pool(statusUpdate.map((e) => e.ref));
   const unknown = of('node-status-unknown', true);
   f['node.statusUnknown'] = unknown.length;
   p['node.statusUnknown'] = pool(unknown.map((e) => e.ref));
@@ -411,6 +419,7 @@ export function computeFacts(node: NodeModel): FactSheet {
     [n('runtime.stateTimeouts'), `${n('runtime.stateTimeouts')} "get state" timeout(s) in the runtime's log (${n('runtime.stateTimeoutIds')} container(s))`],
     [n('runtime.taskListTimeouts'), `${n('runtime.taskListTimeouts')} task listing(s) cancelled in the runtime's log`],
     [n('runtime.brokenPipe'), `${n('runtime.brokenPipe')} dockerd line(s) of a reply its client had given up on (broken pipe)`],
+    [n('runtime.daemonTimeouts'), `${n('runtime.daemonTimeouts')} error(s) in the runtime's log where a deadline passed`],
     [n('cli.timeouts'), `${n('cli.timeouts')} runtime command(s) that timed out or hung (${String(f['cli.failedCommand'] ?? '')})`],
     [f['runtime.blockedCall'] !== null, `${String(f['runtime.blockedCall'])} of ${String(f['runtime.blockedCallId'] ?? '').slice(0, 12)} started and never finished while other containers' calls timed out`],
     [n('goroutine.runtimeLockWaiters') >= 5, `${n('goroutine.runtimeLockWaiters')} ${String(f['goroutine.runtimeProgram'])} goroutines waiting up to ${n('goroutine.runtimeLockMinutes')} min at one lock (${String(f['goroutine.runtimeLockSite'])})`],

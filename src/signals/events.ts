@@ -41,7 +41,8 @@ export type SignalEvent =
   | (Base & { type: 'runtime-info'; runtime: 'docker' | 'containerd' | 'cri-o' | null; version: string | null })
   | (Base & { type: 'cri-error'; op: string; code: CriCode; layer: 'client' | 'caller'; containerId: string | null; sandboxId: string | null; pod: string | null; detail: string })
   | (Base & { type: 'runtime-down'; reason: string })
-  | (Base & { type: 'cni-error'; phase: 'status' | 'setup' | 'teardown' | 'read-ip' | 'other'; pod: string | null; sandboxId: string | null; plugin: string | null })
+  /** `timeout`: the plugin call itself ran out of time (a hung CNI plugin), not a plain failure. */
+  | (Base & { type: 'cni-error'; phase: 'status' | 'setup' | 'teardown' | 'read-ip' | 'other'; pod: string | null; sandboxId: string | null; plugin: string | null; timeout: boolean })
   | (Base & { type: 'cni-call'; phase: 'setup' | 'teardown'; pod: string | null; plugin: string | null })
   | (Base & { type: 'event-channel-full'; evented: boolean })
   | (Base & { type: 'pod-inspect-failed'; pod: string | null; code: CriCode })
@@ -81,6 +82,9 @@ export type SignalEvent =
   | (Base & { type: 'healthz-failed'; check: string; reason: string | null })
   /** A runtime or host command and how it went (crictl/docker/ctr from a transcript or its own error line). */
   | (Base & { type: 'cli-result'; tool: string; command: string | null; outcome: 'ok' | 'timeout' | 'unavailable' | 'size-limit' | 'error' | 'hung'; seconds: number | null; detail: string })
+  /** The kubelet could not post its status or renew its lease (API server unreachable or slow): NotReady from the
+   *  controller's side, not a stale PLEG. */
+  | (Base & { type: 'node-status-update-failed'; detail: string })
   /** `...` alone on a line: the poster left lines out here (after the dated line before it). */
   | (Base & { type: 'gap' })
   /** A line a user rule pack's pattern matched. */

@@ -487,7 +487,9 @@ export class SignalExtractor implements LineVisitor {
           continue;
         }
         // What the controller manager (or a node condition) says of a node belongs to the node it names.
-        const host = (d.type === 'controller-node' || d.type === 'node-status-unknown') && d.node ? d.node : rec.host;
+        // An event the controller manager recorded about a node (`"Event occurred" object="w1" kind="Node"`) is w1's.
+        const host = (d.type === 'controller-node' || d.type === 'node-status-unknown') && d.node ? d.node
+          : (d.type === 'node-not-ready' || d.type === 'node-ready') && rec.fields['kind'] === 'Node' && rec.fields['object'] ? rec.fields['object'] : rec.host;
         this.events.push({ ...d, ts: rec.ts, host, ref: this.refOf(rec) } as SignalEvent);
       }
     }

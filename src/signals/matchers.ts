@@ -348,15 +348,16 @@ export const MATCHERS: Matcher[] = [
       const call = /Calling network plugin (\S+) to (set up|tear down) pod "([^"]+)"/.exec(t);
       if (call) return { type: 'cni-call', phase: call[2] === 'set up' ? 'setup' : 'teardown', pod: call[3] as string, plugin: call[1] as string };
       const sandbox = /network for sandbox \\?"([0-9a-f]+)/.exec(t)?.[1] ?? null;
+      const timeout = /deadline exceeded|DeadlineExceeded|timed out|timeout/.test(t);
       // A status hook that fails because the container is already gone is everyday dockershim noise, not a hang.
       if (/failed on the status hook/.test(t) && /terminated container|ns\/net: No such file|network namespace.*(?:not found|does not exist)/.test(t)) {
-        return { type: 'cni-error', phase: 'other', pod, sandboxId: null, plugin };
+        return { type: 'cni-error', phase: 'other', pod, sandboxId: null, plugin, timeout: false };
       }
-      if (/failed on the status hook/.test(t)) return { type: 'cni-error', phase: 'status', pod, sandboxId: null, plugin };
-      if (/failed to read pod IP/.test(t)) return { type: 'cni-error', phase: 'read-ip', pod, sandboxId: null, plugin };
-      if (/failed to (set up|setup)|to setup network/.test(t)) return { type: 'cni-error', phase: 'setup', pod, sandboxId: sandbox, plugin };
-      if (/failed to (teardown|tear down|destroy network)/.test(t)) return { type: 'cni-error', phase: 'teardown', pod, sandboxId: sandbox, plugin };
-      if (/Couldn't find network status/.test(t)) return { type: 'cni-error', phase: 'status', pod, sandboxId: null, plugin };
+      if (/failed on the status hook/.test(t)) return { type: 'cni-error', phase: 'status', pod, sandboxId: null, plugin, timeout };
+      if (/failed to read pod IP/.test(t)) return { type: 'cni-error', phase: 'read-ip', pod, sandboxId: null, plugin, timeout };
+      if (/failed to (set up|setup)|to setup network/.test(t)) return { type: 'cni-error', phase: 'setup', pod, sandboxId: sandbox, plugin, timeout };
+      if (/failed to (teardown|tear down|destroy network)/.test(t)) return { type: 'cni-error', phase: 'teardown', pod, sandboxId: sandbox, plugin, timeout };
+      if (/Couldn't find network status/.test(t)) return { type: 'cni-error', phase: 'status', pod, sandboxId: null, plugin, timeout };
       return null;
     },
   },
@@ -534,12 +535,12 @@ export const MATCHERS: Matcher[] = [
   {
     // kube-controller-manager's node lifecycle, about a node it names (kubelet lines never say these).
     id: 'controller-node',
-    needles: ["hasn't been updated for", 'Missing timestamp for Node', 'Recording status change', 'master disruption mode', 'successfully acquired lease', 'sucessfully acquired lease'],
+    needles: ["hasn't been updated", 'Missing timestamp for Node', 'Recording status change', 'master disruption mode', 'successfully acquired lease', 'sucessfully acquired lease', 'Node is unresponsive'],
     from: ['controller', 'unknown'],
     match(rec) {
       const m = rec.msg;
       const named = rec.fields['node'] ?? (/(?:[Nn]ode|for node) "?([a-z0-9][\w.-]*?)"?(?:[ .:,]|$)/.exec(m)?.[1] ?? null);
-      if (/hasn't been updated for/.test(m)) return { type: 'controller-node', node: named, what: 'not-updated' };
+      if (/hasn't been updated|Node is unresponsive/.test(m)) return { type: 'controller-node', node: named, what: 'not-updated' };
       if (m.startsWith('Missing timestamp for Node')) return { type: 'controller-node', node: named, what: 'missing-timestamp' };
       if (/Recording status change NodeNotReady/.test(m)) return { type: 'controller-node', node: named, what: 'not-ready' };
       if (/master disruption mode/.test(m)) return { type: 'controller-node', node: null, what: 'disruption' };
@@ -570,6 +571,15 @@ export const MATCHERS: Matcher[] = [
       const listing = /listing (pod sandboxes|sandboxes|containers)/.exec(t)?.[1] ?? null;
       const op = verb ? (OPS[verb] ?? null) : listing ? (LIST_OPS[listing] ?? null) : t.includes('GenericPLEG') ? 'list' : null;
       return { type: 'grpc-size-limit', op, size: m ? Number(m[1]) : null, limit: m ? Number(m[2]) : null };
+    },
+  },
+  {
+    // The kubelet's own side of "Kubelet stopped posting node status": it could not reach the API server.
+    id: 'node-status-update',
+    needles: ['Error updating node status', 'Unable to update node status', 'failed to renew lease', 'Failed to update lease'],
+    from: KUBELET,
+    match(rec) {
+      return { type: 'node-status-update-failed', detail: (rec.fields['err'] ?? rec.msg).slice(0, 200) };
     },
   },
   {
