@@ -22,6 +22,9 @@ export interface MetricsSource {
   /** Time parsed from the file name (epoch ms): the scrape time of samples without timestamps. */
   nameTime: number | null;
   parsed: ParsedMetrics;
+  /** The query window these samples came from (a Prometheus history asked per stall): snapshots of different windows
+   *  are never joined, so no increase is counted across the gap between two windows. Absent for files. */
+  segment?: number | null;
 }
 
 export interface Snapshot {
@@ -29,6 +32,8 @@ export interface Snapshot {
   timeMs: number | null;
   file: string;
   samples: Sample[];
+  /** See MetricsSource.segment. */
+  segment?: number | null;
 }
 
 /** Quantiles in seconds. `max` is only a lower bound when observations fell into +Inf (or came from a summary). */
@@ -163,6 +168,7 @@ export function toSnapshots(src: MetricsSource): Snapshot[] {
     let snap = byTime.get(timeMs);
     if (!snap) {
       snap = { node, timeMs: timeMs ?? src.nameTime, file: src.file, samples: [] };
+      if (src.segment != null) snap.segment = src.segment;
       byTime.set(timeMs, snap);
       all.push(snap);
     }
@@ -196,6 +202,7 @@ interface Point {
   sample: Sample;
   file: string;
   timeMs: number | null;
+  segment: number | null;
 }
 
 interface Line {
@@ -211,7 +218,7 @@ interface Line {
 }
 
 interface Timelines {
-  snaps: { timeMs: number | null; groups: Set<Group> }[];
+  snaps: { timeMs: number | null; groups: Set<Group>; segment: number | null }[];
   lines: Line[];
 }
 
@@ -262,10 +269,10 @@ function buildTimelines(snapshots: Snapshot[]): Timelines {
         if (line === null || line.lastSnap === idx) continue; // unusable, or a second copy of this scrape
         line.lastSnap = idx;
         groups.add(info.group);
-        line.points.push({ snap: idx, value: sample.value, sample, file: part.file, timeMs: m.timeMs });
+        line.points.push({ snap: idx, value: sample.value, sample, file: part.file, timeMs: m.timeMs, segment: part.segment ?? null });
       }
     }
-    if (groups.size > 0) snaps.push({ timeMs: m.timeMs, groups });
+    if (groups.size > 0) snaps.push({ timeMs: m.timeMs, groups, segment: m.parts[0]!.segment ?? null });
   }
   // Sorted so that evidence picks the same series every run.
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -302,6 +309,7 @@ function increase(line: Line, t: Timelines): number {
   let prev: number | null = null;
   let pi = 0;
   for (let i = 0; i < t.snaps.length; i++) {
+    if (i > 0 && t.snaps[i]!.segment !== t.snaps[i - 1]!.segment) prev = null; // another query window: no step across the gap
     let v: number | null = null;
     const p = line.points[pi];
     if (p && p.snap === i) {
@@ -513,7 +521,8 @@ function frozenIntervals(countLines: Line[]): FrozenInterval[] {
     const a = totals[i - 1]!;
     const b = totals[i]!;
     const frozen =
-      a.total === b.total && a.point.timeMs !== null && b.point.timeMs !== null && b.point.timeMs > a.point.timeMs;
+      a.total === b.total && a.point.timeMs !== null && b.point.timeMs !== null && b.point.timeMs > a.point.timeMs &&
+      a.point.segment === b.point.segment;
     if (!frozen) {
       close();
       continue;

@@ -6,6 +6,7 @@ import type { SignalEvent } from '../signals/events.js';
 import { criFromLogs, type CriOpLog } from './cri.js';
 import { summarize, toSnapshots, type MetricsSource, type MetricsSummary, type Snapshot } from './metrics.js';
 import { buildTimeline, type Timeline } from './timeline.js';
+import { withMetricStalls } from './metric-stalls.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
 import type { NodeObject } from '../parse/node-object.js';
 import type { ContainerCounts } from '../parse/container-list.js';
@@ -247,7 +248,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       }
     }
     const logEnd = Number.isFinite(end) ? end : 0;
-    const timeline = buildTimeline({ events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd });
+    const timeline = withMetricStalls(buildTimeline({ events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd }), n.snapshots, (file) => artifacts.find((x) => x.path === file)?.id ?? -1);
     const versions = timeline.restarts.map((r) => r.version).filter((v): v is string => v !== null);
     const rtInfo = [...events].reverse().find((e) => e.type === 'runtime-info');
     const runtime = rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.runtime : inferRuntime(events);
