@@ -30,6 +30,7 @@ import type { GapSpec, RuleSpec } from './rules/spec.js';
 import { TOOL_VERSION } from './version.js';
 import { artifactNotAfter, artifactZone, bundleFields, hasExtras, readExtras, selfAnchored } from './bundle-data.js';
 import type { Limits } from './input/limits.js';
+import { prometheusData, type PrometheusAsk } from './history.js';
 
 export interface AnalyzeOptions {
   paths: string[];
@@ -52,6 +53,8 @@ export interface AnalyzeOptions {
   /** Bytes and lines of a log read so far, as they stream in (progress displays: the TUI). */
   onRead?: (p: { artifact: Artifact; bytes: number; lines: number }) => void;
   now?: () => Date;
+  /** A Prometheus history read next to the files (--prometheus): src/history.ts. */
+  prometheus?: PrometheusAsk;
 }
 
 export interface AnalysisRun {
@@ -245,6 +248,12 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     disc.close?.();
   }
   data.sort((x, y) => x.id - y.id);
+  // The Prometheus history, asked for the nodes and stalls the files show (or --node over --since/--until).
+  const prom = opts.prometheus ? await prometheusData(opts.prometheus, data, disc.artifacts.length) : null;
+  if (prom) {
+    data.push(...prom.data);
+    warnings.push(...prom.warnings);
+  }
 
   const { nodes, warnings: modelWarnings } = buildNodes(data);
   for (const w of modelWarnings) {
@@ -256,11 +265,12 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const rules = opts.rules ?? BUILTIN_RULES;
   const gaps = opts.gaps ?? BUILTIN_GAPS;
   const evaluated = new Map<string, NodeJudgement['evaluated']>();
-  const fileOf = (id: number): string => disc.artifacts[id]?.path ?? '?';
+  const fileOf = (id: number): string => disc.artifacts[id]?.path ?? prom?.queries.get(id)?.label ?? '?';
+  const queried = new Set([...prom?.queries.values() ?? []].map((q) => q.label));
   const reports: NodeReport[] = nodes.map((n) => {
     const judgement = evaluate(rules, gaps, computeFacts(n));
     evaluated.set(n.name, judgement.evaluated);
-    return toNodeReport(n, judgement, fileOf);
+    return toNodeReport(n, judgement, fileOf, queried);
   });
 
   const inputs: InputInfo[] = disc.inputs.map((inp, i) => ({
@@ -275,6 +285,11 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       warnings: perArtifactWarnings.get(a.id) ?? 0,
     })),
   }));
+  if (prom && prom.queries.size > 0) {
+    inputs.push({ ...prom.input, artifacts: [...prom.queries].map(([id, q]): ArtifactInfo => ({
+      path: q.label, node: nodes.find((n) => n.artifacts.includes(id))?.name ?? null, role: 'metrics', format: 'prometheus-query', lines: q.points, warnings: 0, query: q.query,
+    })) });
+  }
 
   const analysis: Analysis = {
     schemaVersion: SCHEMA_VERSION,
@@ -377,7 +392,7 @@ function quantiles(q: Quantiles | null | undefined): Quantiles | null {
   return { p50: q.p50, p90: q.p90, p99: q.p99, max: q.max };
 }
 
-function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string): NodeReport {
+function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>): NodeReport {
   const m = n.metrics;
   const ops = new Map<string, OperationStats>();
   for (const o of m?.operations ?? []) {
@@ -439,6 +454,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
       roles: n.roles,
     },
     gaps: j.gaps,
+    ...(m ? { metricsFrom: m.sources.map((x) => ({ source: x.file, kind: queried.has(x.file) ? 'prometheus' as const : 'file' as const, from: iso(x.fromMs), to: iso(x.toMs), points: x.points })) } : {}),
   };
 }
 

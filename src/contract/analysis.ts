@@ -28,7 +28,7 @@ export const CAUSES: readonly Cause[] = [
   'exited_containers', 'event_channel_full', 'clock_jump', 'memory_pressure', 'other', 'unknown',
 ];
 
-export type InputKind = 'sosreport' | 'must-gather' | 'eks-logs' | 'directory' | 'file' | 'stdin';
+export type InputKind = 'sosreport' | 'must-gather' | 'eks-logs' | 'directory' | 'file' | 'stdin' | 'prometheus';
 export type Role = 'kubelet-log' | 'runtime-log' | 'kernel-log' | 'metrics' | 'node-object' | 'goroutine-dump' | 'other';
 export type RuntimeName = 'docker' | 'containerd' | 'cri-o';
 
@@ -41,6 +41,8 @@ export interface ArtifactInfo {
   format: string;
   lines: number;
   warnings: number;
+  /** A Prometheus query's answer (format `prometheus-query`): the PromQL asked, over `path`'s window and step. */
+  query?: string;
 }
 
 export interface InputInfo {
@@ -145,6 +147,19 @@ export interface NodeReport {
   ruledOut: RuledOut[];
   coverage: Coverage;
   gaps: Gap[];
+  /** Where the node's metrics came from: each snapshot file or Prometheus query, with the times it covers. Absent
+   *  when the node has no metrics. */
+  metricsFrom?: MetricsProvenance[];
+}
+
+export interface MetricsProvenance {
+  /** The file (as in evidence) or the query's label (`query_range pleg{node="…"} FROM..TO step 30s`). */
+  source: string;
+  kind: 'file' | 'prometheus';
+  from: string | null;
+  to: string | null;
+  /** Scrapes (files) or query steps that gave samples. */
+  points: number;
 }
 
 export interface Warning {
@@ -241,4 +256,34 @@ export interface PodRange {
   min: number;
   median: number;
   max: number;
+}
+
+// `plegscope scan`: the nodes of a fleet whose PLEG went unhealthy in a window, from its Prometheus (issue 17). Its own
+// JSON document, deterministic for a fixed window (no generation time).
+export interface FleetScan {
+  schemaVersion: typeof SCHEMA_VERSION;
+  tool: { name: 'plegscope'; version: string };
+  /** The server as given (no credentials), its kubelets' scrape interval and the step of the window-wide query. */
+  source: { prometheus: string; scrapeIntervalSeconds: number; stepSeconds: number };
+  window: { start: string; end: string };
+  /** Kubelets the server has series of in the window. */
+  nodesScanned: number;
+  /** Only the nodes that stalled, ranked: longest stall first, then most stalls, then name. */
+  nodes: FleetNode[];
+  warnings: string[];
+}
+
+export interface FleetNode {
+  name: string;
+  /** `start` = the last successful relist before the stall (kubelet_pleg_last_seen_seconds); `end` = the first scrape
+   *  that saw a newer one (null: still stalled at the end of the window); `seconds` = end (or window end) − start. */
+  stalls: Array<{ start: string; end: string | null; seconds: number }>;
+  longestSeconds: number;
+  /** histogram_quantile(0.99) of the relist duration over the window. */
+  relistP99Seconds: number | null;
+  /** CRI calls that failed in the window (kubelet_runtime_operations_errors_total), and their share of all calls. */
+  criErrors: number | null;
+  criErrorRate: number | null;
+  /** Most running pods seen in the window. */
+  pods: number | null;
 }

@@ -21,7 +21,8 @@ export interface MetricsSource {
   nodeHint: string | null;
   /** Time parsed from the file name (epoch ms): the scrape time of samples without timestamps. */
   nameTime: number | null;
-  parsed: ParsedMetrics;
+  /** Only the samples are read: an exposition file's parse, or a query answer's. */
+  parsed: Pick<ParsedMetrics, 'samples'>;
   /** The query window these samples came from (a Prometheus history asked per stall): snapshots of different windows
    *  are never joined, so no increase is counted across the gap between two windows. Absent for files. */
   segment?: number | null;
@@ -104,13 +105,15 @@ export interface MetricsSummary {
   runningEvidence: Evidence[];
   /** Runs of consecutive snapshots between which the relist count did not move (merged into one interval). */
   frozenIntervals: FrozenInterval[];
+  /** Each file (or query answer) the samples came from, with the scrape times it holds: the report's provenance. */
+  sources: { file: string; fromMs: number | null; toMs: number | null; points: number }[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Snapshots
 
 /** `10.0.1.5:10250` → `10.0.1.5`, `[fe80::1]:10250` → `fe80::1`; a bare IPv6 address is left alone. */
-function stripPort(instance: string): string {
+export function stripPort(instance: string): string {
   const bracket = /^\[(.*)\]:\d+$/.exec(instance);
   if (bracket) return bracket[1]!;
   const m = /^([^:]*):\d+$/.exec(instance);
@@ -646,5 +649,19 @@ export function summarize(snapshots: Snapshot[]): MetricsSummary {
     exitedContainers: exitedGauge(of((l) => l.info.quantity === 'running_containers')),
     runningEvidence,
     frozenIntervals: t.snaps.length >= 2 ? frozenIntervals(countLines) : [],
+    sources: sourcesOf(snapshots),
   };
+}
+
+function sourcesOf(snapshots: Snapshot[]): MetricsSummary['sources'] {
+  const by = new Map<string, Set<number>>();
+  for (const s of snapshots) {
+    let times = by.get(s.file);
+    if (!times) by.set(s.file, (times = new Set()));
+    if (s.timeMs !== null) times.add(s.timeMs);
+  }
+  return [...by].map(([file, times]) => {
+    const ts = [...times];
+    return { file, fromMs: ts.length ? Math.min(...ts) : null, toMs: ts.length ? Math.max(...ts) : null, points: ts.length };
+  }).sort((a, b) => (a.fromMs ?? 0) - (b.fromMs ?? 0) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

@@ -140,6 +140,8 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       orphanLogs.push(a);
     }
   }
+  // A Prometheus query names the node it was asked for: an explicit identity.
+  for (const a of artifacts) if (a.format === 'prometheus-query' && a.nodeHint) set.get(a.nodeHint);
   for (const a of artifacts) {
     if (a.metrics) {
       const snaps = toSnapshots(a.metrics);

@@ -1,0 +1,86 @@
+// The fleet scan's questions and how its answers become stalls (pure; src/scan.ts asks them). Two passes keep a week of
+// a large fleet fast and small:
+//  1. one range query over the whole window, aggregated on the server: the largest last-seen age each kubelet had in
+//     each step, only where it passed 3 min —
+//       max by (node, instance, kubernetes_io_hostname) (max_over_time(
+//         (timestamp(kubelet_pleg_last_seen_seconds) - kubelet_pleg_last_seen_seconds)[20m:30s])) > 180
+//     (answers hold only stalled kubelets' stalled steps: bounded by nodes × steps, most of them absent);
+//  2. for each stretch of flagged steps, the raw last-seen samples of that kubelet around it, which date the stall to
+//     the scrape (start = the frozen value, end = the first scrape with a newer one) through the metric-stall model.
+// Then, for the stalled kubelets only, window-wide aggregates: relist p99, CRI errors and calls, running pods.
+import type { FleetNode } from '../contract/analysis.js';
+import { promString, type KubeletTarget, type LabelSet, type Window, mergeWindows } from './prom-plan.js';
+
+const ID_LABELS = 'node, instance, kubernetes_io_hostname';
+/** Steps per series of the window-wide query at most. */
+const MAX_STEPS = 500;
+
+export function scanStep(windowMs: number, scrapeS: number): number {
+  return Math.max(scrapeS, Math.ceil(windowMs / 1000 / MAX_STEPS / scrapeS) * scrapeS);
+}
+
+/** `target`: only its kubelet (a node's own pass, when its logs show no stall). */
+export function agePassQuery(stepS: number, scrapeS: number, target?: KubeletTarget, thresholdS = 180): string {
+  const m = `kubelet_pleg_last_seen_seconds${target ? `{${target.idLabel}=${promString(target.idValue)}}` : ''}`;
+  return `max by (${ID_LABELS}) (max_over_time((timestamp(${m}) - ${m})[${stepS}s:${scrapeS}s])) > ${thresholdS}`;
+}
+
+/** The target a series of an aggregated answer belongs to (by the label the target is identified by). */
+export function targetOf(labels: LabelSet, targets: KubeletTarget[]): KubeletTarget | null {
+  return targets.find((t) => labels[t.idLabel] === t.idValue) ?? null;
+}
+
+/**
+ * Stretches of flagged steps per target, widened to hold the stall's start and end: a step at t flags (t − step, t];
+ * the last relist lies before it by the threshold, and the end is the next scrape with a newer value.
+ */
+export function flaggedWindows(series: Array<{ labels: LabelSet; times: number[] }>, targets: KubeletTarget[], stepS: number, scrapeS: number): Map<KubeletTarget, Window[]> {
+  const out = new Map<KubeletTarget, Window[]>();
+  const pad = (stepS + 2 * scrapeS) * 1000;
+  for (const s of series) {
+    const t = targetOf(s.labels, targets);
+    if (!t) continue;
+    const ws = out.get(t) ?? [];
+    for (const at of s.times) ws.push([at - pad - 200_000, at + pad]);
+    out.set(t, ws);
+  }
+  for (const [t, ws] of out) out.set(t, mergeWindows(ws));
+  return out;
+}
+
+/** The raw last-seen and relist-count samples of one kubelet in a window (a range selector at its end). */
+export function detailQuery(t: KubeletTarget, w: Window): { query: string; timeMs: number } {
+  const rangeS = Math.ceil((w[1] - w[0]) / 1000);
+  return { query: `{__name__=~"kubelet_pleg_last_seen_seconds|kubelet_pleg_relist_duration_seconds_count", ${t.idLabel}=${promString(t.idValue)}}[${rangeS}s]`, timeMs: w[1] };
+}
+
+/** `label=~"a|b"` selectors covering the targets, one per identity label in use. */
+function selectors(targets: KubeletTarget[]): string[] {
+  const by = new Map<string, string[]>();
+  for (const t of targets) by.set(t.idLabel, [...(by.get(t.idLabel) ?? []), t.idValue]);
+  return [...by].map(([label, values]) => `${label}=~${promString(values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'))}`);
+}
+
+export interface Aggregates {
+  relistP99: string[];
+  errors: string[];
+  calls: string[];
+  pods: string[];
+}
+
+/** Window-wide figures for the stalled kubelets, evaluated at the window's end over its length. */
+export function aggregateQueries(targets: KubeletTarget[], windowMs: number): Aggregates {
+  const r = `${Math.max(1, Math.round(windowMs / 1000))}s`;
+  const sels = selectors(targets);
+  return {
+    relistP99: sels.map((s) => `histogram_quantile(0.99, sum by (le, ${ID_LABELS}) (increase(kubelet_pleg_relist_duration_seconds_bucket{${s}}[${r}])))`),
+    errors: sels.map((s) => `sum by (${ID_LABELS}) (increase({__name__=~"kubelet_runtime_operations_errors_total|kubelet_runtime_operations_errors", ${s}}[${r}]))`),
+    calls: sels.map((s) => `sum by (${ID_LABELS}) (increase({__name__=~"kubelet_runtime_operations_total|kubelet_runtime_operations", ${s}}[${r}]))`),
+    pods: sels.map((s) => `max by (${ID_LABELS}) (max_over_time({__name__=~"kubelet_running_pods|kubelet_running_pod_count", ${s}}[${r}]))`),
+  };
+}
+
+/** Longest stall first, then most stalls, then name: the order an SRE works the list in. */
+export function rankNodes(nodes: FleetNode[]): FleetNode[] {
+  return [...nodes].sort((a, b) => b.longestSeconds - a.longestSeconds || b.stalls.length - a.stalls.length || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
