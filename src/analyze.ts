@@ -10,6 +10,7 @@ import type { Artifact, ReadEarly } from './input/artifact.js';
 import { countingStream, logIndexOf, type LogIndex } from './input/line-reader.js';
 import { LineScanner, scanStream } from './parse/lines.js';
 import { MetricsParser } from './parse/metrics/exposition.js';
+import { parseQueryJson, QueryTextParser } from './parse/metrics/query-result.js';
 import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
 import { iso, resolveZone, sameZone } from './parse/time.js';
 import { extractFile, extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
@@ -361,12 +362,29 @@ function sortWarnings(ws: Warning[]): Warning[] {
   return [...ws].sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || a.message.localeCompare(b.message));
 }
 
+/** A saved query answer in JSON is read whole: larger ones are refused (plegscope's memory bound). */
+const MAX_QUERY_JSON_BYTES = 48 << 20;
+
 async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (line: number | null, m: string) => void): Promise<MetricsSource> {
-  const parser = new MetricsParser({ keep: isModelMetric });
-  const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
-  const res = await scanStream(a.open(), scanner);
-  setLines(res.lines);
-  const parsed = parser.finish();
+  let parsed: MetricsSource['parsed'] & { errors: { line: number; message: string }[] };
+  if (a.format === 'prometheus-query-json') {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of a.open()) {
+      size += (c as Buffer).length;
+      if (size > MAX_QUERY_JSON_BYTES) throw new Error(`a saved query answer larger than ${MAX_QUERY_JSON_BYTES >> 20} MiB: save a narrower window or step`);
+      chunks.push(c as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    setLines(text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
+    parsed = parseQueryJson(text, isModelMetric);
+  } else {
+    const parser = a.format === 'prometheus-query-text' ? new QueryTextParser(isModelMetric) : new MetricsParser({ keep: isModelMetric });
+    const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
+    const res = await scanStream(a.open(), scanner);
+    setLines(res.lines);
+    parsed = parser.finish();
+  }
   if (parsed.errors.length > 0) {
     const first = parsed.errors[0] as { line: number; message: string };
     warn(first.line, `${parsed.errors.length} malformed metrics line(s) skipped (first: ${first.message})`);

@@ -169,7 +169,7 @@ function toSource(data: QueryData, o: { query: string; label: string; node: stri
 
 /** Runs the jobs, at most `limit` at a time; results in job order. The first failure fails all. */
 export async function runLimited<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[]> {
-  const out: T[] = new Array(jobs.length);
+  const out: T[] = [];
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, jobs.length) }, async () => {
     while (next < jobs.length) {
