@@ -146,7 +146,8 @@ export function toSnapshots(src: MetricsSource): Snapshot[] {
   const scrapeNode = scrapeNodes.size === 1 ? [...scrapeNodes][0]! : null;
 
   const nodeOf = (labels: Record<string, string>): string | null => {
-    const node = labels['node'];
+    // The `node` label (kube-prometheus-stack, OpenShift), else the classic kubernetes-nodes job's hostname label.
+    const node = labels['node'] || labels['kubernetes_io_hostname'];
     if (node) return node;
     const instance = labels['instance'];
     if (instance) {
