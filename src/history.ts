@@ -15,8 +15,6 @@ import {
 } from './model/prom-plan.js';
 import { agePassQuery, flaggedWindows, scanStep } from './model/fleet-scan.js';
 
-export { PrometheusClient, PrometheusError };
-
 /** Minutes asked for before and after each stall (issue 17). */
 export const STALL_MARGIN_MS = 30 * 60_000;
 /** Scrape interval assumed when the server's samples do not tell. */
@@ -39,12 +37,8 @@ export interface QuerySource {
   errors: QueryParsed['errors'];
 }
 
-export interface Discovery {
-  targets: KubeletTarget[];
-}
-
 /** The kubelets the server has series of within [from, to]. Throws a PrometheusError when it has none. */
-export async function discoverKubelets(client: PrometheusClient, from: number, to: number, ipNames?: Map<string, string>): Promise<Discovery> {
+export async function discoverKubelets(client: PrometheusClient, from: number, to: number, ipNames?: Map<string, string>): Promise<{ targets: KubeletTarget[] }> {
   const [series, info] = await Promise.all([
     client.series(TARGET_MATCH, from, to),
     client.series(NODE_INFO_MATCH, from, to).catch(() => []),

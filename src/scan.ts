@@ -26,6 +26,12 @@ function seriesOf(d: QueryData): Series[] {
 export async function scanFleet(client: PrometheusClient, sinceMs: number, untilMs: number): Promise<FleetScan> {
   const { targets } = await discoverKubelets(client, sinceMs, untilMs);
   const warnings: string[] = [];
+  // Stalls are dated by kubelet_pleg_last_seen_seconds (1.18+): say which kubelets the scan cannot see.
+  const seen = await client.series(['kubelet_pleg_last_seen_seconds'], sinceMs, untilMs);
+  const blind = targets.filter((t) => !seen.some((s) => targetOf(s, [t]) === t)).map((t) => t.name);
+  if (blind.length > 0) {
+    warnings.push(`${blind.length} kubelet(s) expose no kubelet_pleg_last_seen_seconds (before 1.18), so scan cannot date their stalls: ${blind.slice(0, 10).join(', ')}${blind.length > 10 ? ', …' : ''} (analyze them with --node: their relist counts still show a stall)`);
+  }
   const scrapeS = await probeScrapeInterval(client, targets.find((t) => t.idLabel === 'node') ?? targets[0]!, untilMs);
   const stepS = scanStep(untilMs - sinceMs, scrapeS);
   // 1. Where did a kubelet's last-seen age pass 3 min?

@@ -309,10 +309,6 @@ export function computeFacts(node: NodeModel): FactSheet {
   return { facts: f, pools: p };
 }
 
-function isoMin(ms: number): string {
-  return new Date(ms).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
-}
-
 function mostCommon(xs: string[]): string | null {
   const c = new Map<string, number>();
   for (const x of xs) c.set(x, (c.get(x) ?? 0) + 1);
@@ -332,4 +328,9 @@ function podForId(events: SignalEvent[], id: string): string | null {
     if (e.type === 'pod-inspect-failed' && e.pod && times.some((t) => e.ts >= t && e.ts - t <= 2000)) return e.pod;
   }
   return null;
+}
+
+/** A window edge to the minute, in UTC (`2024-03-11T10:07Z`). */
+function isoMin(ms: number): string {
+  return new Date(ms).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
 }

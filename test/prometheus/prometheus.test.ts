@@ -167,6 +167,8 @@ describe('plegscope scan', () => {
     expect(s.schemaVersion).toBe(1);
     expect(s.window).toEqual({ start: iso(f.startMs), end: iso(f.endMs) });
     expect(s.nodesScanned).toBe(3);
+    // worker-3 is a 1.13 kubelet: no last-seen gauge, and the scan says so.
+    expect(s.warnings).toEqual([expect.stringMatching(/^1 kubelet\(s\) expose no kubelet_pleg_last_seen_seconds .*: worker-3 /)]);
     expect(s.nodes.map((n: { name: string }) => n.name)).toEqual(['worker-2']);
     const st = s.nodes[0].stalls;
     expect(st).toHaveLength(1);
