@@ -13,7 +13,7 @@ import {
   dedupeSeries, findTarget, kubeletTargets, mergeWindows, nodeQuery, NODE_INFO_MATCH, planWindow, plegRawQuery, queryLabel, scrapeInterval,
   scrapeProbeQuery, TARGET_MATCH, type KubeletTarget, type QueryPart, type Window,
 } from './model/prom-plan.js';
-import { agePassQuery, flaggedWindows, scanStep } from './model/fleet-scan.js';
+import { flatPassQuery, flaggedWindows, scanStep } from './model/fleet-scan.js';
 
 /** Minutes asked for before and after each stall (issue 17). */
 export const STALL_MARGIN_MS = 30 * 60_000;
@@ -134,11 +134,11 @@ export async function nodeHistory(client: PrometheusClient, asks: NodeAsk[], ipN
 /** Raw PLEG samples per window at most; past it the window is read at a step. */
 const MAX_RAW_POINTS = 11_000;
 
-/** Windows (each found stall ± 30 min, within `range`) where the kubelet's last-seen age passed 3 min; else the end of
- *  the range. Asked of the server at a step chosen from the range, as the fleet scan does. */
+/** Windows (each found stall ± 30 min, within `range`) where the kubelet's last-seen gauge stood still; else the end
+ *  of the range. Asked of the server at a step chosen from the range, as the fleet scan does. */
 async function findStalls(client: PrometheusClient, t: KubeletTarget, range: Window, scrapeS: number): Promise<Window[]> {
   const stepS = scanStep(range[1] - range[0], scrapeS);
-  const d = await client.queryRange(agePassQuery(stepS, scrapeS, t), range[0], range[1], stepS);
+  const d = await client.queryRange(flatPassQuery(stepS, scrapeS, t), range[0], range[1], stepS);
   const times = Array.isArray(d.result) ? (d.result as Array<{ values?: Array<[number, string]> }>).flatMap((r) => (r.values ?? []).map((v) => Math.round(v[0] * 1000))) : [];
   const found = flaggedWindows([{ labels: { [t.idLabel]: t.idValue }, times }], [t], stepS, scrapeS).get(t) ?? [];
   if (found.length === 0) return [[Math.max(range[0], range[1] - QUIET_WINDOW_MS), range[1]]];

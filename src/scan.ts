@@ -6,7 +6,7 @@ import type { PrometheusClient, QueryData } from './input/prometheus/client.js';
 import { samplesFromQueryData } from './parse/metrics/query-result.js';
 import { toSnapshots } from './model/metrics.js';
 import { metricStalls } from './model/metric-stalls.js';
-import { agePassQuery, aggregateQueries, detailQuery, flaggedWindows, rankNodes, scanStep, targetOf } from './model/fleet-scan.js';
+import { flatPassQuery, aggregateQueries, detailQuery, flaggedWindows, rankNodes, scanStep, targetOf } from './model/fleet-scan.js';
 import type { KubeletTarget, LabelSet } from './model/prom-plan.js';
 import { discoverKubelets, probeScrapeInterval, runLimited } from './history.js';
 import { TOOL_VERSION } from './version.js';
@@ -34,8 +34,8 @@ export async function scanFleet(client: PrometheusClient, sinceMs: number, until
   }
   const scrapeS = await probeScrapeInterval(client, targets.find((t) => t.idLabel === 'node') ?? targets[0]!, untilMs);
   const stepS = scanStep(untilMs - sinceMs, scrapeS);
-  // 1. Where did a kubelet's last-seen age pass 3 min?
-  const pass = seriesOf(await client.queryRange(agePassQuery(stepS, scrapeS), sinceMs, untilMs, stepS));
+  // 1. Where did a kubelet's last-seen gauge stand still?
+  const pass = seriesOf(await client.queryRange(flatPassQuery(stepS, scrapeS), sinceMs, untilMs, stepS));
   const flagged = flaggedWindows(pass.map((s) => ({ labels: s.labels, times: s.points.map((p) => p[0]) })), targets, stepS, scrapeS);
   // 2. Each stretch read raw, dated by the metric-stall model.
   const jobs: Array<() => Promise<{ target: KubeletTarget; found: ReturnType<typeof metricStalls> }>> = [];
