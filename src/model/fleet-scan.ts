@@ -16,20 +16,22 @@ const ID_LABELS = 'node, instance, kubernetes_io_hostname';
 /** Steps per series of the window-wide query at most. */
 const MAX_STEPS = 500;
 
+/** A multiple of the scrape interval, at least four scrapes (a step must hold several pairs of them), ≤ 500 steps. */
 export function scanStep(windowMs: number, scrapeS: number): number {
-  return Math.max(scrapeS, Math.ceil(windowMs / 1000 / MAX_STEPS / scrapeS) * scrapeS);
+  return Math.max(4 * scrapeS, Math.ceil(windowMs / 1000 / MAX_STEPS / scrapeS) * scrapeS);
 }
 
 /**
  * Steps in which the kubelet's last-seen gauge stood still between scrapes: healthy, it moves at every scrape (the
  * health check runs every second or so); during a stall it keeps the last good relist's time. A stall of more than
- * 3 min holds at least 180/scrape unchanged pairs, so one of the steps it touches holds half of them. Range functions
+ * 3 min holds at least 180/scrape unchanged pairs, so one of the steps it touches holds half of them (or all the pairs
+ * a short step holds; pairs across a step's edge are not counted). Range functions
  * only: the same question as a subquery of the age (max_over_time((timestamp(x) - x)[step:scrape])) took over two
  * minutes on 200 kubelets × 7 days (2 cores); this takes a fraction of a second. `target`: only its kubelet.
  */
 export function flatPassQuery(stepS: number, scrapeS: number, target?: KubeletTarget): string {
   const m = `kubelet_pleg_last_seen_seconds${target ? `{${target.idLabel}=${promString(target.idValue)}}` : ''}`;
-  const minPairs = Math.max(1, Math.floor(90 / scrapeS));
+  const minPairs = Math.max(1, Math.min(Math.floor(90 / scrapeS), Math.floor(stepS / scrapeS) - 1));
   return `max by (${ID_LABELS}) (count_over_time(${m}[${stepS}s]) - 1 - changes(${m}[${stepS}s])) >= ${minPairs}`;
 }
 
