@@ -20,7 +20,6 @@ import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, Usage
 import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
 
-
 export function failOnTriggered(analysis: Analysis, failOn: string | undefined): boolean {
   if (!failOn) return false;
   if (failOn === 'stall') return analysis.nodes.some((n) => n.stalls.length > 0);

@@ -130,3 +130,23 @@ describe('saved answers name their node', () => {
     expect(nodes.sort()).toEqual(['master-0', 'worker-4']);
   });
 });
+
+describe('query windows (segments)', () => {
+  it('no increase is counted across the gap between two windows of one node', async () => {
+    const { summarize, toSnapshots } = await import('../../src/model/metrics.js');
+    const win = (seg: number, pts: Array<[number, string]>) => toSnapshots({
+      file: `w${seg}`, nodeHint: 'n', nameTime: null, segment: seg,
+      parsed: parseQueryJson(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [
+        { metric: { __name__: 'kubelet_runtime_operations_errors_total', node: 'n', operation_type: 'status' }, values: pts },
+        { metric: { __name__: 'kubelet_runtime_operations_total', node: 'n', operation_type: 'status' }, values: pts.map(([t, v]) => [t, String(Number(v) * 10)]) },
+      ] } })),
+    });
+    const snaps = [...win(0, [[1000, '10'], [1060, '20']]), ...win(1, [[9000, '100'], [9060, '110']])];
+    const op = summarize(snaps).operations.find((o) => o.operation === 'status')!;
+    expect(op.errors).toBe(20);
+    expect(op.count).toBe(200);
+    // the same points as one window: the gap counts
+    const one = [...win(0, [[1000, '10'], [1060, '20']]), ...win(0, [[9000, '100'], [9060, '110']])];
+    expect(summarize(one).operations.find((o) => o.operation === 'status')!.errors).toBe(100);
+  });
+});
