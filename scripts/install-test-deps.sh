@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System packages the test suite drives from outside Node: Debian's chromium (the HTML report is loaded and
-# screenshotted in a real browser), xmllint (the JUnit output is validated against an XSD) and tmux (the TUI is
-# driven as a user would). Idempotent: installs only what is missing, so a warm machine costs one `command -v` each.
+# screenshotted in a real browser), xmllint (the JUnit output is validated against an XSD), tmux (the TUI is
+# driven as a user would) and prometheus with promtool (a synthetic incident is backfilled and queried; the tests
+# start their own server on 127.0.0.1 with their own config and storage — the package's service is never used). Idempotent: installs only what is missing, so a warm machine costs one `command -v` each.
 # Reaches only the Debian archive; playwright-core is an npm devDependency and is told to use this chromium, so no
 # browser download ever happens.
 set -euo pipefail
@@ -10,6 +11,7 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
+{ command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || need+=(prometheus)
 
 if [ "${#need[@]}" -eq 0 ]; then
   exit 0
@@ -27,6 +29,13 @@ fi
 
 echo "install-test-deps: installing ${need[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Installing prometheus must not start Debian's service (0.0.0.0:9090): where no policy says so already, a temporary
+# policy-rc.d denies service starts for this install (exit 101, the documented "action forbidden").
+policy_added=""
+if [ ! -e /usr/sbin/policy-rc.d ] && [[ " ${need[*]} " == *" prometheus "* ]]; then
+  printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee /usr/sbin/policy-rc.d >/dev/null && "${SUDO[@]}" chmod +x /usr/sbin/policy-rc.d && policy_added=1
+fi
+trap '[ -n "$policy_added" ] && "${SUDO[@]}" rm -f /usr/sbin/policy-rc.d' EXIT
 # A failed update (one mirror briefly unreachable) must not stop an install the cached lists can still satisfy.
 "${SUDO[@]}" apt-get update -qq >/dev/null 2>&1 || echo "install-test-deps: apt-get update failed; trying the cached package lists" >&2
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

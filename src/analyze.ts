@@ -9,6 +9,7 @@ import type { Artifact, ReadEarly } from './input/artifact.js';
 import { countingStream, logIndexOf, type LogIndex } from './input/line-reader.js';
 import { LineScanner, scanStream } from './parse/lines.js';
 import { MetricsParser } from './parse/metrics/exposition.js';
+import { parseQueryJson, QueryTextParser } from './parse/metrics/query-result.js';
 import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
 import { iso, resolveZone, sameZone } from './parse/time.js';
 import { contentRole, extractFile, extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
@@ -31,6 +32,7 @@ import { artifactNotAfter, artifactZone, bundleFields, hasExtras, isDocument, re
 import { withLogLines } from './signals/documents.js';
 import { Readable } from 'node:stream';
 import type { Limits } from './input/limits.js';
+import { prometheusData, type PrometheusAsk } from './history.js';
 
 export interface AnalyzeOptions {
   paths: string[];
@@ -53,6 +55,8 @@ export interface AnalyzeOptions {
   /** Bytes and lines of a log read so far, as they stream in (progress displays: the TUI). */
   onRead?: (p: { artifact: Artifact; bytes: number; lines: number }) => void;
   now?: () => Date;
+  /** A Prometheus history read next to the files (--prometheus): src/history.ts. */
+  prometheus?: PrometheusAsk;
 }
 
 export interface AnalysisRun {
@@ -264,6 +268,12 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     disc.close?.();
   }
   data.sort((x, y) => x.id - y.id);
+  // The Prometheus history, asked for the nodes and stalls the files show (or --node over --since/--until).
+  const prom = opts.prometheus ? await prometheusData(opts.prometheus, data, disc.artifacts.length) : null;
+  if (prom) {
+    data.push(...prom.data);
+    warnings.push(...prom.warnings);
+  }
 
   const { nodes, warnings: modelWarnings } = buildNodes(data);
   for (const w of modelWarnings) {
@@ -275,11 +285,12 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const rules = opts.rules ?? BUILTIN_RULES;
   const gaps = opts.gaps ?? BUILTIN_GAPS;
   const evaluated = new Map<string, NodeJudgement['evaluated']>();
-  const fileOf = (id: number): string => disc.artifacts[id]?.path ?? '?';
+  const fileOf = (id: number): string => disc.artifacts[id]?.path ?? prom?.queries.get(id)?.label ?? '?';
+  const queried = new Set([...prom?.queries.values() ?? []].map((q) => q.label));
   const reports: NodeReport[] = nodes.map((n) => {
     const judgement = evaluate(rules, gaps, computeFacts(n));
     evaluated.set(n.name, judgement.evaluated);
-    return toNodeReport(n, judgement, fileOf);
+    return toNodeReport(n, judgement, fileOf, queried);
   });
 
   const inputs: InputInfo[] = disc.inputs.map((inp, i) => ({
@@ -294,6 +305,11 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       warnings: perArtifactWarnings.get(a.id) ?? 0,
     })),
   }));
+  if (prom && prom.queries.size > 0) {
+    inputs.push({ ...prom.input, artifacts: [...prom.queries].map(([id, q]): ArtifactInfo => ({
+      path: q.label, node: nodes.find((n) => n.artifacts.includes(id))?.name ?? null, role: 'metrics', format: 'prometheus-query', lines: q.points, warnings: 0, query: q.query,
+    })) });
+  }
 
   const analysis: Analysis = {
     schemaVersion: SCHEMA_VERSION,
@@ -370,12 +386,29 @@ function sortWarnings(ws: Warning[]): Warning[] {
   return [...ws].sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || a.message.localeCompare(b.message));
 }
 
+/** A saved query answer in JSON is read whole: larger ones are refused (plegscope's memory bound). */
+const MAX_QUERY_JSON_BYTES = 48 << 20;
+
 async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (line: number | null, m: string) => void): Promise<MetricsSource> {
-  const parser = new MetricsParser({ keep: isModelMetric });
-  const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
-  const res = await scanStream(a.open(), scanner);
-  setLines(res.lines);
-  const parsed = parser.finish();
+  let parsed: MetricsSource['parsed'] & { errors: { line: number; message: string }[] };
+  if (a.format === 'prometheus-query-json') {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of a.open()) {
+      size += (c as Buffer).length;
+      if (size > MAX_QUERY_JSON_BYTES) throw new Error(`a saved query answer larger than ${MAX_QUERY_JSON_BYTES >> 20} MiB: save a narrower window or step`);
+      chunks.push(c as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    setLines(text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
+    parsed = parseQueryJson(text, isModelMetric);
+  } else {
+    const parser = a.format === 'prometheus-query-text' ? new QueryTextParser(isModelMetric) : new MetricsParser({ keep: isModelMetric });
+    const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
+    const res = await scanStream(a.open(), scanner);
+    setLines(res.lines);
+    parsed = parser.finish();
+  }
   if (parsed.errors.length > 0) {
     const first = parsed.errors[0] as { line: number; message: string };
     warn(first.line, `${parsed.errors.length} malformed metrics line(s) skipped (first: ${first.message})`);
@@ -401,7 +434,7 @@ function quantiles(q: Quantiles | null | undefined): Quantiles | null {
   return { p50: q.p50, p90: q.p90, p99: q.p99, max: q.max };
 }
 
-function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string): NodeReport {
+function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>): NodeReport {
   const m = n.metrics;
   const ops = new Map<string, OperationStats>();
   for (const o of m?.operations ?? []) {
@@ -463,6 +496,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
       roles: n.roles,
     },
     gaps: j.gaps,
+    ...(m ? { metricsFrom: m.sources.map((x) => ({ source: x.file, kind: queried.has(x.file) ? 'prometheus' as const : 'file' as const, from: iso(x.fromMs), to: iso(x.toMs), points: x.points })) } : {}),
   };
 }
 

@@ -16,10 +16,9 @@ import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { rulesList, rulesShow } from './rules-command.js';
 import { registerTui } from './tui-command.js';
+import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, UsageError, type PrometheusFlags } from './scan-command.js';
 import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
-
-class UsageError extends Error {}
 
 export function failOnTriggered(analysis: Analysis, failOn: string | undefined): boolean {
   if (!failOn) return false;
@@ -35,7 +34,7 @@ function useColor(flag: boolean | undefined): boolean {
   return process.stdout.isTTY === true;
 }
 
-interface AnalyzeFlags {
+interface AnalyzeFlags extends PrometheusFlags {
   format: 'text' | 'json' | 'markdown' | 'junit' | 'html';
   output?: string;
   year?: number;
@@ -73,6 +72,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   }
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
   const pack = flags.rules ? readPack(flags.rules) : null;
+  const prometheus = prometheusAsk(flags, paths);
   const showProgress = process.stderr.isTTY === true && !flags.output?.startsWith('/dev/');
   const run = await analyze({
     paths,
@@ -81,6 +81,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     year: flags.year,
     tz: flags.tz,
     noPrefilter: flags.prefilter === false,
+    prometheus,
     onProgress: showProgress ? ({ file, index, total }) => {
       process.stderr.write(`\r\x1b[2Kreading ${index + 1}/${total} ${file.length > 60 ? '…' + file.slice(-59) : file}`);
     } : undefined,
@@ -88,7 +89,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   if (showProgress) process.stderr.write('\r\x1b[2K');
   if (run.analysis.nodes.length === 0) {
     const first = run.analysis.warnings[0];
-    throw new InputError(paths.join(' '), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${run.analysis.warnings.length} warning(s); first: ${first.file ? first.file + ': ' : ''}${first.message})` : ''}`);
+    throw new InputError(paths.join(' ') || (flags.prometheus ?? ''), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${run.analysis.warnings.length} warning(s); first: ${first.file ? first.file + ': ' : ''}${first.message})` : ''}`);
   }
   // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before
   // any renderer, so no format can leak what another hides.
@@ -133,10 +134,10 @@ export function buildProgram(): Command {
     // Set before the subcommands are made: they inherit it, so usage errors reach main() and become exit 2.
     .exitOverride();
 
-  program
+  const analyzeCmd = program
     .command('analyze')
-    .description('analyze files, folders or - (stdin) and print the report')
-    .argument('<paths...>', 'kubelet/runtime/kernel logs, metrics snapshots, folders of them, .gz/.xz files, or - for stdin')
+    .description('analyze files, folders or - (stdin), and/or a Prometheus history, and print the report')
+    .argument('[paths...]', 'kubelet/runtime/kernel logs, metrics snapshots, folders of them, .gz/.xz files, or - for stdin')
     .addOption(new Option('-f, --format <format>', 'report format: text, json (the contract), markdown (CI summaries, tickets), junit (CI test results), html (one self-contained page)').choices(['text', 'json', 'markdown', 'junit', 'html']).default('text'))
     .option('-o, --output <file>', 'write the report to FILE instead of stdout')
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
@@ -147,7 +148,9 @@ export function buildProgram(): Command {
     .option('--rules <file>', 'add a rule pack (YAML or JSON; see README "Rule packs"); its rules join the built-in catalog')
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
     .option('--debug', 'print stack traces on errors')
-    .addOption(new Option('--no-prefilter', 'parse every line (slow; for checking the fast path)').hideHelp())
+    .addOption(new Option('--no-prefilter', 'parse every line (slow; for checking the fast path)').hideHelp());
+  addPrometheusOptions(analyzeCmd, { nodes: true, defaultSince: ANALYZE_SINCE });
+  analyzeCmd
     .addHelpText('after', `
 Examples:
   plegscope analyze /var/tmp/kubelet.log                       one journal (journalctl -u kubelet > kubelet.log)
@@ -156,6 +159,8 @@ Examples:
   plegscope analyze logs/ --format json -o report.json --fail-on high
   plegscope analyze mg.tar.gz --format junit -o pleg.xml --fail-on high   CI test results
   plegscope analyze sosreport.tar.xz --format html -o pleg.html --redact  a page to attach to a ticket
+  plegscope analyze kubelet.log --prometheus http://prometheus:9090        the node's metrics history around each stall
+  plegscope analyze --prometheus URL --node worker-3 --since 2024-03-11T09:00:00Z --until 2024-03-11T12:00:00Z
 
 Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
     .action(async (paths: string[], flags: AnalyzeFlags) => {
@@ -173,6 +178,7 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
     process.stdout.write(out);
   });
   registerTui(program);
+  registerScan(program);
   return program;
 }
 

@@ -5,8 +5,9 @@ import { resolveZone } from '../parse/time.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { loadRulePack, mergeRules, RulePackError } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
+import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, type PrometheusFlags } from './scan-command.js';
 
-interface TuiFlags {
+interface TuiFlags extends PrometheusFlags {
   year?: number;
   tz: string;
   rules?: string;
@@ -25,15 +26,17 @@ function colorOn(flag: boolean | undefined): boolean {
 }
 
 export function registerTui(program: Command): Command {
-  return program
+  const cmd = program
     .command('tui')
     .description('browse the analysis by keyboard: nodes → timeline → findings → evidence lines in the merged log')
-    .argument('<paths...>', 'the same inputs as analyze: logs, metrics, folders, bundles, archives (not - : the terminal is the keyboard)')
+    .argument('[paths...]', 'the same inputs as analyze: logs, metrics, folders, bundles, archives (not - : the terminal is the keyboard)')
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
     .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC); default: the zone a bundle records, else UTC')
     .option('--rules <file>', 'add a rule pack (YAML or JSON), as for analyze')
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
-    .addOption(new Option('--debug', 'print stack traces on errors').hideHelp())
+    .addOption(new Option('--debug', 'print stack traces on errors').hideHelp());
+  addPrometheusOptions(cmd, { nodes: true, defaultSince: ANALYZE_SINCE });
+  return cmd
     .addHelpText('after', `
 Keys: ? help  / filter  : commands  j/k ↑/↓ move  enter open  esc back  q quit (the footer shows what works where).
 
@@ -45,6 +48,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
         process.exitCode = 2;
         return;
       }
+      const prometheus = prometheusAsk(flags, paths);
       if (paths.includes('-')) throw new InputError('-', 'tui reads keys from the terminal, so it cannot read the input from stdin: save it to a file first');
       try {
         if (flags.tz !== undefined) resolveZone(flags.tz);
@@ -68,7 +72,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
       // set in the environment (ink renders only the last frame when it thinks it runs in CI).
       process.env['CI'] = '0';
       const { runTui } = await import('../tui/run.js');
-      process.exitCode = await runTui({ paths, year: flags.year, tz: flags.tz, zone: flags.tz ?? 'UTC', color: colorOn(flags.color), rules, customSignals });
+      process.exitCode = await runTui({ paths, prometheus, year: flags.year, tz: flags.tz, zone: flags.tz ?? 'UTC', color: colorOn(flags.color), rules, customSignals });
     });
 }
 

@@ -28,7 +28,7 @@ export const CAUSES: readonly Cause[] = [
   'exited_containers', 'event_channel_full', 'clock_jump', 'memory_pressure', 'other', 'unknown',
 ];
 
-export type InputKind = 'sosreport' | 'must-gather' | 'eks-logs' | 'directory' | 'file' | 'stdin';
+export type InputKind = 'sosreport' | 'must-gather' | 'eks-logs' | 'directory' | 'file' | 'stdin' | 'prometheus';
 /** What a file is, by its content. Logs: `kubelet-log` (also k3s/rke2 journals, where the kubelet, containerd and etcd
  *  share one unit), `runtime-log`, `kernel-log`, `controller-log` (kube-controller-manager: it speaks of other nodes).
  *  Ticket attachments: `node-describe` (`kubectl describe node`, `kubectl get events`), `healthz` (kubelet `/healthz`),
@@ -47,6 +47,8 @@ export interface ArtifactInfo {
   format: string;
   lines: number;
   warnings: number;
+  /** A Prometheus query's answer (format `prometheus-query`): the PromQL asked, over `path`'s window and step. */
+  query?: string;
 }
 
 export interface InputInfo {
@@ -153,6 +155,19 @@ export interface NodeReport {
   ruledOut: RuledOut[];
   coverage: Coverage;
   gaps: Gap[];
+  /** Where the node's metrics came from: each snapshot file or Prometheus query, with the times it covers. Absent
+   *  when the node has no metrics. */
+  metricsFrom?: MetricsProvenance[];
+}
+
+export interface MetricsProvenance {
+  /** The file (as in evidence) or the query's label (`query_range pleg{node="…"} FROM..TO step 30s`). */
+  source: string;
+  kind: 'file' | 'prometheus';
+  from: string | null;
+  to: string | null;
+  /** Scrapes (files) or query steps that gave samples. */
+  points: number;
 }
 
 export interface Warning {
@@ -249,4 +264,34 @@ export interface PodRange {
   min: number;
   median: number;
   max: number;
+}
+
+// `plegscope scan`: the nodes of a fleet whose PLEG went unhealthy in a window, from its Prometheus (issue 17). Its own
+// JSON document, deterministic for a fixed window (no generation time).
+export interface FleetScan {
+  schemaVersion: typeof SCHEMA_VERSION;
+  tool: { name: 'plegscope'; version: string };
+  /** The server as given (no credentials), its kubelets' scrape interval and the step of the window-wide query. */
+  source: { prometheus: string; scrapeIntervalSeconds: number; stepSeconds: number };
+  window: { start: string; end: string };
+  /** Kubelets the server has series of in the window. */
+  nodesScanned: number;
+  /** Only the nodes that stalled, ranked: longest stall first, then most stalls, then name. */
+  nodes: FleetNode[];
+  warnings: string[];
+}
+
+export interface FleetNode {
+  name: string;
+  /** `start` = the last successful relist before the stall (kubelet_pleg_last_seen_seconds); `end` = the first scrape
+   *  that saw a newer one (null: still stalled at the end of the window); `seconds` = end (or window end) − start. */
+  stalls: Array<{ start: string; end: string | null; seconds: number }>;
+  longestSeconds: number;
+  /** histogram_quantile(0.99) of the relist duration over the window. */
+  relistP99Seconds: number | null;
+  /** CRI calls that failed in the window (kubelet_runtime_operations_errors_total), and their share of all calls. */
+  criErrors: number | null;
+  criErrorRate: number | null;
+  /** Most running pods seen in the window. */
+  pods: number | null;
 }

@@ -1,6 +1,7 @@
 // Role and format from content. File names lie (`messages`, `0.log`, `current.log`, `metrics.json` holding
 // Prometheus text), so the name is only consulted to break a tie the content leaves open.
 import type { Role } from '../contract/analysis.js';
+import { sniffQueryResult } from './prometheus/sniff-query.js';
 
 export interface Sniffed {
   role: Role;
@@ -96,6 +97,7 @@ export function sniff(head: Buffer, name: string): Sniffed {
   const indent = Math.min(...raw.map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0));
   const content = (indent > 0 ? raw.map((l) => l.slice(indent)) : raw).filter((l) => !RE_JOURNAL_NOTE.test(l));
   if (content.length === 0) return other('empty');
+  const query = sniffQueryResult(text, content); if (query) return query;
 
   const table = containerTable(content[0] as string);
   if (table) return other(table);

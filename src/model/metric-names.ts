@@ -87,3 +87,8 @@ export function nameInfo(name: string): NameInfo | undefined {
 export function isModelMetric(name: string): boolean {
   return table.has(name) || name === 'kubelet_node_name';
 }
+
+/** Every name the model reads in these groups, old and new (the series a Prometheus history is asked for). */
+export function modelMetricNames(groups: readonly Group[]): string[] {
+  return [...table].filter(([, info]) => groups.includes(info.group)).map(([name]) => name).sort();
+}

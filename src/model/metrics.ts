@@ -21,7 +21,11 @@ export interface MetricsSource {
   nodeHint: string | null;
   /** Time parsed from the file name (epoch ms): the scrape time of samples without timestamps. */
   nameTime: number | null;
-  parsed: ParsedMetrics;
+  /** Only the samples are read: an exposition file's parse, or a query answer's. */
+  parsed: Pick<ParsedMetrics, 'samples'>;
+  /** The query window these samples came from (a Prometheus history asked per stall): snapshots of different windows
+   *  are never joined, so no increase is counted across the gap between two windows. Absent for files. */
+  segment?: number | null;
 }
 
 export interface Snapshot {
@@ -29,6 +33,8 @@ export interface Snapshot {
   timeMs: number | null;
   file: string;
   samples: Sample[];
+  /** See MetricsSource.segment. */
+  segment?: number | null;
 }
 
 /** Quantiles in seconds. `max` is only a lower bound when observations fell into +Inf (or came from a summary). */
@@ -99,13 +105,15 @@ export interface MetricsSummary {
   runningEvidence: Evidence[];
   /** Runs of consecutive snapshots between which the relist count did not move (merged into one interval). */
   frozenIntervals: FrozenInterval[];
+  /** Each file (or query answer) the samples came from, with the scrape times it holds: the report's provenance. */
+  sources: { file: string; fromMs: number | null; toMs: number | null; points: number }[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Snapshots
 
 /** `10.0.1.5:10250` → `10.0.1.5`, `[fe80::1]:10250` → `fe80::1`; a bare IPv6 address is left alone. */
-function stripPort(instance: string): string {
+export function stripPort(instance: string): string {
   const bracket = /^\[(.*)\]:\d+$/.exec(instance);
   if (bracket) return bracket[1]!;
   const m = /^([^:]*):\d+$/.exec(instance);
@@ -138,7 +146,8 @@ export function toSnapshots(src: MetricsSource): Snapshot[] {
   const scrapeNode = scrapeNodes.size === 1 ? [...scrapeNodes][0]! : null;
 
   const nodeOf = (labels: Record<string, string>): string | null => {
-    const node = labels['node'];
+    // The `node` label (kube-prometheus-stack, OpenShift), else the classic kubernetes-nodes job's hostname label.
+    const node = labels['node'] || labels['kubernetes_io_hostname'];
     if (node) return node;
     const instance = labels['instance'];
     if (instance) {
@@ -163,6 +172,7 @@ export function toSnapshots(src: MetricsSource): Snapshot[] {
     let snap = byTime.get(timeMs);
     if (!snap) {
       snap = { node, timeMs: timeMs ?? src.nameTime, file: src.file, samples: [] };
+      if (src.segment != null) snap.segment = src.segment;
       byTime.set(timeMs, snap);
       all.push(snap);
     }
@@ -196,6 +206,7 @@ interface Point {
   sample: Sample;
   file: string;
   timeMs: number | null;
+  segment: number | null;
 }
 
 interface Line {
@@ -211,7 +222,7 @@ interface Line {
 }
 
 interface Timelines {
-  snaps: { timeMs: number | null; groups: Set<Group> }[];
+  snaps: { timeMs: number | null; groups: Set<Group>; segment: number | null }[];
   lines: Line[];
 }
 
@@ -262,10 +273,10 @@ function buildTimelines(snapshots: Snapshot[]): Timelines {
         if (line === null || line.lastSnap === idx) continue; // unusable, or a second copy of this scrape
         line.lastSnap = idx;
         groups.add(info.group);
-        line.points.push({ snap: idx, value: sample.value, sample, file: part.file, timeMs: m.timeMs });
+        line.points.push({ snap: idx, value: sample.value, sample, file: part.file, timeMs: m.timeMs, segment: part.segment ?? null });
       }
     }
-    if (groups.size > 0) snaps.push({ timeMs: m.timeMs, groups });
+    if (groups.size > 0) snaps.push({ timeMs: m.timeMs, groups, segment: m.parts[0]!.segment ?? null });
   }
   // Sorted so that evidence picks the same series every run.
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -302,6 +313,7 @@ function increase(line: Line, t: Timelines): number {
   let prev: number | null = null;
   let pi = 0;
   for (let i = 0; i < t.snaps.length; i++) {
+    if (i > 0 && t.snaps[i]!.segment !== t.snaps[i - 1]!.segment) prev = null; // another query window: no step across the gap
     let v: number | null = null;
     const p = line.points[pi];
     if (p && p.snap === i) {
@@ -513,7 +525,8 @@ function frozenIntervals(countLines: Line[]): FrozenInterval[] {
     const a = totals[i - 1]!;
     const b = totals[i]!;
     const frozen =
-      a.total === b.total && a.point.timeMs !== null && b.point.timeMs !== null && b.point.timeMs > a.point.timeMs;
+      a.total === b.total && a.point.timeMs !== null && b.point.timeMs !== null && b.point.timeMs > a.point.timeMs &&
+      a.point.segment === b.point.segment;
     if (!frozen) {
       close();
       continue;
@@ -637,5 +650,19 @@ export function summarize(snapshots: Snapshot[]): MetricsSummary {
     exitedContainers: exitedGauge(of((l) => l.info.quantity === 'running_containers')),
     runningEvidence,
     frozenIntervals: t.snaps.length >= 2 ? frozenIntervals(countLines) : [],
+    sources: sourcesOf(snapshots),
   };
+}
+
+function sourcesOf(snapshots: Snapshot[]): MetricsSummary['sources'] {
+  const by = new Map<string, Set<number>>();
+  for (const s of snapshots) {
+    let times = by.get(s.file);
+    if (!times) by.set(s.file, (times = new Set()));
+    if (s.timeMs !== null) times.add(s.timeMs);
+  }
+  return [...by].map(([file, times]) => {
+    const ts = [...times];
+    return { file, fromMs: ts.length ? Math.min(...ts) : null, toMs: ts.length ? Math.max(...ts) : null, points: ts.length };
+  }).sort((a, b) => (a.fromMs ?? 0) - (b.fromMs ?? 0) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

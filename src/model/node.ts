@@ -6,6 +6,7 @@ import type { Component, Ref, SignalEvent } from '../signals/events.js';
 import { criFromLogs, type CriOpLog } from './cri.js';
 import { summarize, toSnapshots, type MetricsSource, type MetricsSummary, type Snapshot } from './metrics.js';
 import { buildTimeline, type Timeline } from './timeline.js';
+import { withMetricStalls } from './metric-stalls.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
 import type { NodeObject } from '../parse/node-object.js';
 import type { ContainerCounts } from '../parse/container-list.js';
@@ -159,6 +160,8 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       orphanLogs.push(a);
     }
   }
+  // A Prometheus query names the node it was asked for: an explicit identity.
+  for (const a of artifacts) if (a.format === 'prometheus-query' && a.nodeHint) set.get(a.nodeHint);
   for (const a of artifacts) {
     if (a.metrics) {
       const snaps = toSnapshots(a.metrics);
@@ -280,10 +283,10 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       }
     }
     const logEnd = Number.isFinite(end) ? end : 0;
-    const timeline = buildTimeline({
+    const timeline = withMetricStalls(buildTimeline({
       events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd,
       logStart: Number.isFinite(start) ? start : NaN, kubeletLog: Number.isFinite(kubeletLast),
-    });
+    }), n.snapshots, (file) => artifacts.find((x) => x.path === file)?.id ?? -1);
     const versions = timeline.restarts.map((r) => r.version).filter((v): v is string => v !== null);
     const stated = versionsOf(events);
     const rtInfo = [...events].reverse().find((e) => e.type === 'runtime-info');

@@ -28,6 +28,8 @@ export interface NodeObject {
   conditions: NodeCondition[];
   /** Unschedulable (cordoned) per spec. */
   unschedulable: boolean;
+  /** status.addresses of type InternalIP/ExternalIP: how a Prometheus IP:port instance is matched to this node. */
+  addresses?: string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -152,6 +154,7 @@ function toNode(o: Obj, lines: string[]): NodeObject | null {
     roles,
     conditions,
     unschedulable: isObj(o.spec) && o.spec.unschedulable === true,
+    addresses: ips(o.status),
   };
 }
 
@@ -238,6 +241,11 @@ export function parseConditionFragments(text: string): { name: string | null; co
   };
   walk(root);
   return { name, conditions: toConditions(list, lines, 0) };
+}
+
+function ips(status: unknown): string[] {
+  const list = isObj(status) && Array.isArray(status.addresses) ? status.addresses : [];
+  return list.filter((a): a is Obj => isObj(a) && (a.type === 'InternalIP' || a.type === 'ExternalIP')).map((a) => str(a.address)).filter((x): x is string => !!x);
 }
 
 function findLine(lines: string[], from: number, test: (l: string) => boolean): number {

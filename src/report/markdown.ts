@@ -6,7 +6,7 @@
 import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analysis.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
-import { fmtDuration, fmtSeconds } from './text.js';
+import { fmtDuration, fmtSeconds, metricsSpan } from './text.js';
 
 export interface MarkdownOptions {
   /** IANA zone or fixed offset for displayed times. */
@@ -146,6 +146,9 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
     }
   }
   const relist = [quantileRow('duration', n.relist.durationSeconds), quantileRow('interval', n.relist.intervalSeconds)].filter((r): r is string[] => r !== null);
+  if (n.metricsFrom && n.metricsFrom.length > 0) {
+    out.push('### Metrics from', '', ...n.metricsFrom.map((m) => `- \`${m.source.replace(/`/g, "'")}\` (${metricsSpan(m, zone)})`), '');
+  }
   if (relist.length > 0) {
     out.push(`### Relist (${n.relist.source})`, '');
     out.push(...table(['', 'p50', 'p90', 'p99', 'max'], relist, ['l', 'r', 'r', 'r', 'r']), '');

@@ -82,6 +82,13 @@ export function timelineBar(node: NodeReport, width: number): string | null {
   return cells.join('');
 }
 
+/** Where one source's samples lie: its first and last scrape (or step) and how many. */
+export function metricsSpan(m: NonNullable<NodeReport['metricsFrom']>[number], zone: string): string {
+  const unit = m.kind === 'prometheus' ? 'point' : 'scrape';
+  const span = m.from && m.to && m.from !== m.to ? `${fmtTime(m.from, zone)} → ${fmtTime(m.to, zone, false)}` : fmtTime(m.from, zone);
+  return `${span}, ${m.points} ${unit}${m.points === 1 ? '' : 's'}`;
+}
+
 function quantileLine(label: string, q: Quantiles | null): string | null {
   if (!q) return null;
   return `${label} p50 ${fmtSeconds(q.p50)}  p90 ${fmtSeconds(q.p90)}  p99 ${fmtSeconds(q.p99)}  max ${fmtSeconds(q.max)}`;
@@ -153,6 +160,10 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
         out.push(`    - ${g.missing}: ${sanitize(g.why)}`);
         out.push(`      ${p.dim('$')} ${sanitize(g.collect)}`);
       }
+    }
+    if (n.metricsFrom && n.metricsFrom.length > 0) {
+      out.push(`  ${p.bold('Metrics from')}`);
+      for (const m of n.metricsFrom) out.push(`    ${sanitize(m.source)} ${p.dim(`(${metricsSpan(m, zone)})`)}`);
     }
     const relist = [quantileLine('duration', n.relist.durationSeconds), quantileLine('interval', n.relist.intervalSeconds)].filter((x): x is string => x !== null);
     if (relist.length > 0) {

@@ -61,6 +61,26 @@ export const BUILTIN_RULES: RuleSpec[] = [
     ],
   },
   {
+    id: 'runtime-errors-in-metrics',
+    cause: 'runtime_timeout',
+    severity: 'high',
+    title: "The runtime failed the relist's CRI calls (kubelet metrics)",
+    explains: 'stall',
+    // Metrics alone (a Prometheus history, snapshots): with log lines of CRI errors, runtime-hung-lists speaks.
+    when: [{ fact: 'stall.count', op: '>=', value: 1 }, { fact: 'cri.errors', op: '==', value: 0 }, { fact: 'metrics.criErrors', op: '>=', value: 1 }],
+    anyOf: [[{ fact: 'metrics.listErrors', op: '>=', value: 1 }], [{ fact: 'metrics.statusErrors', op: '>=', value: 2 }]],
+    base: 0.5,
+    support: [
+      { when: [{ fact: 'metrics.listErrors', op: '>=', value: 2 }], weight: 0.3, label: 'repeated errors on list_podsandbox/list_containers' },
+      { when: [{ fact: 'metrics.statusErrors', op: '>=', value: 1 }], weight: 0.2, label: 'Status/Version failed too (the runtime health check)' },
+      { when: [{ fact: 'metrics.slowOps', op: '>=', value: 1 }], weight: 0.3, label: 'runtime operation p99 ≥ 10 s in metrics' },
+    ],
+    evidence: ['metrics.criErrors', 'metrics.slowOps', 'stall'],
+    summary: 'PLEG stalled for up to {stall.maxDurationSeconds|dur} while the kubelet counted failed runtime calls (kubelet_runtime_operations_errors_total, {metrics.window}): {metrics.listErrors} on list_podsandbox/list_containers, the calls every relist makes, {metrics.criErrors} in all ({metrics.erroredOps}). The kubelet and runtime logs of the stall tell whether they timed out (a hung runtime) or were refused (a runtime down).',
+    remediation: 'Check the runtime directly (`crictl ps`, `crictl pods` — do they hang?), read its log around the stall (`journalctl -u containerd -u crio -u docker`), collect its goroutine dump during the next stall (containerd: `kill -USR1 $(pidof containerd)`; cri-o: `kill -USR1 $(pidof crio)`), and restart it if it hangs (`systemctl restart containerd|crio|docker`).',
+    references: [RH_BLOG],
+  },
+  {
     id: 'runtime-stuck-container',
     cause: 'runtime_timeout',
     severity: 'high',

@@ -358,6 +358,16 @@ export function computeFacts(node: NodeModel): FactSheet {
     f[`op.${op.operation}.count`] = op.count;
     p[`op.${op.operation}`] = pool(op.evidence);
   }
+  // Failed runtime calls the kubelet counted (kubelet_runtime_operations_errors_total) over the metrics window: what
+  // names a hung or absent runtime when no log is at hand (a Prometheus history, snapshots alone).
+  const errored = (m?.operations ?? []).filter((o) => (o.errors ?? 0) > 0);
+  const errorsOf = (ops: string[]): number => errored.filter((o) => ops.includes(o.operation)).reduce((t, o) => t + (o.errors ?? 0), 0);
+  f['metrics.criErrors'] = m ? errored.reduce((t, o) => t + (o.errors ?? 0), 0) : null;
+  f['metrics.listErrors'] = m ? errorsOf(['list_podsandbox', 'list_containers']) : null;
+  f['metrics.statusErrors'] = m ? errorsOf(['status', 'version']) : null;
+  f['metrics.erroredOps'] = errored.map((o) => `${o.operation} ${o.errors}`).join(', ') || null;
+  f['metrics.window'] = m && m.windowStartMs !== null && m.windowEndMs !== null && !m.cumulative ? `${isoMin(m.windowStartMs)} → ${isoMin(m.windowEndMs)}` : m ? 'since the kubelet started' : null;
+  p['metrics.criErrors'] = pool(errored.flatMap((o) => { const e = o.evidence.filter((r) => r.text.includes('_errors')); return e.length > 0 ? e : o.evidence.slice(0, 2); }));
   const slowOps = (m?.operations ?? []).filter((o) => (o.p99 ?? 0) >= 10);
   f['metrics.slowOps'] = slowOps.length;
   f['metrics.slowOpNames'] = slowOps.map((o) => o.operation).join(', ') || null;
@@ -513,4 +523,9 @@ function podForId(events: SignalEvent[], id: string): string | null {
     if (e.type === 'pod-inspect-failed' && e.pod && times.some((t) => e.ts >= t && e.ts - t <= 2000)) return e.pod;
   }
   return null;
+}
+
+/** A window edge to the minute, in UTC (`2024-03-11T10:07Z`). */
+function isoMin(ms: number): string {
+  return new Date(ms).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
 }
