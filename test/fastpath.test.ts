@@ -10,7 +10,8 @@ import { cli } from './helpers/cli.js';
 import { mergedNodeLogs } from './helpers/scenario.js';
 
 const FIX = join(__dirname, '..', 'fixtures');
-const inputs = [join(FIX, 'sample-incident'), ...readdirSync(join(FIX, 'corpus'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(FIX, 'corpus', d.name))];
+const dirsOf = (d: string) => readdirSync(join(FIX, d), { withFileTypes: true }).filter((x) => x.isDirectory()).map((x) => join(FIX, d, x.name));
+const inputs = [join(FIX, 'sample-incident'), ...dirsOf('corpus'), ...dirsOf('incidents')];
 
 const strip = (s: string) => s.replace(/"generatedAt": "[^"]+"/, '');
 const FAST = { PLEGSCOPE_WORKERS: '3', PLEGSCOPE_SPLIT_BYTES: '0' };
