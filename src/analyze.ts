@@ -459,6 +459,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     evidence: evidence(f.evidence, fileOf),
     remediation: f.spec.remediation,
     references: f.spec.references ?? [],
+    ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: c.grep.replace(/\{file:(\d+)\}/g, (_, id: string) => shellWord(fileOf(Number(id)))) })) } : {}),
   }));
   const from = [n.windowStart, m?.windowStartMs ?? null].filter((x): x is number => x !== null);
   const to = [n.windowEnd, m?.windowEndMs ?? null].filter((x): x is number => x !== null);
@@ -498,6 +499,11 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     gaps: j.gaps,
     ...(m ? { metricsFrom: m.sources.map((x) => ({ source: x.file, kind: queried.has(x.file) ? 'prometheus' as const : 'file' as const, from: iso(x.fromMs), to: iso(x.toMs), points: x.points })) } : {}),
   };
+}
+
+/** A path as one shell word (single-quoted unless it is plain). */
+function shellWord(s: string): string {
+  return /^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 function round3(x: number): number {

@@ -103,6 +103,16 @@ export interface OperationStats {
   p99Seconds: number | null;
 }
 
+/** How to check a count a finding states: the lines it counted, in the window its facts cover and in the whole input, and
+ *  the grep that finds the whole input's lines. */
+export interface CountCheck {
+  what: string;
+  count: number;
+  total: number;
+  window: string | null;
+  grep: string;
+}
+
 export interface Finding {
   ruleId: string;
   cause: Cause;
@@ -113,6 +123,8 @@ export interface Finding {
   evidence: EvidenceRef[];
   remediation: string;
   references: string[];
+  /** The counts its summary states and the grep that checks each (absent when it states none). */
+  checks?: CountCheck[];
 }
 
 export interface RuledOut {

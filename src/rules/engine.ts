@@ -3,7 +3,7 @@
 // remaining doubt), and each piece of contrary evidence removes its share.
 import type { Cause, Finding, Gap, RuledOut, Severity, Verdict } from '../contract/analysis.js';
 import type { Condition, GapSpec, RuleSpec } from './spec.js';
-import type { Cite, FactSheet, FactValue, Facts } from './facts.js';
+import type { Cite, CountCheck, FactSheet, FactValue, Facts } from './facts.js';
 
 export interface Fired {
   spec: RuleSpec;
@@ -12,6 +12,8 @@ export interface Fired {
   evidence: Cite[];
   because: string[];
   against: string[];
+  /** How to check the counts its summary states. */
+  checks: CountCheck[];
 }
 
 export interface NodeJudgement {
@@ -76,6 +78,11 @@ export function formatDuration(seconds: number): string {
   return r ? `${m}m${String(r).padStart(2, '0')}s` : `${m}m`;
 }
 
+/** The `evidence.*` facts a template states (phrases of what was seen). */
+function evidencePhrases(template: string): string[] {
+  return [...template.matchAll(/\{(evidence\.[\w.-]+)(?:\|\w+)?\}/g)].map((m) => m[1] as string);
+}
+
 export function render(template: string, facts: Facts): string {
   return template.replace(/\{([A-Za-z][\w.-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how));
 }
@@ -102,7 +109,9 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
   const fired: Fired[] = [];
   const evaluated: NodeJudgement['evaluated'] = [];
   for (const spec of specs) {
-    const ok = allHold(spec.when, f) && (!spec.anyOf || spec.anyOf.length === 0 || spec.anyOf.some((g) => allHold(g, f)));
+    // A summary that would state what the input lacks (an evidence phrase with nothing in it) does not fire.
+    const ok = allHold(spec.when, f) && (!spec.anyOf || spec.anyOf.length === 0 || spec.anyOf.some((g) => allHold(g, f)))
+      && evidencePhrases(spec.summary).every((k) => f[k] !== null && f[k] !== undefined);
     evaluated.push({ id: spec.id, fired: ok });
     if (!ok) continue;
     let doubt = 1 - spec.base;
@@ -122,7 +131,8 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
       }
     }
     conf = Math.min(0.99, Math.max(0.05, conf));
-    fired.push({ spec, confidence: Math.round(conf * 100) / 100, summary: render(spec.summary, f), evidence: cite(sheet.pools, spec.evidence), because, against });
+    const checks = (spec.counts ?? []).map((k) => sheet.counts?.[k]).filter((c): c is CountCheck => !!c);
+    fired.push({ spec, confidence: Math.round(conf * 100) / 100, summary: render(spec.summary, f), evidence: cite(sheet.pools, spec.evidence), because, against, checks });
   }
   // `unknown` is the fallback: it stands only when no named cause explains the stall.
   if (fired.some((x) => x.spec.explains === 'stall' && x.spec.cause !== 'unknown')) {

@@ -16,6 +16,41 @@ export type Pools = Record<string, Cite[]>;
 export interface FactSheet {
   facts: Facts;
   pools: Pools;
+  /** Per counted kind of line: how many lines it is, in the window the facts cover and in the whole input, and the files
+   *  that hold them: what a `grep -c` on those files finds (rules cite them by key in `counts`). */
+  counts: Record<string, CountCheck>;
+}
+
+export interface CountCheck {
+  what: string;
+  /** Lines in the window the facts cover (`window`), and in the whole input. */
+  count: number;
+  total: number;
+  window: string | null;
+  /** A `grep` that finds exactly the whole input's lines, on the files that hold them. */
+  grep: string;
+}
+
+/**
+ * Kinds of line a report counts, each with the grep that finds the same lines: the counts in prose are counts of lines
+ * (one line, once, whichever copies of a log hold it), and an SRE can check them with the command printed.
+ */
+const COUNTED: Array<{ key: string; what: string; pattern: string; test: (e: SignalEvent) => boolean }> = [
+  { key: 'lines.unhealthy', what: 'lines saying when PLEG was last seen active', pattern: 'pleg was last seen active', test: (e) => e.type === 'relist-unhealthy' && e.ref.text.includes('pleg was last seen active') },
+  { key: 'lines.runtimeDown', what: 'lines saying the container runtime is down', pattern: 'container runtime is down', test: (e) => (e.type === 'runtime-down' && e.reason === 'container runtime is down') || (e.type === 'relist-unhealthy' && e.runtimeDown) },
+  { key: 'lines.criTimeouts', what: 'CRI calls that timed out (the CRI client\'s own lines)', pattern: 'from runtime service failed.*(DeadlineExceeded|code = 4 |deadline exceeded|operation timeout)', test: (e) => e.type === 'cri-error' && e.layer === 'client' && e.code === 'DeadlineExceeded' },
+  { key: 'lines.relistFailed', what: 'relists that failed (GenericPLEG: Unable to retrieve pods)', pattern: 'Unable to retrieve pods', test: (e) => e.type === 'relist-failed' },
+  { key: 'lines.stateTimeouts', what: 'runtime "get state" timeouts', pattern: 'get state for.*deadline exceeded', test: (e) => e.type === 'runtime-daemon-error' && e.kind === 'state-timeout' },
+  { key: 'lines.hungTasks', what: 'hung-task reports', pattern: 'blocked for more than [0-9]+ seconds', test: (e) => e.type === 'hung-task' },
+  { key: 'lines.oomKills', what: 'OOM kills', pattern: 'Kill(ed)? process [0-9]+ \\(', test: (e) => e.type === 'oom-kill' && /Kill(?:ed)? process \d+ \(/.test(e.ref.text) },
+  { key: 'lines.nfs', what: '"NFS server not responding" lines', pattern: 'nfs: server [^ ]+ not responding', test: (e) => e.type === 'nfs-not-responding' },
+  { key: 'lines.sizeLimit', what: 'lines over the gRPC message size limit', pattern: 'larger than max', test: (e) => e.type === 'grpc-size-limit' },
+  { key: 'lines.channelFull', what: '"event channel is full" lines', pattern: 'hannel is full', test: (e) => e.type === 'event-channel-full' },
+];
+
+/** A shell word for a grep pattern or a path. */
+function shq(s: string): string {
+  return /^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 const PRE_MS = 180_000;
@@ -46,6 +81,10 @@ export function computeFacts(node: NodeModel): FactSheet {
   const unplaced = stalls.some((s) => Number.isNaN(s.lastRelistAt));
   const inScope = (ts: number): boolean => windows.length === 0 || unplaced || Number.isNaN(ts) || windows.some(([a, b]) => ts >= a && ts <= b);
   const scoped = node.events.filter((e) => inScope(e.ts));
+  // The window the facts cover, in words (counts say which window they are of).
+  const scopeFrom = windows.length && !unplaced ? Math.min(...windows.map((w) => w[0])) : NaN;
+  const scopeTo = windows.length && !unplaced ? Math.max(...windows.map((w) => w[1])) : NaN;
+  f['scope'] = Number.isNaN(scopeFrom) ? 'in the whole input' : `between ${new Date(scopeFrom).toISOString().slice(0, 19)}Z and ${new Date(scopeTo).toISOString().slice(0, 19)}Z, from 3 min before the last good relist to 1 min after the stall`;
   const of = <T extends SignalType>(t: T, all = false): Array<EventOf<T>> =>
     (all ? node.events : scoped).filter((e): e is EventOf<T> => e.type === t);
 
@@ -103,7 +142,13 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['cri.perIdTimeouts'] = perIdTimeouts.length;
   f['cri.statusTimeouts'] = statusTimeouts.length;
   f['cri.unavailable'] = unavailable.length;
-  f['cri.unknownOpTimeouts'] = counted.filter((e) => e.op === 'unknown' && e.code === 'DeadlineExceeded').length;
+  // Timeouts in kubelet lines that name no CRI method: wrappers repeating a runtime call (GC, probes, the sanity check,
+  // old dockershim "operation timeout"), and volume plugins.
+  const otherTimeouts = of('timeout-other');
+  f['timeouts.runtimeWrapper'] = otherTimeouts.filter((e) => e.target === 'runtime-wrapper').length;
+  f['timeouts.csi'] = otherTimeouts.filter((e) => e.target === 'csi').length;
+  p['timeouts.runtimeWrapper'] = pool(otherTimeouts.filter((e) => e.target === 'runtime-wrapper').map((e) => e.ref));
+  p['timeouts.csi'] = pool(otherTimeouts.filter((e) => e.target === 'csi').map((e) => e.ref));
   f['cri.podSandboxStatusTimeouts'] = counted.filter((e) => e.op === 'podsandbox_status' && e.code === 'DeadlineExceeded').length;
   p['cri.listTimeouts'] = pool(listTimeouts.map((e) => e.ref));
   p['cri.perIdTimeouts'] = pool(perIdTimeouts.map((e) => e.ref));
@@ -251,7 +296,13 @@ export function computeFacts(node: NodeModel): FactSheet {
   const netdev = of('netdev-unregister');
   f['kernel.netdev'] = netdev.length;
   p['kernel.netdev'] = pool(netdev.map((e) => e.ref));
-  const oom = of('oom-kill');
+  // One kill is told by two kernel lines (`Killed process N` and `oom-kill:…pid=N`): kills are counted by victim pid.
+  const kills = new Map<string, EventOf<'oom-kill'>>();
+  for (const e of of('oom-kill')) {
+    const k = e.pid !== null ? `${e.pid}|${e.process}` : `${e.ref.artifact}:${e.ref.line}`;
+    if (!kills.has(k) || /Kill(?:ed)? process/.test(e.ref.text)) kills.set(k, e);
+  }
+  const oom = [...kills.values()];
   const oomRuntime = oom.filter((e) => RUNTIME_PROCS.test(e.process));
   f['kernel.oom'] = oom.length;
   f['kernel.oomRuntime'] = oomRuntime.length;
@@ -423,8 +474,18 @@ export function computeFacts(node: NodeModel): FactSheet {
 
   // What each kind of evidence amounted to, in words, naming only what is there (summaries stay true to the counts).
   const n = (k: string): number => (typeof f[k] === 'number' ? (f[k] as number) : 0);
+  f['runtime.statusCheckFailed'] = countLines(scoped, (e) => e.type === 'runtime-down' && e.reason.startsWith('Container runtime sanity check failed'));
+  f['lines.runtimeDownForHang'] = countLines(scoped, (e) => (e.type === 'runtime-down' && e.reason === 'container runtime is down') || (e.type === 'relist-unhealthy' && e.runtimeDown));
+  const clientTimeouts = counted.filter((e) => e.layer === 'client' && e.code === 'DeadlineExceeded').length;
+  const callerTimeouts = n('cri.timeouts') - clientTimeouts;
   f['evidence.runtimeHang'] = seen([
-    [n('cri.timeouts'), `${n('cri.timeouts')} CRI call(s) timed out (DeadlineExceeded)`],
+    [clientTimeouts, `${clientTimeouts} CRI call(s) timed out (DeadlineExceeded)`],
+    [callerTimeouts, `${callerTimeouts} more timed-out CRI call(s) that only their callers logged`],
+    [n('cri.timeouts') === 0 ? n('timeouts.runtimeWrapper') : 0, `${n('timeouts.runtimeWrapper')} kubelet line(s) where a call to the runtime timed out (garbage collection, probes, pod workers)`],
+    [(f['metrics.listP99'] as number | null) !== null && n('metrics.listP99') >= 60, `list calls' p99 ${Math.round(n('metrics.listP99'))} s in metrics`],
+    [f['goroutine.relistInList'] === true, 'the relist goroutine waits on a CRI list call'],
+    [n('lines.runtimeDownForHang'), `${n('lines.runtimeDownForHang')} line(s) saying the container runtime is down`],
+    [n('runtime.statusCheckFailed'), `${n('runtime.statusCheckFailed')} failed runtime status check(s)`],
     [n('relist.failedTimeouts'), `${n('relist.failedTimeouts')} relist(s) failed on a timeout`],
     [n('runtime.stateTimeouts'), `${n('runtime.stateTimeouts')} "get state" timeout(s) in the runtime's log (${n('runtime.stateTimeoutIds')} container(s))`],
     [n('runtime.taskListTimeouts'), `${n('runtime.taskListTimeouts')} task listing(s) cancelled in the runtime's log`],
@@ -445,6 +506,7 @@ export function computeFacts(node: NodeModel): FactSheet {
     [n('kernel.hungTasks'), `${n('kernel.hungTasks')} hung-task report(s) (${String(f['kernel.hungTaskNames'])})`],
     [n('kernel.ioFrames'), `${n('kernel.ioFrames')} blocked-task frame(s) waiting on storage (${String(f['kernel.ioFrameNames'])})`],
     [n('kernel.nfs'), `${n('kernel.nfs')} "NFS server not responding" (${String(f['kernel.nfsServer'])})`],
+    [n('timeouts.csi'), `${n('timeouts.csi')} volume plugin (CSI) call(s) that timed out`],
     [n('goroutine.fsWaits'), `a kubelet goroutine blocked ${n('goroutine.fsWaitMinutes')} min in a file-system call (${String(f['goroutine.fsWaitFrame'])})`],
     [n('healthz.syncloopFailed'), 'the kubelet\'s /healthz reports its sync loop failed (wedged, most often on a file-system call that does not return)'],
     [n('disk.slowDu'), `${n('disk.slowDu')} disk-usage scan(s) that took minutes`],
@@ -487,13 +549,36 @@ export function computeFacts(node: NodeModel): FactSheet {
     const list = (p[k] ??= []);
     if (list.length < POOL_CAP) list.push(e.ref);
   }
-  return { facts: f, pools: p };
+  const counts = countChecks(node, inScope, f['scope'] as string);
+  for (const c of COUNTED) f[c.key] = counts[c.key]?.count ?? 0;
+  return { facts: f, pools: p, counts };
+}
+
+/** The counted kinds of line (COUNTED) present in the node's input, with the grep that finds them. */
+function countChecks(node: NodeModel, inScope: (ts: number) => boolean, scope: string): Record<string, CountCheck> {
+  const out: Record<string, CountCheck> = {};
+  for (const c of COUNTED) {
+    const all = new Map<string, { ts: number; file: number }>();
+    for (const e of node.events) if (c.test(e)) all.set(`${e.ref.artifact}:${e.ref.line}`, { ts: e.ts, file: e.ref.artifact });
+    if (all.size === 0) continue;
+    const count = [...all.values()].filter((x) => inScope(x.ts)).length;
+    const files = [...new Set([...all.values()].map((x) => x.file))].sort((a, b) => a - b);
+    out[c.key] = { what: c.what, count, total: all.size, window: scope === 'in the whole input' ? null : scope, grep: `grep -cE ${shq(c.pattern)} ${files.map((id) => `{file:${id}}`).join(' ')}` };
+  }
+  return out;
 }
 
 /** The parts that are there, joined ("3 CRI call(s) timed out; 1 runtime start(s)"), or null when none is. */
 function seen(parts: Array<[number | boolean, string]>): string | null {
   const out = parts.filter(([v]) => (typeof v === 'number' ? v > 0 : v)).map(([, t]) => t);
   return out.length ? out.join('; ') : null;
+}
+
+/** Distinct lines among the events that pass `test`. */
+function countLines(events: SignalEvent[], test: (e: SignalEvent) => boolean): number {
+  const lines = new Set<string>();
+  for (const e of events) if (test(e)) lines.add(`${e.ref.artifact}:${e.ref.line}`);
+  return lines.size;
 }
 
 /** How many separate bursts the events make (events closer than `gapMs` belong to one; undated ones count alone). */

@@ -34,6 +34,8 @@ export interface RuleSpec {
   contra?: Weighted[];
   /** Evidence pools cited, in order (facts.ts names them). */
   evidence: string[];
+  /** Counted kinds of line its summary states (facts.ts `COUNTED`): the finding carries the grep that checks each. */
+  counts?: string[];
   /** Templates: `{fact}` or `{fact|fmt}` with fmt in dur, n, s, pct, sec. */
   summary: string;
   remediation: string;

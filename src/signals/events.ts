@@ -49,7 +49,11 @@ export type SignalEvent =
   | (Base & { type: 'hung-task'; task: string; seconds: number })
   | (Base & { type: 'nfs-not-responding'; server: string })
   | (Base & { type: 'netdev-unregister'; device: string })
-  | (Base & { type: 'oom-kill'; process: string })
+  /** One kill: the victim the OOM killer names (`Killed process 1234 (java)`, or `oom-kill:…task=java,pid=1234`). */
+  | (Base & { type: 'oom-kill'; process: string; pid: number | null })
+  /** A call that timed out in a kubelet line that names no CRI method: a wrapper repeating a runtime call already told
+   *  (garbage collection, a probe, the sanity check), a volume plugin (CSI), or something else. Not a CRI timeout. */
+  | (Base & { type: 'timeout-other'; target: 'runtime-wrapper' | 'csi' | 'other'; detail: string })
   | (Base & { type: 'pid-exhaustion'; detail: string })
   | (Base & { type: 'slow-disk-usage'; seconds: number | null })
   | (Base & { type: 'clock-change'; detail: string })

@@ -315,7 +315,13 @@ export const MATCHERS: Matcher[] = [
       const t = rec.payload;
       if (SPECIFIC_CRI.some((n) => t.includes(n)) || t.includes('PLEG is not healthy') || t.includes('GenericPLEG: Unable')) return null;
       const op = /\b(ListPodSandbox|ListContainers|ContainerStatus|PodSandboxStatus|StopPodSandbox|StopContainer|RemoveContainer|RemovePodSandbox|RunPodSandbox|CreateContainer|StartContainer|ExecSync|KillPodSandbox|KillContainer)\b/.exec(t)?.[1];
-      const name = op === 'KillPodSandbox' ? 'stop_podsandbox' : op === 'KillContainer' ? 'stop_container' : op ? (OPS[op] ?? 'unknown') : 'unknown';
+      // Only a line that names a CRI method is a CRI timeout; a volume plugin's or a wrapper's is its own signal.
+      if (!op) {
+        const target = /csi|MountVolume|UnmountVolume|NodeStageVolume|NodeUnstageVolume|NodePublishVolume|NodeUnpublishVolume|NodeGetVolume|volume/i.test(t) ? 'csi'
+          : /operation timeout|runtime|[Cc]ontainer garbage collection|Failed cleaning pods|Probe errored|[Ll]isting containers|SyncPod|KillPod/.test(t) ? 'runtime-wrapper' : 'other';
+        return { type: 'timeout-other', target, detail: errText(rec).slice(0, 300) };
+      }
+      const name = op === 'KillPodSandbox' ? 'stop_podsandbox' : op === 'KillContainer' ? 'stop_container' : (OPS[op] ?? op);
       return { type: 'cri-error', op: name, code: 'DeadlineExceeded', layer: 'caller', containerId: rec.fields['containerID'] ?? null, sandboxId: rec.fields['podSandboxID'] ?? null, pod: podOf(rec), detail: errText(rec) };
     },
   },
@@ -408,11 +414,16 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'oom',
-    needles: ['Out of memory', 'invoked oom-killer', 'Killed process', 'Kill process'],
+    // The victim of a kill, once: `Killed process 1234 (java)` (and `oom-kill:…,task=java,pid=1234` of the same kill,
+    // told apart later by its pid). `X invoked oom-killer` names who asked for memory, not who was killed.
+    needles: ['Killed process', 'Kill process', 'oom-kill:constraint'],
+    from: ['kernel', 'unknown', 'system'],
     match(rec) {
       const t = rec.payload;
-      const m = /Kill(?:ed)? process \d+ \(([^)]+)\)/.exec(t) ?? /oom-kill:.*task=([^,\s]+)/.exec(t) ?? /^(\S+) invoked oom-killer/.exec(t);
-      return m ? { type: 'oom-kill', process: m[1] as string } : null;
+      const k = /Kill(?:ed)? process (\d+) \(([^)]+)\)/.exec(t);
+      if (k) return { type: 'oom-kill', process: k[2] as string, pid: Number(k[1]) };
+      const o = /oom-kill:.*task=([^,\s]+),pid=(\d+)/.exec(t);
+      return o ? { type: 'oom-kill', process: o[1] as string, pid: Number(o[2]) } : null;
     },
   },
   {

@@ -145,7 +145,7 @@ describe('extractor', () => {
 });
 
 describe('other CRI timeouts', () => {
-  it('a gRPC timeout in a line no specific matcher knows counts once, with the operation when named', async () => {
+  it('a gRPC timeout in a line no specific matcher knows counts once, with the operation when named; one that names none is not a CRI timeout', async () => {
     const evs = await eventsOf([
       'E0715 10:00:01.000000    1248 pod_workers.go:186] Error syncing pod 0a8b ("nginx-1_default(0a8b)"), skipping: failed to "CreatePodSandbox" for "nginx-1_default(0a8b)" with CreatePodSandboxError: "RunPodSandbox for \\"nginx-1_default(0a8b)\\" failed: rpc error: code = DeadlineExceeded desc = context deadline exceeded"',
       'E0715 10:00:02.000000    1248 docker_service.go:400] failed to get the docker client version: operation timeout: context deadline exceeded',
@@ -153,6 +153,7 @@ describe('other CRI timeouts', () => {
       'E0715 10:00:04.000000    1248 kubelet_node_status.go:377] Error updating node status, will retry: error getting node "n1": Get https://10.0.0.1:6443/api/v1/nodes/n1: context deadline exceeded',
     ].join('\n') + '\n', { year: 2019 });
     const cri = evs.filter((e) => e.type === 'cri-error') as Array<EventOf<'cri-error'>>;
-    expect(cri.map((e) => [e.op, e.layer])).toEqual([['run_podsandbox', 'caller'], ['unknown', 'caller'], ['list_podsandbox', 'client']]);
+    expect(cri.map((e) => [e.op, e.layer])).toEqual([['run_podsandbox', 'caller'], ['list_podsandbox', 'client']]);
+    expect(evs.filter((e) => e.type === 'timeout-other').map((e) => (e as EventOf<'timeout-other'>).target)).toEqual(['runtime-wrapper']);
   });
 });
