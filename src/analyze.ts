@@ -473,6 +473,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
       lastRelistAt: iso(s.lastRelistAt),
       unhealthyFrom: iso(s.lastRelistAt + s.thresholdSeconds * 1000),
       endedAt: iso(s.endedAt),
+      ...(s.endedBetween ? { endedBetween: { from: iso(s.endedBetween.from) as string, to: iso(s.endedBetween.to) } } : {}),
       endedBy: s.endedBy,
       durationSeconds: round3(s.durationSeconds),
       maxLastSeenAgoSeconds: round3(s.maxAgeSeconds),

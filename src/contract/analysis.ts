@@ -71,6 +71,9 @@ export interface Stall {
   lastRelistAt: string | null;
   unhealthyFrom: string | null;
   endedAt: string | null;
+  /** When no line says when it ended, only that it had by some time: after `from` (its last unhealthy line) and before
+   *  `to` (the next line showing the kubelet at work; null when the log says nothing more). `endedAt` is then null. */
+  endedBetween?: { from: string; to: string | null };
   /** `unknown`: the input does not show the end (lines were left out after the last unhealthy one, or none is dated). */
   endedBy: 'recovered' | 'restart' | 'end-of-log' | 'unknown';
   durationSeconds: number;

@@ -190,6 +190,7 @@ function toStall(f: Found, idOf: (file: string) => number): StallModel {
     firstLineAt: first.timeMs,
     lastLineAt: last.timeMs,
     endedAt: endAt,
+    endedBetween: null,
     endedBy: f.end ? (f.restart ? 'restart' : 'recovered') : 'end-of-log',
     endProof: f.bound ? `${endProof}; last relist at or before ${iso(f.lastRelistAt)} (relist count frozen)` : endProof,
     durationSeconds: Math.max(0, ((endAt ?? last.timeMs) - f.lastRelistAt) / 1000),

@@ -10,6 +10,9 @@ export interface StallModel {
   firstLineAt: number;
   lastLineAt: number;
   endedAt: number | null;
+  /** When no line says when it ended, only that it had by some time: between the last unhealthy line and the first line
+   *  after it that shows the kubelet working (null when the log says nothing more). `endedAt` is then null. */
+  endedBetween: { from: number; to: number | null } | null;
   endedBy: 'recovered' | 'restart' | 'end-of-log' | 'unknown';
   /** How the end was established, for the report ("SyncLoop (PLEG) event", "unhealthy lines stopped", …). */
   endProof: string;
@@ -201,6 +204,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
     const nextGroup = sortedGroups.slice(gi + 1).find((x) => !x.neverSucceeded && x.lastRelistAt > last.ts);
     const restart = restarts.find((r) => r.at > last.ts - 1000 && r.at > first.ts) ?? null;
     let endedAt: number | null = null;
+    let endedBetween: StallModel['endedBetween'] = null;
     let endedBy: StallModel['endedBy'] = 'end-of-log';
     let endProof = 'log ends while PLEG is still unhealthy';
     let endEvidence: Ref | null = null;
@@ -225,7 +229,10 @@ export function buildTimeline(input: TimelineInput): Timeline {
       endProof = 'a later relist succeeded (the next stall counts from it)';
       endEvidence = nextGroup?.events[0]?.ref ?? null;
     } else if (input.kubeletLast > last.ts + PROOF_WINDOW_MS) {
-      endedAt = last.ts + SKIP_CADENCE_MS;
+      // The unhealthy lines stopped while the kubelet kept logging: it ended after the last of them and before the next
+      // line that shows the kubelet at work (a proof, else any later line of this node) — no line says exactly when.
+      const next = firstProof?.ts ?? events.find((e) => e.ts > last.ts + SKIP_CADENCE_MS)?.ts ?? null;
+      endedBetween = { from: last.ts, to: next };
       endedBy = 'recovered';
       endProof = firstProof ? `unhealthy lines stopped (next relist proof: ${firstProof.type === 'node-ready' ? 'NodeReady' : (firstProof as EventOf<'relist-proof'>).what})` : 'unhealthy lines stopped while the kubelet kept logging';
       endEvidence = firstProof?.ref ?? null;
@@ -234,11 +241,13 @@ export function buildTimeline(input: TimelineInput): Timeline {
     // this stall ended.
     if (gaps.some((t) => t >= last.ts && (endedAt === null || t < endedAt))) {
       endedAt = null;
+      endedBetween = null;
       endedBy = 'unknown';
       endProof = 'lines were left out after the last unhealthy line: the end is not in the input';
       endEvidence = null;
     }
-    const endForDuration = endedAt ?? (endedBy === 'unknown' ? g.lastRelistAt + maxAge * 1000 : Math.max(input.logEnd, last.ts));
+    // Without an exact end, the duration is what the input proves: at least until the last unhealthy line.
+    const endForDuration = endedAt ?? (endedBy === 'unknown' ? g.lastRelistAt + maxAge * 1000 : endedBetween ? endedBetween.from : Math.max(input.logEnd, last.ts));
     const nr = notReadyEvents.some((n) => n.ts >= g.lastRelistAt && n.ts <= endForDuration + 1000)
       || g.events.some((e) => e.source === 'node-condition' || e.source === 'api-condition');
     let grew = false;
@@ -252,6 +261,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
       firstLineAt: first.ts,
       lastLineAt: last.ts,
       endedAt,
+      endedBetween,
       endedBy,
       endProof,
       durationSeconds: Math.max(0, (endForDuration - g.lastRelistAt) / 1000),
@@ -292,6 +302,7 @@ function undatedStall(evs: Unhealthy[], events: SignalEvent[]): StallModel {
     firstLineAt: NaN,
     lastLineAt: NaN,
     endedAt: null,
+    endedBetween: null,
     endedBy: 'end-of-log',
     endProof: 'the lines carry no time: how it ended is not in the input',
     durationSeconds: maxAge,

@@ -55,7 +55,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     ],
     evidence: ['cri.listTimeouts', 'relist.failed', 'cri.statusTimeouts', 'runtime.blockedCall', 'runtime.daemon', 'cli.timeouts', 'goroutine.runtimeLock', 'metrics.slowOps', 'metrics.relistFrozen', 'stall'],
     counts: ['lines.criTimeouts', 'lines.relistFailed', 'lines.runtimeDown', 'lines.stateTimeouts', 'lines.unhealthy'],
-    summary: 'PLEG stalled for up to {stall.maxDurationSeconds|dur} while the container runtime ({runtime}) did not answer in time: {evidence.runtimeHang} (lines {scope}). {cri.listTimeouts} of the timed-out calls were the list calls every relist makes.',
+    summary: 'PLEG stalled for up to {stall.maxDurationSeconds|dur} ({lines.unhealthy} lines report how long ago it was last seen active) while the container runtime ({runtime}) did not answer in time: {evidence.runtimeHang} (lines {scope}). {cri.listTimeouts} of the timed-out calls were the list calls every relist makes.',
     remediation: 'The runtime daemon is hung or overloaded. Check it directly (`crictl ps`, `crictl pods` — do they hang?), collect its goroutine dump (containerd: `kill -USR1 $(pidof containerd)`; dockerd: `kill -SIGUSR1 $(pidof dockerd)`; cri-o: `kill -USR1 $(pidof crio)`), then restart it (`systemctl restart containerd|crio|docker`). Look for the cause underneath: disk latency, a stuck shim, too many containers, or a known runtime bug fixed in a newer release.',
     references: [RH_BLOG, 'https://github.com/kubernetes/kubernetes/issues/45419', 'https://github.com/kubernetes/kubernetes/issues/61117'],
     ruledOut: [
@@ -223,7 +223,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     explains: 'stall',
     when: [{ fact: 'stall.count', op: '>=', value: 1 }],
     anyOf: [
-      [{ fact: 'kernel.hungTasks', op: '>=', value: 1 }],
+      [{ fact: 'kernel.hungTasksDated', op: '>=', value: 1 }],
       [{ fact: 'kernel.nfs', op: '>=', value: 1 }],
       [{ fact: 'disk.slowDu', op: '>=', value: 2 }],
       [{ fact: 'metrics.slowDiskOps', op: '>=', value: 1 }, { fact: 'cri.listTimeouts', op: '==', value: 0 }],
@@ -232,7 +232,8 @@ export const BUILTIN_RULES: RuleSpec[] = [
     ],
     base: 0.5,
     support: [
-      { when: [{ fact: 'kernel.hungTasks', op: '>=', value: 1 }], weight: 0.4, label: 'kernel: tasks blocked for more than 120 s' },
+      { when: [{ fact: 'kernel.hungTasksDated', op: '>=', value: 1 }], weight: 0.4, label: 'kernel: tasks blocked for more than 120 s' },
+      { when: [{ fact: 'kernel.hungTasksDated', op: '==', value: 0 }, { fact: 'kernel.hungTasks', op: '>=', value: 1 }], weight: 0.1, label: 'kernel hung tasks at an unknown time' },
       { when: [{ fact: 'kernel.ioFrames', op: '>=', value: 1 }], weight: 0.3, label: 'the blocked tasks wait on storage (writeback, NFS, journal)' },
       { when: [{ fact: 'goroutine.fsWaits', op: '>=', value: 1 }], weight: 0.4, label: 'a kubelet goroutine blocked for minutes in a file-system call' },
       { when: [{ fact: 'kernel.nfs', op: '>=', value: 1 }], weight: 0.4, label: 'kernel: NFS server not responding' },

@@ -281,7 +281,12 @@ export function computeFacts(node: NodeModel): FactSheet {
   // Kernel and node.
   const hung = of('hung-task');
   f['kernel.hungTasks'] = hung.length;
+  // A kernel line that cannot be placed in time (raw dmesg with nothing to say when the node booted) can support a
+  // cause, not decide one.
+  f['kernel.hungTasksDated'] = hung.filter((e) => !Number.isNaN(e.ts)).length;
+  const hungUndated = hung.length - (f['kernel.hungTasksDated'] as number);
   f['kernel.hungTaskNames'] = [...new Set(hung.map((e) => e.task))].slice(0, 5).join(', ') || null;
+  f['kernel.hungTasksUndated'] = hungUndated;
   p['kernel.hungTasks'] = pool(hung.map((e) => e.ref));
   // The frames that follow a hung-task report show what it waits for: storage (writeback, NFS, a journal commit).
   const io = of('kernel-io-frame');
@@ -503,7 +508,7 @@ export function computeFacts(node: NodeModel): FactSheet {
     [n('cli.unavailable'), `${n('cli.unavailable')} runtime command(s) that could not connect`],
   ]);
   f['evidence.storage'] = seen([
-    [n('kernel.hungTasks'), `${n('kernel.hungTasks')} hung-task report(s) (${String(f['kernel.hungTaskNames'])})`],
+    [n('kernel.hungTasks'), `${n('kernel.hungTasks')} hung-task report(s) (${String(f['kernel.hungTaskNames'])}${n('kernel.hungTasks') === n('kernel.hungTasksUndated') ? '; time unknown' : n('kernel.hungTasksUndated') ? `; ${n('kernel.hungTasksUndated')} of them at an unknown time` : ''})`],
     [n('kernel.ioFrames'), `${n('kernel.ioFrames')} blocked-task frame(s) waiting on storage (${String(f['kernel.ioFrameNames'])})`],
     [n('kernel.nfs'), `${n('kernel.nfs')} "NFS server not responding" (${String(f['kernel.nfsServer'])})`],
     [n('timeouts.csi'), `${n('timeouts.csi')} volume plugin (CSI) call(s) that timed out`],
