@@ -187,10 +187,10 @@ class Discoverer {
         const d = plain.drafts.get(f);
         if (d) {
           this.push(plain.input, d.artifact, []);
-          ws.push(...d.warnings);
+          for (const w of d.warnings) ws.push(w);
         }
       }
-      this.warnings.push(...ws.sort((a, b) => comparePathSegments(a.file ?? '', b.file ?? '')));
+      for (const w of ws.sort((a, b) => comparePathSegments(a.file ?? '', b.file ?? ''))) this.warnings.push(w);
       return;
     }
     let input: number;
@@ -350,7 +350,7 @@ class Discoverer {
       const item = items[i] as (typeof items)[number];
       if (!result) continue;
       if (item.kind !== 'file') {
-        tree.warnings.push(...result.warnings);
+        for (const w of result.warnings) tree.warnings.push(w);
         continue;
       }
       this.seen.set(item.key, item.rel);
@@ -404,7 +404,7 @@ class Discoverer {
 
   private push(input: number, draft: ArtifactDraft | null, warnings: InputWarning[]): void {
     if (draft) this.artifacts.push({ id: this.artifacts.length, input, ...draft });
-    this.warnings.push(...warnings);
+    for (const w of warnings) this.warnings.push(w);
   }
 
   /**

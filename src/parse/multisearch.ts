@@ -34,7 +34,7 @@ export class MultiSearch {
     const long = bytes.filter((b) => b.length >= MIN_WM);
     this.short = bytes.filter((b) => b.length < MIN_WM);
     this.shortIndex = bytes.map((b, i) => (b.length < MIN_WM ? i : -1)).filter((i) => i >= 0);
-    this.m = long.length ? Math.min(...long.map((b) => b.length), 255) : 0;
+    this.m = long.length ? long.reduce((m, b) => Math.min(m, b.length), 255) : 0;
     const m = this.m;
     this.shift = new Uint8Array(1 << TABLE_BITS).fill(Math.max(1, m - 2));
     for (const p of long) {
