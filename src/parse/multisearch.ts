@@ -37,8 +37,8 @@ export class MultiSearch {
     this.m = long.length ? long.reduce((m, b) => Math.min(m, b.length), 255) : 0;
     const m = this.m;
     this.shift = new Uint8Array(1 << TABLE_BITS).fill(Math.max(1, m - 2));
-    for (const p of long) {
-      const index = bytes.indexOf(p);
+    for (const [index, p] of bytes.entries()) {
+      if (p.length < MIN_WM) continue;
       for (let j = 2; j < m; j++) {
         const h = h3(p[j - 2] as number, p[j - 1] as number, p[j] as number);
         const s = m - 1 - j;
