@@ -6,7 +6,7 @@ import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { InputError, type Artifact, type Compression, type Discovery, type Input, type InputWarning, type ReadEarly } from './artifact.js';
-import { DEFAULT_TOOLS, HEAD_BYTES, decode, probe, type Probe, type Tools } from './decode.js';
+import { DEFAULT_TOOLS, HEAD_BYTES, decodeBounded, probe, type Probe, type Tools } from './decode.js';
 import { assess } from './assess.js';
 import { errorCode, fsErrorMessage } from './fserror.js';
 import { nameTime, nodeHint } from './names.js';
@@ -14,7 +14,7 @@ import { PROBLEM_FORMATS, isContainerList } from './sniff.js';
 import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
-import { DEFAULT_LIMITS, bounded, type Limits } from './limits.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { archiveKind, closeTree, indexContainer, newTree, probeDeferred, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
@@ -168,12 +168,9 @@ class Discoverer {
     const limits = this.limits;
     if (kind === 'zip') {
       // A compressed zip (rare) needs its bytes in memory for random access.
-      return new LazyZip(() => decode(source.open(), compression, tools), limits, source.path);
+      return new LazyZip(() => decodeBounded(source.open(), compression, tools, limits, source.path), limits, source.path);
     }
-    return new TarContainer(() => {
-      const raw = source.open();
-      return compression === null ? raw : bounded(raw, decode(raw, compression, tools), limits, source.path);
-    });
+    return new TarContainer(() => decodeBounded(source.open(), compression, tools, limits, source.path));
   }
 
   /** Bundle layout over a tree, then one artifact per placed file. */
@@ -428,7 +425,7 @@ class Discoverer {
     const keepFull = verdict.role !== 'other' || verdict.format === 'archive';
     const head = keepFull || pr.head.length <= OTHER_HEAD_BYTES ? pr.head : Buffer.from(pr.head.subarray(0, OTHER_HEAD_BYTES));
     const { compression } = pr;
-    const tools = this.tools;
+    const { tools, limits } = this;
     const inMemory = pr.complete && compression === null && head === pr.head && source.rereadable;
     const artifact: ArtifactDraft = {
       path: source.path,
@@ -441,7 +438,8 @@ class Discoverer {
       size: source.size,
       head,
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
-      open: inMemory ? () => Readable.from([head], { objectMode: false }) : () => decode(source.open(), compression, tools),
+      // Bounded like an archive member: a 168 KB .xz of 1 GiB of lines stops at the ratio bound with a warning.
+      open: inMemory ? () => Readable.from([head], { objectMode: false }) : () => decodeBounded(source.open(), compression, tools, limits, source.path),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
       ...(isContainerList(verdict.format) ? { parseAs: 'container-list' as const } : {}),

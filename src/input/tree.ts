@@ -9,9 +9,9 @@ import type { Compression, InputWarning, ReadEarly } from './artifact.js';
 import { assess } from './assess.js';
 import { isContainerList } from './sniff.js';
 import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
-import { compressionOf, decode, haveTool, missingToolError, readHead, toolFor, type Tools } from './decode.js';
+import { compressionOf, decodeBounded, haveTool, missingToolError, readHead, toolFor, type Tools } from './decode.js';
 import { collect, peek, type EntryStream } from './entry-stream.js';
-import { bounded, mib, type Limits } from './limits.js';
+import { mib, type Limits } from './limits.js';
 import { notANodeLog, probeLater, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
 
 export interface TreeFile {
@@ -101,9 +101,8 @@ export function join(prefix: string, p: string): string {
 }
 
 /** Decompressed bytes of a stored member, bounded. */
-function decodeBounded(raw: Readable, compression: Compression, ctx: TreeContext, what: string): Readable {
-  if (compression === null) return raw;
-  return bounded(raw, decode(raw, compression, ctx.tools), ctx.limits, what);
+function decodeMember(raw: Readable, compression: Compression, ctx: TreeContext, what: string): Readable {
+  return decodeBounded(raw, compression, ctx.tools, ctx.limits, what);
 }
 
 /** Names of files that would be read as logs: a dangling link with such a name means a log is missing. */
@@ -255,7 +254,7 @@ async function examineMember(
     p1.stream.destroy();
     return {
       path: display, aliases: [], size: h.size, mtime: h.mtime, compression, head: Buffer.alloc(0), role: 'other', format: 'unprobed',
-      problem: null, meta: null, cut: false, open: () => decodeBounded(reopen(), compression, ctx, display), member: true, deferred: true,
+      problem: null, meta: null, cut: false, open: () => decodeMember(reopen(), compression, ctx, display), member: true, deferred: true,
     };
   }
   if (compression) {
@@ -266,7 +265,7 @@ async function examineMember(
       return null;
     }
   }
-  const decoded = decodeBounded(p1.stream, compression, ctx, display);
+  const decoded = decodeMember(p1.stream, compression, ctx, display);
   const p2 = await peek(decoded, ctx.headBytes);
   const kind = archiveKind(p2.head);
   if (kind === '7z' || kind === 'rar') {
@@ -284,7 +283,7 @@ async function examineMember(
       let child: TarContainer | null = null;
       const holder: Holder = { idle: () => child?.idle() ?? true, release: () => child?.releasePass() };
       // Later reads of the nested archive stream its member out of this archive again.
-      child = new TarContainer(() => decodeBounded(reopen(holder), compression, ctx, display));
+      child = new TarContainer(() => decodeMember(reopen(holder), compression, ctx, display));
       await indexContainer(new FirstScan(child, p2.stream), display, depth + 1, ctx, tree, label);
       return null;
     }
@@ -313,7 +312,7 @@ async function examineMember(
   } else {
     p2.stream.destroy();
   }
-  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => decodeBounded(reopen(), compression, ctx, display));
+  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => decodeMember(reopen(), compression, ctx, display));
   return {
     path: display,
     aliases: [],
