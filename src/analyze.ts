@@ -356,6 +356,9 @@ async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (li
     const first = parsed.errors[0] as { line: number; message: string };
     warn(first.line, `${parsed.errors.length} malformed metrics line(s) skipped (first: ${first.message})`);
   }
+  for (const d of parsed.dropped) {
+    warn(d.firstLine, `metric family ${d.family}: only its first ${d.kept} series are read; ${d.atLeast ? 'at least ' : ''}${d.series} more series (${d.samples} samples, the first on this line) dropped (a kubelet exposes a few dozen per family)`);
+  }
   return { file: a.path, nodeHint: a.nodeHint, nameTime: a.nameTime, parsed };
 }
 
