@@ -100,19 +100,20 @@ export function decodeBounded(raw: Readable, compression: Compression, tools: To
 
 function gunzip(raw: Readable): Readable {
   const z = zlib.createGunzip({ chunkSize: INFLATE_CHUNK });
-  mapStreamErrors(z, gzipError);
+  mapStreamErrors(z, (err) => zlibError(err, 'gzip stream'));
   raw.on('error', (err) => z.destroy(err));
   z.on('close', () => raw.destroy());
   raw.pipe(z);
   return z;
 }
 
-function gzipError(err: Error): Error {
+/** A zlib error as damage: `truncated <what>` (ETRUNCATED) or `corrupt <what> (…)` (ECORRUPT). */
+export function zlibError(err: Error, what: string): Error {
   const code = errorCode(err);
   if (code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(err.message)) {
-    return Object.assign(new Error('truncated gzip stream'), { code: TRUNCATED });
+    return Object.assign(new Error(`truncated ${what}`), { code: TRUNCATED });
   }
-  if (code?.startsWith('Z_')) return Object.assign(new Error(`corrupt gzip stream (${err.message})`), { code: CORRUPT });
+  if (code?.startsWith('Z_')) return Object.assign(new Error(`corrupt ${what} (${err.message})`), { code: CORRUPT });
   return err;
 }
 

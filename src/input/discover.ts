@@ -6,7 +6,7 @@ import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { InputError, type Artifact, type Compression, type Discovery, type Input, type InputWarning, type ReadEarly } from './artifact.js';
-import { DEFAULT_TOOLS, HEAD_BYTES, decodeBounded, probe, type Probe, type Tools } from './decode.js';
+import { CORRUPT, DEFAULT_TOOLS, HEAD_BYTES, TRUNCATED, decodeBounded, probe, type Probe, type Tools } from './decode.js';
 import { assess } from './assess.js';
 import { errorCode, fsErrorMessage } from './fserror.js';
 import { nameTime, nodeHint } from './names.js';
@@ -15,7 +15,7 @@ import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
-import { archiveKind, closeTree, indexContainer, newTree, probeDeferred, type Tree, type TreeContext, type TreeFile } from './tree.js';
+import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 
@@ -140,7 +140,10 @@ class Discoverer {
     }
     const source = new FileSource(given, real, Number(st.size), Number(st.mtimeMs));
     const pr = await probe(source, this.tools, this.headBytes);
-    const kind = pr.error ? null : archiveKind(pr.head);
+    // A damaged archive (truncated, corrupt after a while) is indexed as far as it goes: the members before the damage
+    // are read, the damage is a warning.
+    const damaged = pr.error !== null && (errorCode(pr.error) === TRUNCATED || errorCode(pr.error) === CORRUPT);
+    const kind = pr.error && !damaged ? null : archiveKind(pr.head);
     if (kind === 'tar' || kind === 'zip') {
       this.seen.set(key, given);
       this.inputs.pop();
@@ -175,6 +178,7 @@ class Discoverer {
 
   /** Bundle layout over a tree, then one artifact per placed file. */
   private finishTree(given: string, tree: Tree, archive: boolean, plain?: { input: number; drafts: Map<TreeFile, { artifact: ArtifactDraft | null; warnings: InputWarning[] }> }): void {
+    flushRepeats(tree, given);
     const roots = findRoots(tree, given);
     const { kind, bundleKind } = inputKindOf(roots);
     if (plain && roots.length === 0 && tree.files.every((f) => plain.drafts.has(f))) {

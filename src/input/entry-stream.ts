@@ -11,6 +11,7 @@ export interface Pullable {
   on(event: 'error', fn: (err: Error) => void): unknown;
   pause(): unknown;
   resume(): unknown;
+  destroy?(err?: Error): unknown;
 }
 
 export class EntryStream extends Readable {
@@ -25,7 +26,9 @@ export class EntryStream extends Readable {
   /** When the source last delivered bytes (epoch ms): tells a reader that stopped from one that is slow. */
   lastActivity = Date.now();
 
-  constructor() {
+  /** `drain: false`: a consumer that lets go ends the source too (a zip member, read by random access, need not be
+   *  inflated to its end for the archive to go on). */
+  constructor(private readonly opts: { drain?: boolean } = {}) {
     super({ highWaterMark: 64 * 1024 });
     this.done = new Promise<void>((resolve) => {
       this.settle = resolve;
@@ -64,8 +67,13 @@ export class EntryStream extends Readable {
 
   override _destroy(err: Error | null, cb: (error?: Error | null) => void): void {
     this.detached = true;
-    // Keep the source flowing into the void so the archive can move past this member.
-    this.src?.resume();
+    if (this.opts.drain === false && this.src?.destroy) {
+      this.src.destroy();
+      this.finish();
+    } else {
+      // Keep the source flowing into the void so the archive can move past this member.
+      this.src?.resume();
+    }
     cb(err);
   }
 

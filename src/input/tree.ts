@@ -52,6 +52,8 @@ export interface Tree {
   containers: Container[];
   /** Symlinks as stored (path inside the input → target text): `etc/localtime` names the zone even when dangling. */
   links: Map<string, string>;
+  /** Warnings by kind, for addWarning's count of the repeated ones. */
+  repeats: Map<string, { shown: number; more: number; example: InputWarning }>;
 }
 
 export interface TreeContext {
@@ -64,7 +66,7 @@ export interface TreeContext {
 }
 
 export function newTree(): Tree {
-  return { files: [], dirs: new Set(), warnings: [], maxMtime: null, containers: [], links: new Map() };
+  return { files: [], dirs: new Set(), warnings: [], maxMtime: null, containers: [], links: new Map(), repeats: new Map() };
 }
 
 export function closeTree(tree: Tree): void {
@@ -125,21 +127,30 @@ export async function indexContainer(container: Container, prefix: string, depth
   let lastName = '';
   let lastFile: TreeFile | null = null;
   const replaced = new Set<TreeFile>();
-  const warn = (p: string, message: string) => tree.warnings.push({ file: join(prefix, p) || label, line: null, message });
+  const warn = (p: string, message: string, kind?: string) => addWarning(tree, { file: join(prefix, p) || label, line: null, message }, kind);
 
   const err = await container.scan(async (h: MemberHeader, body: EntryStream | null) => {
     members++;
+    if (h.name.length > MAX_PATH_BYTES) {
+      // No file system has such a name (PATH_MAX): walking its folders would cost its length squared.
+      warn('', `member name of ${h.name.length} characters (${shown(h.name)}): not read`, 'long-name');
+      return;
+    }
     const { path: p, escaped } = normalizeName(h.name);
     lastName = p || h.name;
     if (h.mtime !== null && h.mtime > 0) tree.maxMtime = Math.max(tree.maxMtime ?? 0, h.mtime);
     if (escaped && p !== '') {
-      warn(p, `member name "${h.name}" points outside the archive: kept inside the bundle as ${join(prefix, p)}`);
+      warn(p, `member name "${shown(h.name)}" points outside the archive: kept inside the bundle as ${join(prefix, p)}`, 'escaped');
     }
     if (p === '') {
-      if (h.type === 'file') warn('', `member with an empty name ("${h.name}"): not read`);
+      if (h.type === 'file') warn('', `member with an empty name ("${shown(h.name)}"): not read`, 'empty-name');
       return;
     }
     for (let d = path.posix.dirname(p); d !== '.' && d !== '/'; d = path.posix.dirname(d)) dirs.add(d);
+    if (h.unreadable) {
+      warn(p, h.unreadable);
+      return;
+    }
     switch (h.type) {
       case 'directory':
         dirs.add(p);
@@ -148,16 +159,20 @@ export async function indexContainer(container: Container, prefix: string, depth
         warn(p, `${h.special ?? 'special file'} in the archive: ignored`);
         return;
       case 'symlink':
-        slots.set(p, { kind: 'symlink', target: h.linkname ?? '' });
-        tree.links.set(join(prefix, p), h.linkname ?? '');
+      case 'link': {
+        const target = h.linkname ?? '';
+        if (target.length > MAX_PATH_BYTES) {
+          warn(p, `${h.type === 'link' ? 'hard link' : 'symlink'} to a path of ${target.length} characters (${shown(target)}): not followed`, 'long-link');
+          return;
+        }
+        if (h.type === 'link') {
+          slots.set(p, { kind: 'hardlink', target, raw: target });
+          return;
+        }
+        slots.set(p, { kind: 'symlink', target });
+        tree.links.set(join(prefix, p), target);
         return;
-      case 'link':
-        slots.set(p, { kind: 'hardlink', target: h.linkname ?? '', raw: h.linkname ?? '' });
-        return;
-    }
-    if (h.unreadable) {
-      warn(p, h.unreadable);
-      return;
+      }
     }
     if (!body) return;
     const display = join(prefix, p);
@@ -188,47 +203,60 @@ export async function indexContainer(container: Container, prefix: string, depth
   for (const d of dirs) tree.dirs.add(join(prefix, d));
   if (prefix) tree.dirs.add(prefix);
 
-  // Links, resolved inside this archive only.
+  // Links, resolved inside this archive only. Linear in the segments walked: `pending` is a stack (next segment last)
+  // with a count of the segments in it that still lead somewhere, and each prefix of the path is built from the one
+  // before. Every archive has a budget of steps, so that no maze of links can take longer than a few seconds.
+  let steps = 0;
+  const meaningful = (seg: string) => seg !== '' && seg !== '.';
   const resolve = (start: string): { file: TreeFile } | { dir: true } | { error: string } => {
-    let pending = start.split('/');
-    let cur: string[] = [];
+    const pending = start.split('/').reverse();
+    let left = pending.filter(meaningful).length;
+    const cur: string[] = [];
+    const push = (target: string) => {
+      const segs = target.split('/');
+      for (let i = segs.length - 1; i >= 0; i--) pending.push(segs[i] as string);
+      left += segs.filter(meaningful).length;
+    };
     let hops = 0;
     while (pending.length > 0) {
-      const seg = pending.shift() as string;
-      if (seg === '' || seg === '.') continue;
+      if (++steps > MAX_RESOLVE_STEPS) return { error: 'not resolved: the archive\'s links took too many steps to follow (a maze of links?)' };
+      const seg = pending.pop() as string;
+      if (!meaningful(seg)) continue;
+      left--;
       if (seg === '..') {
         if (cur.length === 0) return { error: 'leads outside the bundle' };
         cur.pop();
         continue;
       }
-      cur.push(seg);
-      const here = cur.join('/');
+      const here = cur.length > 0 ? `${cur[cur.length - 1]}/${seg}` : seg;
+      if (here.length > MAX_PATH_BYTES) return { error: 'leads to a path longer than any file system allows' };
+      cur.push(here);
       const slot = slots.get(here);
       if (slot?.kind === 'symlink') {
         if (++hops > ctx.limits.maxHops) return { error: 'symlink loop (too many hops)' };
         const t = slot.target;
-        if (t.startsWith('/')) return { error: `points at the absolute path ${t}, outside the bundle` };
+        if (t.startsWith('/')) return { error: `points at the absolute path ${shown(t)}, outside the bundle` };
         cur.pop();
-        pending = [...t.split('/'), ...pending];
+        push(t);
       } else if (slot?.kind === 'hardlink') {
         if (++hops > ctx.limits.maxHops) return { error: 'link loop (too many hops)' };
         const n = normalizeName(slot.target);
-        if (n.escaped) return { error: `hard link to ${slot.raw}, outside the archive` };
-        cur = [];
-        pending = [...n.path.split('/'), ...pending];
+        if (n.escaped) return { error: `hard link to ${shown(slot.raw)}, outside the archive` };
+        cur.length = 0;
+        push(n.path);
       } else if (slot?.kind === 'file') {
-        if (pending.some((s) => s !== '' && s !== '.')) return { error: 'a file is used as a directory' };
+        if (left > 0) return { error: 'a file is used as a directory' };
         return { file: slot.file };
-      } else if (!dirs.has(here) && pending.every((s) => s === '' || s === '.')) {
+      } else if (!dirs.has(here) && left === 0) {
         return { error: 'target is missing from the bundle (dangling link)' };
       }
     }
-    return cur.length === 0 || dirs.has(cur.join('/')) ? { dir: true } : { error: 'target is missing from the bundle (dangling link)' };
+    return cur.length === 0 || dirs.has(cur[cur.length - 1] as string) ? { dir: true } : { error: 'target is missing from the bundle (dangling link)' };
   };
   for (const [p, slot] of slots) {
     if (slot.kind === 'file') continue;
     const r = slot.kind === 'hardlink' && normalizeName(slot.target).escaped
-      ? { error: `hard link to ${slot.raw}, outside the archive` }
+      ? { error: `hard link to ${shown(slot.raw)}, outside the archive` }
       : resolve(p);
     if ('file' in r) r.file.aliases.push(join(prefix, p));
     else if ('error' in r && r.error.startsWith('target is missing') && !LOG_NAME.test(p)) {
@@ -236,16 +264,50 @@ export async function indexContainer(container: Container, prefix: string, depth
       // missing log is worth a warning.
       continue;
     } else if ('error' in r) {
-      warn(p, slot.kind === 'symlink' ? `symlink to ${slot.target}: ${r.error}: not followed` : `${r.error.startsWith('hard link') ? r.error : `hard link to ${slot.raw}: ${r.error}`}: not followed`);
+      const kind = `link: ${r.error.startsWith('not resolved') ? r.error : slot.kind}`;
+      warn(p, slot.kind === 'symlink' ? `symlink to ${shown(slot.target)}: ${r.error}: not followed` : `${r.error.startsWith('hard link') ? r.error : `hard link to ${shown(slot.raw)}: ${r.error}`}: not followed`, kind);
     }
   }
   if (replaced.size > 0) tree.files = tree.files.filter((f) => !replaced.has(f));
 }
 
+/** Longer member names and link targets than any file system allows (PATH_MAX) are not followed. */
+const MAX_PATH_BYTES = 4096;
+/** Path segments an archive's link resolution may walk in all (its links together). */
+const MAX_RESOLVE_STEPS = 2_000_000;
+/** Warnings of one kind listed per input; the rest are counted in one line (a bomb of 5 000 entries needs one). */
+const SAME_WARNINGS = 10;
+
+/** A name from the archive as a message quotes it: at most 120 characters. */
+function shown(s: string): string {
+  return s.length > 120 ? `${s.slice(0, 60)}…${s.slice(-59)}` : s;
+}
+
+/** Adds a warning to the tree; past SAME_WARNINGS of one kind (the message unless given) they are only counted, and
+ *  flushRepeats says how many more there were. */
+export function addWarning(tree: Tree, w: InputWarning, kind = w.message): void {
+  const r = tree.repeats.get(kind);
+  if (!r) tree.repeats.set(kind, { shown: 1, more: 0, example: w });
+  else if (r.shown < SAME_WARNINGS) r.shown++;
+  else {
+    r.more++;
+    return;
+  }
+  tree.warnings.push(w);
+}
+
+/** The counts of the warnings addWarning held back, one line per kind. */
+export function flushRepeats(tree: Tree, label: string): void {
+  for (const r of tree.repeats.values()) {
+    if (r.more > 0) tree.warnings.push({ file: label, line: null, message: `${r.more} more member(s) like ${r.example.file}: ${r.example.message}` });
+  }
+  tree.repeats.clear();
+}
+
 async function examineMember(
   h: MemberHeader, body: EntryStream, display: string, reopen: (holder?: Holder) => Readable, depth: number, ctx: TreeContext, tree: Tree, label: string,
 ): Promise<TreeFile | null> {
-  const warn = (message: string) => tree.warnings.push({ file: display, line: null, message });
+  const warn = (message: string) => addWarning(tree, { file: display, line: null, message });
   const p1 = await peek(body, 512);
   const compression = compressionOf(p1.head);
   if (probeLater(display, h.size) && !ARCHIVE_NAME.test(display) && !p1.error) {
