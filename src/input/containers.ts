@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import type tar from 'tar-stream';
 import { lazyRequire } from '../util/lazy-require.js';
 import { collect, EntryStream } from './entry-stream.js';
-import { bounded, type Limits } from './limits.js';
+import { bounded, meterOf, type Budget, type Limits } from './limits.js';
 import { mapStreamErrors, shortError } from './fserror.js';
 import { zlibError } from './decode.js';
 import { INFLATE_CHUNK, OPEN_FLAGS } from './source.js';
@@ -102,6 +102,11 @@ class TarPass {
 
   get dead(): boolean {
     return this.finished;
+  }
+
+  /** The decompression this pass reads (its own, or the one the archive around it comes out of). */
+  get meter() {
+    return meterOf(this.raw);
   }
 
   /** The next member, after letting the previous one go. null at the end (or on error: see `error`). */
@@ -205,6 +210,7 @@ export class TarContainer implements Container {
         if (!e) break;
         const h = memberOf(e.header, e.index);
         const body = new EntryStream();
+        body.meterFrom = () => pass.meter;
         body.attach(e.stream as never);
         try {
           await visit(h, h.type === 'file' ? body : null);
@@ -352,6 +358,7 @@ async function serve(pass: TarPass, index: number, out: EntryStream): Promise<vo
       pass.park(e.next);
       return;
     }
+    out.meterFrom = () => pass.meter;
     out.attach(e.stream as never);
     await out.done;
     pass.park(e.next);
@@ -457,7 +464,7 @@ export class ZipContainer implements Container {
   /** Why the central directory could not be used (members then come from their local headers). */
   private damage: Error | null = null;
 
-  constructor(private readonly ra: RandomAccess, private readonly limits: Limits, private readonly label: string) {}
+  constructor(private readonly ra: RandomAccess, private readonly limits: Limits, private readonly label: string, private readonly budget?: Budget) {}
 
   private async directory(): Promise<ZipMember[]> {
     if (this.members) return this.members;
@@ -655,7 +662,7 @@ export class ZipContainer implements Container {
     raw.on('error', (err) => inflate.destroy(err));
     inflate.on('close', () => raw.destroy());
     raw.pipe(inflate);
-    return bounded(raw, inflate, this.limits, `${this.label}: ${m.name}`);
+    return bounded(raw, inflate, this.limits, `${this.label}: ${m.name}`, this.budget ? { budget: this.budget } : {});
   }
 
   close(): void {

@@ -11,7 +11,7 @@ import type { Compression } from './artifact.js';
 import { errorCode, mapStreamErrors, shortError } from './fserror.js';
 import { INFLATE_CHUNK, type Source } from './source.js';
 import { collect } from './entry-stream.js';
-import { bounded, type Limits } from './limits.js';
+import { bounded, type Budget, type Limits } from './limits.js';
 
 export const HEAD_BYTES = 64 * 1024;
 
@@ -93,9 +93,9 @@ export function decode(raw: Readable, compression: Compression, tools: Tools = D
  * input goes through it — archive members, archives, loose `.gz`/`.xz`/`.bz2` files and stdin — so none can expand
  * without bound; what was decoded before the stop is read, and the stop becomes a warning.
  */
-export function decodeBounded(raw: Readable, compression: Compression, tools: Tools, limits: Limits, what: string): Readable {
+export function decodeBounded(raw: Readable, compression: Compression, tools: Tools, limits: Limits, what: string, opts: { budget?: Budget; archive?: boolean } = {}): Readable {
   if (compression === null) return raw;
-  return bounded(raw, decode(raw, compression, tools), limits, what);
+  return bounded(raw, decode(raw, compression, tools), limits, what, opts);
 }
 
 function gunzip(raw: Readable): Readable {

@@ -3,6 +3,7 @@
 // archive has to go on to the next member. So consumers get an EntryStream: destroying it detaches the consumer and
 // the member's remaining bytes are drained and dropped, after which `done` resolves.
 import { Readable } from 'node:stream';
+import { meterOf, type Meter } from './limits.js';
 
 /** What an EntryStream reads from: a Node or streamx readable. */
 export interface Pullable {
@@ -25,6 +26,13 @@ export class EntryStream extends Readable {
   failure: Error | null = null;
   /** When the source last delivered bytes (epoch ms): tells a reader that stopped from one that is slow. */
   lastActivity = Date.now();
+  /** The decompression of the archive this member comes out of (set by the container): a member's bytes are held to
+   *  the ratio bound against its share of it (limits.ts memberGuard). */
+  meterFrom: (() => Meter | null) | null = null;
+
+  get meter(): Meter | null {
+    return this.meterFrom?.() ?? null;
+  }
 
   /** `drain: false`: a consumer that lets go ends the source too (a zip member, read by random access, need not be
    *  inflated to its end for the archive to go on). */
@@ -130,8 +138,10 @@ export async function peek(stream: Readable, n: number): Promise<{ head: Buffer;
     stream.on('data', onData);
   });
   const head = Buffer.concat(chunks, have);
+  // Whatever reads on learns the meter of the decompression the bytes come from.
+  const passMeter = (r: Readable) => Object.defineProperty(r, 'meter', { get: () => meterOf(stream) });
   if (ended || error) {
-    const replay = Readable.from(chunks.length ? [head] : [], { objectMode: false });
+    const replay = passMeter(Readable.from(chunks.length ? [head] : [], { objectMode: false }));
     return { head: head.subarray(0, Math.min(n, head.length)), stream: replay, error, ended: ended && head.length <= n };
   }
   // The remaining bytes come straight from the source, with its backpressure and errors.
@@ -144,6 +154,7 @@ export async function peek(stream: Readable, n: number): Promise<{ head: Buffer;
       cb(err);
     },
   });
+  passMeter(out);
   out.push(head);
   stream.on('data', (c: Buffer) => {
     if (!out.push(c)) stream.pause();

@@ -11,7 +11,8 @@ import { isContainerList } from './sniff.js';
 import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
 import { compressionOf, decodeBounded, haveTool, missingToolError, readHead, toolFor, type Tools } from './decode.js';
 import { collect, peek, type EntryStream } from './entry-stream.js';
-import { mib, type Limits } from './limits.js';
+import { BOMB, memberGuard, meterOf, mib, type Budget, type Limits } from './limits.js';
+import { errorCode } from './fserror.js';
 import { notANodeLog, probeLater, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
 
 export interface TreeFile {
@@ -54,11 +55,15 @@ export interface Tree {
   links: Map<string, string>;
   /** Warnings by kind, for addWarning's count of the repeated ones. */
   repeats: Map<string, { shown: number; more: number; example: InputWarning }>;
+  /** Members kept that nothing reads (listed only), and those past limits.maxIdleMembers that were not kept. */
+  idle: { kept: number; dropped: number };
 }
 
 export interface TreeContext {
   tools: Tools;
   limits: Limits;
+  /** Decompressed bytes of the whole input (limits.maxInputBytes), shared by every stream read out of it. */
+  budget: Budget;
   headBytes: number;
   /** Whether the whole content of this file is wanted for bundle detection (small metadata files). */
   wantMeta(path: string, size: number | null): boolean;
@@ -66,7 +71,7 @@ export interface TreeContext {
 }
 
 export function newTree(): Tree {
-  return { files: [], dirs: new Set(), warnings: [], maxMtime: null, containers: [], links: new Map(), repeats: new Map() };
+  return { files: [], dirs: new Set(), warnings: [], maxMtime: null, containers: [], links: new Map(), repeats: new Map(), idle: { kept: 0, dropped: 0 } };
 }
 
 export function closeTree(tree: Tree): void {
@@ -102,9 +107,14 @@ export function join(prefix: string, p: string): string {
   return prefix ? (p ? `${prefix}/${p}` : prefix) : p;
 }
 
-/** Decompressed bytes of a stored member, bounded. */
-function decodeMember(raw: Readable, compression: Compression, ctx: TreeContext, what: string): Readable {
-  return decodeBounded(raw, compression, ctx.tools, ctx.limits, what);
+/**
+ * The bytes of a member as read out of its archive, bounded: a compressed member by its own ratio (limits.ts bounded),
+ * another by its share of the archive's decompression (memberGuard). `archive`: a member that is an archive itself,
+ * whose members are bounded in turn (only the input's budget applies to it as a whole).
+ */
+function readMember(raw: Readable, compression: Compression, ctx: TreeContext, what: string, archive = false): Readable & { guard?: { ratio: boolean } } {
+  if (compression !== null) return decodeBounded(raw, compression, ctx.tools, ctx.limits, what, { budget: ctx.budget, archive });
+  return archive ? raw : memberGuard(raw, () => meterOf(raw), ctx.limits, what);
 }
 
 /** Names of files that would be read as logs: a dangling link with such a name means a log is missing. */
@@ -189,7 +199,7 @@ export async function indexContainer(container: Container, prefix: string, depth
     }
   });
   if (err) {
-    const what = /Unexpected end|end of data|truncated/i.test(err.message) ? 'archive is truncated' : 'archive is damaged';
+    const what = errorCode(err) === BOMB ? 'archive read stopped' : /Unexpected end|end of data|truncated/i.test(err.message) ? 'archive is truncated' : 'archive is damaged';
     tree.warnings.push({
       file: prefix || label,
       line: null,
@@ -302,6 +312,21 @@ export function flushRepeats(tree: Tree, label: string): void {
     if (r.more > 0) tree.warnings.push({ file: label, line: null, message: `${r.more} more member(s) like ${r.example.file}: ${r.example.message}` });
   }
   tree.repeats.clear();
+  if (tree.idle.dropped > 0) {
+    tree.warnings.push({ file: label, line: null, message: `${tree.idle.dropped} more member(s) that no reader uses (not logs, metrics, node objects or bundle metadata) were skipped: only ${tree.idle.kept} such members are listed per input` });
+    tree.idle.dropped = 0;
+  }
+}
+
+/** Whether one more member that nothing reads is kept (listed) in this input: past limits.maxIdleMembers (200 000 tiny
+ *  members took 500 MB) such members are counted instead, and the archive is read on. */
+function keepIdle(tree: Tree, ctx: TreeContext): boolean {
+  if (tree.idle.kept < ctx.limits.maxIdleMembers) {
+    tree.idle.kept++;
+    return true;
+  }
+  tree.idle.dropped++;
+  return false;
 }
 
 async function examineMember(
@@ -314,9 +339,10 @@ async function examineMember(
     // An API dump's namespaced resource (tens of thousands in a big must-gather): probed only if the layout, known
     // once the pass is over, can read it (discover.ts). Its bytes go by unread, compressed ones undecompressed.
     p1.stream.destroy();
+    if (!keepIdle(tree, ctx)) return null;
     return {
       path: display, aliases: [], size: h.size, mtime: h.mtime, compression, head: Buffer.alloc(0), role: 'other', format: 'unprobed',
-      problem: null, meta: null, cut: false, open: () => decodeMember(reopen(), compression, ctx, display), member: true, deferred: true,
+      problem: null, meta: null, cut: false, open: () => readMember(reopen(), compression, ctx, display), member: true, deferred: true,
     };
   }
   if (compression) {
@@ -327,9 +353,13 @@ async function examineMember(
       return null;
     }
   }
-  const decoded = decodeMember(p1.stream, compression, ctx, display);
-  const p2 = await peek(decoded, ctx.headBytes);
+  // Read as a plain member until its head shows an archive, which is then exempt from the member bound. A small plain
+  // member is all in the first head already (most members of a big bundle: no second stream each).
+  const whole = compression === null && p1.ended && !p1.error;
+  const decoded = whole ? null : readMember(p1.stream, compression, ctx, display);
+  const p2 = decoded ? await peek(decoded, ctx.headBytes) : p1;
   const kind = archiveKind(p2.head);
+  if (kind !== null && decoded?.guard) decoded.guard.ratio = false;
   if (kind === '7z' || kind === 'rar') {
     p2.stream.destroy();
     warn(`${kind} archive: not read (only tar, tar.gz, tar.xz, tar.bz2 and zip are); unpack it first`);
@@ -345,7 +375,7 @@ async function examineMember(
       let child: TarContainer | null = null;
       const holder: Holder = { idle: () => child?.idle() ?? true, release: () => child?.releasePass() };
       // Later reads of the nested archive stream its member out of this archive again.
-      child = new TarContainer(() => decodeMember(reopen(holder), compression, ctx, display));
+      child = new TarContainer(() => readMember(reopen(holder), compression, ctx, display, true));
       await indexContainer(new FirstScan(child, p2.stream), display, depth + 1, ctx, tree, label);
       return null;
     }
@@ -354,7 +384,7 @@ async function examineMember(
       warn(zipped.error ? `zip inside the archive could not be read: ${zipped.error.message}` : `zip inside the archive is larger than ${mib(ctx.limits.maxNestedZipBytes)}: not read; unpack it first`);
       return null;
     }
-    await indexContainer(new ZipContainer(new BufferAccess(zipped.data), ctx.limits, display), display, depth + 1, ctx, tree, label);
+    await indexContainer(new ZipContainer(new BufferAccess(zipped.data), ctx.limits, display, ctx.budget), display, depth + 1, ctx, tree, label);
     return null;
   }
   const verdict = assess({ compression, head: p2.head, complete: p2.ended, error: p2.error }, display, false);
@@ -374,7 +404,8 @@ async function examineMember(
   } else {
     p2.stream.destroy();
   }
-  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => decodeMember(reopen(), compression, ctx, display));
+  if (meta === null && early === undefined && verdict.role === 'other' && !isContainerList(verdict.format) && !keepIdle(tree, ctx)) return null;
+  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => readMember(reopen(), compression, ctx, display));
   return {
     path: display,
     aliases: [],

@@ -234,3 +234,13 @@ export async function zerosFirstTarGz(dir) {
     { name: 'bundle/var/log/kubelet.log', data: Buffer.from(goodLog()) },
   ], 'gz');
 }
+
+/** A kubelet log of `bytes` of one repeated line (~1000× compressible) as the first member of a .tar.gz, then a good log:
+ *  the big member is cut at the ratio bound, the archive read on. */
+export async function bombMemberTarGz(dir, bytes = 256 << 20) {
+  const chunk = quietLines(1 << 20);
+  return writeTar(path.join(dir, 'bomb-member.tar.gz'), [
+    { name: 'bundle/var/log/quiet/kubelet.log', size: chunk.length * Math.ceil(bytes / chunk.length), fill: async (w) => { for (let i = 0; i < Math.ceil(bytes / chunk.length); i++) await w(chunk); } },
+    { name: 'bundle/var/log/kubelet.log', data: Buffer.from(goodLog()) },
+  ], 'gz');
+}
