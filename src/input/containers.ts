@@ -455,6 +455,7 @@ const SIG_EOCD64_LOC = 0x07064b50;
 const SIG_EOCD64 = 0x06064b50;
 const SIG_CDH = 0x02014b50;
 const SIG_LFH = 0x04034b50;
+const SIG_DD = 0x08074b50;
 
 /** A zip symlink's target is read up to this much (PATH_MAX): a central directory may lie about its size. */
 export const MAX_LINK_TARGET = 4096;
@@ -590,7 +591,9 @@ export class ZipContainer implements Container {
       if (!sized) unreadable ??= 'zip member written as a stream (its size is in the lost central directory): not read';
       out.push({ index: out.length, name, type: name.endsWith('/') ? 'directory' : 'file', size: usize, mtime: null, linkname: null, method, compressedSize: csize, localOffset: at, dataEnd, ...(unreadable ? { unreadable } : {}) });
       if (!sized) break;
-      at = dataEnd + (flags & 8 ? 16 : 0);
+      at = dataEnd;
+      // A data descriptor after the data: 12 bytes, or 16 with its (optional) signature.
+      if (flags & 8) at += at + 4 <= size && (await this.ra.read(at, 4)).readUInt32LE(0) === SIG_DD ? 16 : 12;
     }
     return out;
   }

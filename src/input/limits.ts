@@ -21,6 +21,8 @@ export interface Limits {
   maxMetaBytes: number;
   /** Members of one input kept though nothing reads them (listed only): past it they are counted, not kept. */
   maxIdleMembers: number;
+  /** Archive members of one input in all (each costs ~50 µs to index, however small): past it the input is read no further. */
+  maxMembers: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -36,13 +38,15 @@ export const DEFAULT_LIMITS: Limits = {
   maxNestedZipBytes: 32 * 1024 * 1024,
   maxMetaBytes: 8 * 1024 * 1024,
   maxIdleMembers: 10_000,
+  maxMembers: 500_000,
 };
 
 export const BOMB = 'EBOMB';
 
-/** Decompressed bytes of one input so far, shared by all its streams. */
+/** Decompressed bytes of one input so far, shared by all its streams, and its archive members met so far. */
 export class Budget {
   used = 0;
+  members = 0;
   constructor(readonly max: number) {}
 }
 

@@ -139,7 +139,10 @@ export async function indexContainer(container: Container, prefix: string, depth
   const replaced = new Set<TreeFile>();
   const warn = (p: string, message: string, kind?: string) => addWarning(tree, { file: join(prefix, p) || label, line: null, message }, kind);
 
-  const err = await container.scan(async (h: MemberHeader, body: EntryStream | null) => {
+  const scanned = container.scan(async (h: MemberHeader, body: EntryStream | null) => {
+    if (++ctx.budget.members > ctx.limits.maxMembers) {
+      throw Object.assign(new Error(`more than ${ctx.limits.maxMembers} archive members in this input (the bound per input): the rest is not read`), { code: BOMB });
+    }
     members++;
     if (h.name.length > MAX_PATH_BYTES) {
       // No file system has such a name (PATH_MAX): walking its folders would cost its length squared.
@@ -157,7 +160,7 @@ export async function indexContainer(container: Container, prefix: string, depth
       return;
     }
     for (let d = path.posix.dirname(p); d !== '.' && d !== '/'; d = path.posix.dirname(d)) dirs.add(d);
-    if (h.unreadable) {
+    if (h.unreadable && h.type !== 'directory') {
       warn(p, h.unreadable);
       return;
     }
@@ -198,6 +201,7 @@ export async function indexContainer(container: Container, prefix: string, depth
       lastFile = file;
     }
   });
+  const err = await scanned.catch((e: unknown) => e as Error);
   if (err) {
     const what = errorCode(err) === BOMB ? 'archive read stopped' : /Unexpected end|end of data|truncated/i.test(err.message) ? 'archive is truncated' : 'archive is damaged';
     tree.warnings.push({

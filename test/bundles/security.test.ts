@@ -148,6 +148,24 @@ describe('a hostile archive', () => {
   });
 });
 
+describe('members per input', () => {
+  it('past maxMembers the input is read no further, with one warning', async () => {
+    const logs = nodeLogs('worker-7', { stallAt: null });
+    const files: Files = {};
+    for (let i = 0; i < 8; i++) files[`b/notes/n${i}.txt`] = `note ${i}\n`;
+    files['b/kubelet.log'] = logs.kubelet;
+    const p = path.join(tmp, 'many-members.tar.gz');
+    fs.writeFileSync(p, zlib.gzipSync(await tarBuffer(files)));
+    const all = await discover([p]);
+    expect(all.artifacts.some((a) => a.path === 'b/kubelet.log')).toBe(true);
+    all.close?.();
+    const few = await discover([p], { limits: { maxMembers: 5 } });
+    expect(few.artifacts.some((a) => a.path === 'b/kubelet.log')).toBe(false);
+    expect(few.warnings.map((w) => w.message)).toContain('archive read stopped after 5 member(s) (last: b/notes/n4.txt): more than 5 archive members in this input (the bound per input): the rest is not read; the members before it were read');
+    few.close?.();
+  });
+});
+
 describe('a hostile bundle folder', () => {
   it('a sos unit-journal link pointing outside is not followed', async () => {
     const dir = path.join(tmp, 'sosreport-evil-2024-01-11-abcdefg');
