@@ -91,26 +91,15 @@ export function bounded(raw: Readable, decoded: Readable, limits: Limits, what: 
   raw.on('data', (c: Buffer) => {
     meter.in += c.length;
   });
-  const guard = new Transform({
-    transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback) {
-      meter.out += chunk.length;
-      if (budget) budget.used += chunk.length;
-      if (budget && budget.used > budget.max) {
-        cb(Object.assign(new Error(`decompression stopped: this input's decompressed bytes passed ${mib(budget.max)} (the bound per input)`), { code: BOMB }));
-        return;
-      }
-      if (state.ratio ? tooExpanded(meter.out, meter.in, limits) : meter.out > limits.maxStreamBytes) {
-        cb(bombError(meter.out, meter.in, limits, what));
-        return;
-      }
-      cb(null, chunk);
-    },
+  const guard = checked(decoded, (chunk) => {
+    meter.out += chunk.length;
+    if (budget) budget.used += chunk.length;
+    if (budget && budget.used > budget.max) {
+      return Object.assign(new Error(`decompression stopped: this input's decompressed bytes passed ${mib(budget.max)} (the bound per input)`), { code: BOMB });
+    }
+    if (state.ratio ? tooExpanded(meter.out, meter.in, limits) : meter.out > limits.maxStreamBytes) return bombError(meter.out, meter.in, limits, what);
+    return null;
   });
-  decoded.on('error', (err) => guard.destroy(err));
-  guard.on('close', () => {
-    if (!decoded.destroyed) decoded.destroy();
-  });
-  decoded.pipe(guard);
   return Object.assign(guard, { meter, guard: state });
 }
 
@@ -123,26 +112,32 @@ export function memberGuard(stream: Readable, meter: () => Meter | null, limits:
   let start: Meter | null = null;
   let out = 0;
   const state = { ratio: true };
-  const guard = new Transform({
-    transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback) {
-      const m = meter();
-      if (m && !start) start = { in: m.in, out: m.out - chunk.length };
-      out += chunk.length;
-      if (state.ratio && m && start && tooExpanded(out, m.in - start.in, limits)) {
-        cb(bombError(out, m.in - start.in, limits, what));
-        return;
-      }
-      cb(null, chunk);
-    },
+  const guard = checked(stream, (chunk) => {
+    const m = meter();
+    if (m && !start) start = { in: m.in, out: m.out - chunk.length };
+    out += chunk.length;
+    return state.ratio && m && start && tooExpanded(out, m.in - start.in, limits) ? bombError(out, m.in - start.in, limits, what) : null;
   });
-  stream.on('error', (err) => guard.destroy(err));
-  guard.on('close', () => {
-    if (!stream.destroyed) stream.destroy();
-  });
-  stream.pipe(guard);
   // Readers further on (an archive inside the member) see the same decompression.
   Object.defineProperty(guard, 'meter', { get: meter });
   return Object.assign(guard, { guard: state });
+}
+
+/** `src` through a check of each chunk: the first error it returns ends the stream; `src` is let go with it. */
+function checked(src: Readable, check: (chunk: Buffer) => Error | null): Transform {
+  const guard = new Transform({
+    transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback) {
+      const err = check(chunk);
+      if (err) cb(err);
+      else cb(null, chunk);
+    },
+  });
+  src.on('error', (err) => guard.destroy(err));
+  guard.on('close', () => {
+    if (!src.destroyed) src.destroy();
+  });
+  src.pipe(guard);
+  return guard;
 }
 
 export function mib(n: number): string {

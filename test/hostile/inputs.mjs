@@ -111,15 +111,15 @@ export function deflatedZeros(n) {
 /**
  * A zip. Member: { name, data (uncompressed Buffer) } or { name, deflated, size, crc } (bytes as stored), optional
  * `symlink: true`; `at` reuses the local header of an earlier member (overlapping entries), `claimSize` overrides the
- * uncompressed size the central directory states.
+ * uncompressed size the central directory states. `mtime`: every member's time (whole hours).
  */
-export function zipOf(members) {
+export function zipOf(members, mtime = MTIME) {
   const locals = [];
   const central = [];
   const offsets = [];
   let offset = 0;
-  const dosTime = 12 << 11;
-  const dosDate = ((2024 - 1980) << 9) | (3 << 5) | 11;
+  const dosTime = mtime.getUTCHours() << 11;
+  const dosDate = ((mtime.getUTCFullYear() - 1980) << 9) | ((mtime.getUTCMonth() + 1) << 5) | mtime.getUTCDate();
   for (const m of members) {
     const name = Buffer.from(m.name, 'utf8');
     let at = offset;
