@@ -179,7 +179,8 @@ function errorLine(text: string): void {
 function quietPipes(): void {
   for (const s of [process.stdout, process.stderr]) {
     s.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') {
+      if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') {
+        // (Writes after the reader left find the stream destroyed: nothing to say either.)
         s.destroy();
         return;
       }
