@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # System packages the test suite drives from outside Node: Debian's chromium (the HTML report is loaded and
 # screenshotted in a real browser), xmllint (the JUnit output is validated against an XSD), tmux (the TUI is
-# driven as a user would) and prometheus with promtool (a synthetic incident is backfilled and queried; the tests
-# start their own server on 127.0.0.1 with their own config and storage — the package's service is never used). Idempotent: installs only what is missing, so a warm machine costs one `command -v` each.
+# driven as a user would), prometheus with promtool (a synthetic incident is backfilled and queried; the tests start
+# their own server on 127.0.0.1 with their own config and storage — the package's service is never used), and GNU
+# time, script, xz and bzip2 for the hostile inputs. Idempotent: installs only what is missing, so a warm machine costs
+# one `command -v` each.
 # Reaches only the Debian archive; playwright-core is an npm devDependency and is told to use this chromium, so no
 # browser download ever happens.
 set -euo pipefail
@@ -12,6 +14,11 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 { command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || need+=(prometheus)
+# The hostile-input suite (npm run test:hostile): peak RSS from GNU time, a terminal from script, xz and bzip2 inputs.
+[ -x /usr/bin/time ] || need+=(time)
+command -v script >/dev/null 2>&1 || need+=(bsdutils)
+command -v xz >/dev/null 2>&1 || need+=(xz-utils)
+command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
 
 if [ "${#need[@]}" -eq 0 ]; then
   exit 0

@@ -8,7 +8,7 @@ import { discover } from './input/discover.js';
 import type { Artifact, ReadEarly } from './input/artifact.js';
 import { countingStream, logIndexOf, type LogIndex } from './input/line-reader.js';
 import { LineScanner, scanStream } from './parse/lines.js';
-import { MetricsParser } from './parse/metrics/exposition.js';
+import { MetricsParser, type DroppedSeries } from './parse/metrics/exposition.js';
 import { parseQueryJson, QueryTextParser } from './parse/metrics/query-result.js';
 import { GoroutineParser, type ParsedGoroutines } from './parse/goroutines.js';
 import { iso, resolveZone, sameZone } from './parse/time.js';
@@ -390,7 +390,7 @@ function sortWarnings(ws: Warning[]): Warning[] {
 const MAX_QUERY_JSON_BYTES = 48 << 20;
 
 async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (line: number | null, m: string) => void): Promise<MetricsSource> {
-  let parsed: MetricsSource['parsed'] & { errors: { line: number; message: string }[] };
+  let parsed: MetricsSource['parsed'] & { errors: { line: number; message: string }[]; dropped?: DroppedSeries[] };
   if (a.format === 'prometheus-query-json') {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -412,6 +412,9 @@ async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (li
   if (parsed.errors.length > 0) {
     const first = parsed.errors[0] as { line: number; message: string };
     warn(first.line, `${parsed.errors.length} malformed metrics line(s) skipped (first: ${first.message})`);
+  }
+  for (const d of parsed.dropped ?? []) {
+    warn(d.firstLine, `metric family ${d.family}: only its first ${d.kept} series are read; ${d.atLeast ? 'at least ' : ''}${d.series} more series (${d.samples} samples, the first on this line) dropped (a kubelet exposes a few dozen per family)`);
   }
   return { file: a.path, nodeHint: a.nodeHint, nameTime: a.nameTime, parsed };
 }

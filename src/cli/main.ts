@@ -1,12 +1,10 @@
 // Command line: commands, options, exit codes (design.md §6): 0 analyzed, 1 `--fail-on` matched, 2 unusable input or
 // usage. Errors are one line naming the file and the problem; a stack trace only with --debug.
 import { Command, CommanderError, Option } from 'commander';
-import { writeFileSync } from 'node:fs';
 import { analyze } from '../analyze.js';
 import type { Analysis, Severity } from '../contract/analysis.js';
 import { SEVERITIES } from '../contract/analysis.js';
 import { InputError } from '../input/artifact.js';
-import { resolveZone } from '../parse/time.js';
 import { renderJson } from '../report/json.js';
 import { renderText } from '../report/text.js';
 import type { Evaluated } from '../report/junit.js';
@@ -16,9 +14,11 @@ import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { rulesList, rulesShow } from './rules-command.js';
 import { registerTui } from './tui-command.js';
-import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, UsageError, type PrometheusFlags } from './scan-command.js';
+import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, type PrometheusFlags } from './scan-command.js';
 import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
-import { readSmallTextFile } from '../input/text-file.js';
+import { readSmallTextFile, writeOutputFile } from '../input/text-file.js';
+import { sanitize, sanitizeLine } from '../util/sanitize.js';
+import { checkZone, parseYear, UsageError } from './options.js';
 
 export function failOnTriggered(analysis: Analysis, failOn: string | undefined): boolean {
   if (!failOn) return false;
@@ -58,18 +58,8 @@ function readPack(file: string): LoadedPack {
   }
 }
 
-function parseYear(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1970 || n > 2200) throw new UsageError(`--year: "${v}" is not a year`);
-  return n;
-}
-
 async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number> {
-  try {
-    if (flags.tz !== undefined) resolveZone(flags.tz);
-  } catch {
-    throw new UsageError(`--tz: unknown time zone "${flags.tz}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
-  }
+  if (flags.tz !== undefined) checkZone(flags.tz);
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
   const pack = flags.rules ? readPack(flags.rules) : null;
   const prometheus = prometheusAsk(flags, paths);
@@ -83,7 +73,9 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     noPrefilter: flags.prefilter === false,
     prometheus,
     onProgress: showProgress ? ({ file, index, total }) => {
-      process.stderr.write(`\r\x1b[2Kreading ${index + 1}/${total} ${file.length > 60 ? '…' + file.slice(-59) : file}`);
+      // A member name is the bundle author's text: no escape sequence of it may reach the terminal (title, clear).
+      const name = sanitize(file);
+      process.stderr.write(`\r\x1b[2Kreading ${index + 1}/${total} ${name.length > 60 ? '…' + name.slice(-59) : name}`);
     } : undefined,
   });
   if (showProgress) process.stderr.write('\r\x1b[2K');
@@ -99,7 +91,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     const r = redact(a);
     evaluated = rekeyByNode(a, r.analysis, evaluated);
     a = r.analysis;
-    if (flags.redactMap) writeFileSync(flags.redactMap, renderRedactionMap(r.mapping));
+    if (flags.redactMap) writeOutputFile(flags.redactMap, renderRedactionMap(r.mapping));
   }
   const zone = flags.tz ?? 'UTC';
   let text: string;
@@ -118,7 +110,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
       text = cluster ? `${body.slice(0, nl + 1)}\n${cluster}${body.slice(nl + 1)}` : body;
     }
   }
-  if (flags.output) writeFileSync(flags.output, text);
+  if (flags.output) writeOutputFile(flags.output, text);
   else process.stdout.write(text);
   return failOnTriggered(a, flags.failOn) ? 1 : 0;
 }
@@ -130,7 +122,7 @@ export function buildProgram(): Command {
     .description('Why did PLEG stall? Reads kubelet journals, runtime and kernel logs and kubelet /metrics snapshots, rebuilds the relist timeline and names the cause, citing the lines it rests on.')
     .version(TOOL_VERSION, '-V, --version')
     .showHelpAfterError('(run "plegscope --help" for usage)')
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .configureOutput({ writeErr: (s) => process.stderr.write(s.split('\n').map((l) => sanitize(l)).join('\n')) })
     // Set before the subcommands are made: they inherit it, so usage errors reach main() and become exit 2.
     .exitOverride();
 
@@ -182,8 +174,33 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
   return program;
 }
 
+/** One line on stderr, whatever the message holds (file and member names are the input author's text). */
+function errorLine(text: string): void {
+  process.stderr.write(`plegscope: ${sanitizeLine(text, 2000)}\n`);
+}
+
+/**
+ * A reader that stops early (`plegscope analyze … | head -1`) closes the pipe: the rest of the report has nowhere to go
+ * and that is not an error. The exit code stays what the run decided (0, or 1 for --fail-on), as if all was written.
+ * Any other failure to write is one line and exit 2.
+ */
+function quietPipes(): void {
+  for (const s of [process.stdout, process.stderr]) {
+    s.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') {
+        // (Writes after the reader left find the stream destroyed: nothing to say either.)
+        s.destroy();
+        return;
+      }
+      if (s === process.stdout) errorLine(`cannot write to stdout: ${err.message}`);
+      process.exitCode = 2;
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   const debug = argv.includes('--debug');
+  quietPipes();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
@@ -194,14 +211,14 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (err instanceof InputError) {
-      process.stderr.write(`plegscope: ${err.path}: ${err.message}\n`);
+      errorLine(`${err.path}: ${err.message}`);
     } else if (err instanceof UsageError) {
-      process.stderr.write(`plegscope: ${err.message}\n`);
+      errorLine(err.message);
     } else {
       const e = err as NodeJS.ErrnoException;
-      process.stderr.write(`plegscope: ${e.path ? e.path + ': ' : ''}${e.message ?? String(err)}${debug ? '' : ' (run with --debug for details)'}\n`);
+      errorLine(`${e.path ? e.path + ': ' : ''}${e.message ?? String(err)}${debug ? '' : ' (run with --debug for details)'}`);
     }
-    if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+    if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack.split('\n').map((l) => sanitize(l)).join('\n') + '\n');
     process.exitCode = 2;
   }
 }

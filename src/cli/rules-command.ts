@@ -6,7 +6,7 @@ function cond(c: Condition): string {
 }
 
 export function rulesList(rules: RuleSpec[]): string {
-  const w = Math.max(...rules.map((r) => r.id.length));
+  const w = rules.reduce((m, r) => Math.max(m, r.id.length), 0);
   return rules.map((r) => `${r.id.padEnd(w)}  ${r.cause.padEnd(18)} ${r.severity.padEnd(8)} ${r.title}`).join('\n') + '\n';
 }
 
@@ -33,6 +33,9 @@ export function rulesShow(rules: RuleSpec[], id: string): string | null {
     for (const s of r.contra) out.push(`  -${s.weight}  ${s.label}   (${s.when.map(cond).join(' AND ')})`);
   }
   out.push('', `Evidence cited: ${r.evidence.join(', ')}`, '', `Remedy: ${r.remediation}`);
-  if (r.references?.length) out.push('', 'References:', ...r.references.map((u) => `  ${u}`));
+  if (r.references?.length) {
+    out.push('', 'References:');
+    for (const u of r.references) out.push(`  ${u}`);
+  }
   return out.join('\n') + '\n';
 }

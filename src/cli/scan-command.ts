@@ -8,7 +8,9 @@ import type { PrometheusAsk } from '../history.js';
 import { scanFleet } from '../scan.js';
 import { renderScanJson, renderScanText } from '../report/scan.js';
 
-export class UsageError extends Error {}
+import { UsageError } from './options.js';
+
+export { UsageError };
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 

@@ -1,7 +1,7 @@
 // `plegscope tui <paths…>`: the interactive triage view (src/tui). Registered on the program by main.ts.
 import { Option, type Command } from 'commander';
 import { InputError } from '../input/artifact.js';
-import { resolveZone } from '../parse/time.js';
+import { checkZone, parseYear } from './options.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { loadRulePack, mergeRules, RulePackError } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
@@ -12,12 +12,6 @@ interface TuiFlags extends PrometheusFlags {
   tz: string;
   rules?: string;
   color?: boolean;
-}
-
-function parseYear(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1970 || n > 2200) throw new InputError('--year', `"${v}" is not a year`);
-  return n;
 }
 
 function colorOn(flag: boolean | undefined): boolean {
@@ -50,11 +44,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
       }
       const prometheus = prometheusAsk(flags, paths);
       if (paths.includes('-')) throw new InputError('-', 'tui reads keys from the terminal, so it cannot read the input from stdin: save it to a file first');
-      try {
-        if (flags.tz !== undefined) resolveZone(flags.tz);
-      } catch {
-        throw new InputError('--tz', `unknown time zone "${flags.tz}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
-      }
+      if (flags.tz !== undefined) checkZone(flags.tz);
       let rules;
       let customSignals;
       if (flags.rules) {

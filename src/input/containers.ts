@@ -12,9 +12,10 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type tar from 'tar-stream';
 import { lazyRequire } from '../util/lazy-require.js';
-import { EntryStream } from './entry-stream.js';
-import { bounded, type Limits } from './limits.js';
-import { shortError } from './fserror.js';
+import { collect, EntryStream } from './entry-stream.js';
+import { bounded, meterOf, type Budget, type Limits } from './limits.js';
+import { mapStreamErrors, shortError } from './fserror.js';
+import { zlibError } from './decode.js';
 import { INFLATE_CHUNK, OPEN_FLAGS } from './source.js';
 
 /** Loaded on the first tar: most runs read folders. */
@@ -101,6 +102,11 @@ class TarPass {
 
   get dead(): boolean {
     return this.finished;
+  }
+
+  /** The decompression this pass reads (its own, or the one the archive around it comes out of). */
+  get meter() {
+    return meterOf(this.raw);
   }
 
   /** The next member, after letting the previous one go. null at the end (or on error: see `error`). */
@@ -204,6 +210,7 @@ export class TarContainer implements Container {
         if (!e) break;
         const h = memberOf(e.header, e.index);
         const body = new EntryStream();
+        body.meterFrom = () => pass.meter;
         body.attach(e.stream as never);
         try {
           await visit(h, h.type === 'file' ? body : null);
@@ -351,6 +358,7 @@ async function serve(pass: TarPass, index: number, out: EntryStream): Promise<vo
       pass.park(e.next);
       return;
     }
+    out.meterFrom = () => pass.meter;
     out.attach(e.stream as never);
     await out.done;
     pass.park(e.next);
@@ -417,6 +425,29 @@ interface ZipMember extends MemberHeader {
   method: number;
   compressedSize: number;
   localOffset: number;
+  /** Where its stored bytes end (from the sizes the directory states; the local extra field is not counted). */
+  dataEnd: number;
+}
+
+/** Members a zip without its central directory is read for, at most. */
+const MAX_LOCAL_MEMBERS = 200_000;
+
+/**
+ * Members whose stored bytes overlap another's (a "zip bomb" of many entries sharing one deflate stream, each inflating
+ * it anew): all but the first of each overlap are not read. Real zips never overlap.
+ */
+function markOverlaps(members: ZipMember[]): void {
+  const byOffset = members.filter((m) => m.type === 'file' || m.type === 'symlink').sort((a, b) => a.localOffset - b.localOffset || a.index - b.index);
+  let end = -1;
+  let owner: ZipMember | null = null;
+  for (const m of byOffset) {
+    if (owner && m.localOffset < end) {
+      m.unreadable ??= `overlaps the stored bytes of ${owner.name} (a zip bomb?): not read`;
+      continue;
+    }
+    owner = m;
+    end = m.dataEnd;
+  }
 }
 
 const SIG_EOCD = 0x06054b50;
@@ -424,14 +455,44 @@ const SIG_EOCD64_LOC = 0x07064b50;
 const SIG_EOCD64 = 0x06064b50;
 const SIG_CDH = 0x02014b50;
 const SIG_LFH = 0x04034b50;
+const SIG_DD = 0x08074b50;
+
+/** A zip symlink's target is read up to this much (PATH_MAX): a central directory may lie about its size. */
+export const MAX_LINK_TARGET = 4096;
 
 export class ZipContainer implements Container {
   private members: ZipMember[] | null = null;
+  /** Why the central directory could not be used (members then come from their local headers). */
+  private damage: Error | null = null;
 
-  constructor(private readonly ra: RandomAccess, private readonly limits: Limits, private readonly label: string) {}
+  constructor(private readonly ra: RandomAccess, private readonly limits: Limits, private readonly label: string, private readonly budget?: Budget) {}
 
   private async directory(): Promise<ZipMember[]> {
     if (this.members) return this.members;
+    let out: ZipMember[];
+    try {
+      out = await this.centralDirectory();
+    } catch (err) {
+      // A zip cut short has lost its central directory, which is at the end: its members are still there, each behind a
+      // local header, up to the cut (what `zip -FF` recovers).
+      out = await this.localHeaders();
+      if (out.length === 0) throw err;
+      this.damage = Object.assign(new Error(`${(err as Error).message}; ${out.length} member(s) found by their local headers`), { code: 'ETRUNCATED' });
+    }
+    markOverlaps(out);
+    this.members = out;
+    for (const m of out) {
+      if (m.type === 'symlink' && !m.unreadable) {
+        // The stated size is not trusted: the target is inflated up to MAX_LINK_TARGET bytes and no further.
+        const t = await collect(this.open(m.index), MAX_LINK_TARGET);
+        if (t.complete && !t.error) m.linkname = t.data.toString('utf8');
+        else m.unreadable = t.error ? `symlink target could not be read: ${t.error.message}` : `symlink target longer than ${MAX_LINK_TARGET} bytes: not followed`;
+      }
+    }
+    return out;
+  }
+
+  private async centralDirectory(): Promise<ZipMember[]> {
     const size = this.ra.size;
     const tailLen = Math.min(size, 65557);
     const tail = await this.ra.read(size - tailLen, tailLen);
@@ -500,16 +561,39 @@ export class ZipContainer implements Container {
       let unreadable: string | undefined;
       if (flags & 1) unreadable = 'encrypted zip member: decrypt the zip first';
       else if (method !== 0 && method !== 8) unreadable = `zip compression method ${method} is not supported (only stored and deflate): unpack it first`;
-      out.push({ index: out.length, name, type, size: usize, mtime: Number.isFinite(mtime) ? mtime : null, linkname: null, method, compressedSize: csize, localOffset: local, ...(special ? { special } : {}), ...(unreadable ? { unreadable } : {}) });
+      out.push({ index: out.length, name, type, size: usize, mtime: Number.isFinite(mtime) ? mtime : null, linkname: null, method, compressedSize: csize, localOffset: local, dataEnd: local + 30 + nameLen + csize, ...(special ? { special } : {}), ...(unreadable ? { unreadable } : {}) });
       p += 46 + nameLen + extraLen + commentLen;
     }
-    this.members = out;
-    for (const m of out) {
-      if (m.type === 'symlink' && !m.unreadable && m.size <= 4096) {
-        const chunks: Buffer[] = [];
-        for await (const c of this.open(m.index)) chunks.push(c as Buffer);
-        m.linkname = Buffer.concat(chunks).toString('utf8');
-      }
+    return out;
+  }
+
+  /** Members from their local headers, walked from the start of the file up to the first thing that is not one. */
+  private async localHeaders(): Promise<ZipMember[]> {
+    const out: ZipMember[] = [];
+    const size = this.ra.size;
+    for (let at = 0; at + 30 <= size && out.length < MAX_LOCAL_MEMBERS; ) {
+      const lh = await this.ra.read(at, 30);
+      if (lh.length < 30 || lh.readUInt32LE(0) !== SIG_LFH) break;
+      const flags = lh.readUInt16LE(6);
+      const method = lh.readUInt16LE(8);
+      const csize = lh.readUInt32LE(18);
+      const usize = lh.readUInt32LE(22);
+      const nameLen = lh.readUInt16LE(26);
+      const extraLen = lh.readUInt16LE(28);
+      const nameBuf = await this.ra.read(at + 30, nameLen);
+      const name = flags & 0x800 ? nameBuf.toString('utf8') : nameBuf.toString('latin1');
+      const dataEnd = at + 30 + nameLen + extraLen + csize;
+      let unreadable: string | undefined;
+      if (flags & 1) unreadable = 'encrypted zip member: decrypt the zip first';
+      else if (method !== 0 && method !== 8) unreadable = `zip compression method ${method} is not supported (only stored and deflate): unpack it first`;
+      // Sizes after the data (a streamed zip): where this member ends, and the next begins, is not known.
+      const sized = !(flags & 8) || csize !== 0;
+      if (!sized) unreadable ??= 'zip member written as a stream (its size is in the lost central directory): not read';
+      out.push({ index: out.length, name, type: name.endsWith('/') ? 'directory' : 'file', size: usize, mtime: null, linkname: null, method, compressedSize: csize, localOffset: at, dataEnd, ...(unreadable ? { unreadable } : {}) });
+      if (!sized) break;
+      at = dataEnd;
+      // A data descriptor after the data: 12 bytes, or 16 with its (optional) signature.
+      if (flags & 8) at += at + 4 <= size && (await this.ra.read(at, 4)).readUInt32LE(0) === SIG_DD ? 16 : 12;
     }
     return out;
   }
@@ -526,7 +610,8 @@ export class ZipContainer implements Container {
         await visit(m, null);
         continue;
       }
-      const body = new EntryStream();
+      // Random access: a member let go of is not inflated to its end (a tar's must be, to reach the next).
+      const body = new EntryStream({ drain: false });
       body.attach(this.open(m.index) as never);
       try {
         await visit(m, body);
@@ -535,7 +620,7 @@ export class ZipContainer implements Container {
         await body.done;
       }
     }
-    return null;
+    return this.damage;
   }
 
   open(index: number): Readable {
@@ -576,10 +661,11 @@ export class ZipContainer implements Container {
     });
     if (m.method === 0) return raw;
     const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_CHUNK });
+    mapStreamErrors(inflate, (err) => zlibError(err, 'zip member'));
     raw.on('error', (err) => inflate.destroy(err));
     inflate.on('close', () => raw.destroy());
     raw.pipe(inflate);
-    return bounded(raw, inflate, this.limits, `${this.label}: ${m.name}`);
+    return bounded(raw, inflate, this.limits, `${this.label}: ${m.name}`, this.budget ? { budget: this.budget } : {});
   }
 
   close(): void {

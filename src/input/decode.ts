@@ -11,6 +11,7 @@ import type { Compression } from './artifact.js';
 import { errorCode, mapStreamErrors, shortError } from './fserror.js';
 import { INFLATE_CHUNK, type Source } from './source.js';
 import { collect } from './entry-stream.js';
+import { bounded, type Budget, type Limits } from './limits.js';
 
 export const HEAD_BYTES = 64 * 1024;
 
@@ -87,21 +88,32 @@ export function decode(raw: Readable, compression: Compression, tools: Tools = D
   return spawnDecoder(raw, compression, cmd);
 }
 
+/**
+ * decode(), bounded: the output stops with an EBOMB error once it outgrows the limits (limits.ts). Every compressed
+ * input goes through it — archive members, archives, loose `.gz`/`.xz`/`.bz2` files and stdin — so none can expand
+ * without bound; what was decoded before the stop is read, and the stop becomes a warning.
+ */
+export function decodeBounded(raw: Readable, compression: Compression, tools: Tools, limits: Limits, what: string, opts: { budget?: Budget; archive?: boolean } = {}): Readable {
+  if (compression === null) return raw;
+  return bounded(raw, decode(raw, compression, tools), limits, what, opts);
+}
+
 function gunzip(raw: Readable): Readable {
   const z = zlib.createGunzip({ chunkSize: INFLATE_CHUNK });
-  mapStreamErrors(z, gzipError);
+  mapStreamErrors(z, (err) => zlibError(err, 'gzip stream'));
   raw.on('error', (err) => z.destroy(err));
   z.on('close', () => raw.destroy());
   raw.pipe(z);
   return z;
 }
 
-function gzipError(err: Error): Error {
+/** A zlib error as damage: `truncated <what>` (ETRUNCATED) or `corrupt <what> (…)` (ECORRUPT). */
+export function zlibError(err: Error, what: string): Error {
   const code = errorCode(err);
   if (code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(err.message)) {
-    return Object.assign(new Error('truncated gzip stream'), { code: TRUNCATED });
+    return Object.assign(new Error(`truncated ${what}`), { code: TRUNCATED });
   }
-  if (code?.startsWith('Z_')) return Object.assign(new Error(`corrupt gzip stream (${err.message})`), { code: CORRUPT });
+  if (code?.startsWith('Z_')) return Object.assign(new Error(`corrupt ${what} (${err.message})`), { code: CORRUPT });
   return err;
 }
 

@@ -6,7 +6,7 @@ import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { InputError, type Artifact, type Compression, type Discovery, type Input, type InputWarning, type ReadEarly } from './artifact.js';
-import { DEFAULT_TOOLS, HEAD_BYTES, decode, probe, type Probe, type Tools } from './decode.js';
+import { CORRUPT, DEFAULT_TOOLS, HEAD_BYTES, TRUNCATED, decodeBounded, probe, type Probe, type Tools } from './decode.js';
 import { assess } from './assess.js';
 import { errorCode, fsErrorMessage } from './fserror.js';
 import { nameTime, nodeHint } from './names.js';
@@ -14,8 +14,8 @@ import { PROBLEM_FORMATS, isContainerList } from './sniff.js';
 import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
-import { DEFAULT_LIMITS, bounded, type Limits } from './limits.js';
-import { archiveKind, closeTree, indexContainer, newTree, probeDeferred, type Tree, type TreeContext, type TreeFile } from './tree.js';
+import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
+import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 
@@ -63,12 +63,15 @@ class Discoverer {
   private stdinUsed = false;
   private readonly limits: Limits;
   private readonly trees: Tree[] = [];
+  /** Decompressed bytes of the input being added (limits.maxInputBytes): each input has its own. */
+  private budget: Budget;
 
   constructor(private readonly opts: DiscoverOptions) {
     this.tools = { ...DEFAULT_TOOLS, ...opts.tools };
     this.headBytes = opts.headBytes ?? HEAD_BYTES;
     this.limit = limiter(Math.max(1, opts.concurrency ?? 16));
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.budget = new Budget(this.limits.maxInputBytes);
   }
 
   result(): Discovery {
@@ -84,10 +87,11 @@ class Discoverer {
   }
 
   private treeContext(): TreeContext {
-    return { tools: this.tools, limits: this.limits, headBytes: this.headBytes, wantMeta, ...(this.opts.readEarly ? { readEarly: this.opts.readEarly } : {}) };
+    return { tools: this.tools, limits: this.limits, budget: this.budget, headBytes: this.headBytes, wantMeta, ...(this.opts.readEarly ? { readEarly: this.opts.readEarly } : {}) };
   }
 
   async add(given: string): Promise<void> {
+    this.budget = new Budget(this.limits.maxInputBytes);
     if (given === '-') return this.addStdin();
     let lst: BigIntStats;
     try {
@@ -140,7 +144,10 @@ class Discoverer {
     }
     const source = new FileSource(given, real, Number(st.size), Number(st.mtimeMs));
     const pr = await probe(source, this.tools, this.headBytes);
-    const kind = pr.error ? null : archiveKind(pr.head);
+    // A damaged archive (truncated, corrupt after a while) is indexed as far as it goes: the members before the damage
+    // are read, the damage is a warning.
+    const damaged = pr.error !== null && (errorCode(pr.error) === TRUNCATED || errorCode(pr.error) === CORRUPT);
+    const kind = pr.error && !damaged ? null : archiveKind(pr.head);
     if (kind === 'tar' || kind === 'zip') {
       this.seen.set(key, given);
       this.inputs.pop();
@@ -163,21 +170,19 @@ class Discoverer {
 
   /** An archive file on disk: tar streamed (through its decompressor), zip read by random access. */
   private containerFor(source: FileSource, kind: 'tar' | 'zip', compression: Compression): Container {
-    if (kind === 'zip' && compression === null) return new ZipContainer(new FileAccess(source.realPath, source.size ?? 0), this.limits, source.path);
-    const tools = this.tools;
-    const limits = this.limits;
+    const { tools, limits, budget } = this;
+    if (kind === 'zip' && compression === null) return new ZipContainer(new FileAccess(source.realPath, source.size ?? 0), limits, source.path, budget);
     if (kind === 'zip') {
       // A compressed zip (rare) needs its bytes in memory for random access.
-      return new LazyZip(() => decode(source.open(), compression, tools), limits, source.path);
+      return new LazyZip(() => decodeBounded(source.open(), compression, tools, limits, source.path, { budget }), limits, source.path, budget);
     }
-    return new TarContainer(() => {
-      const raw = source.open();
-      return compression === null ? raw : bounded(raw, decode(raw, compression, tools), limits, source.path);
-    });
+    // The archive's own stream is held to the input's budget; its members to the ratio (tree.ts readMember).
+    return new TarContainer(() => decodeBounded(source.open(), compression, tools, limits, source.path, { budget, archive: true }));
   }
 
   /** Bundle layout over a tree, then one artifact per placed file. */
   private finishTree(given: string, tree: Tree, archive: boolean, plain?: { input: number; drafts: Map<TreeFile, { artifact: ArtifactDraft | null; warnings: InputWarning[] }> }): void {
+    flushRepeats(tree, given);
     const roots = findRoots(tree, given);
     const { kind, bundleKind } = inputKindOf(roots);
     if (plain && roots.length === 0 && tree.files.every((f) => plain.drafts.has(f))) {
@@ -187,10 +192,10 @@ class Discoverer {
         const d = plain.drafts.get(f);
         if (d) {
           this.push(plain.input, d.artifact, []);
-          ws.push(...d.warnings);
+          for (const w of d.warnings) ws.push(w);
         }
       }
-      this.warnings.push(...ws.sort((a, b) => comparePathSegments(a.file ?? '', b.file ?? '')));
+      for (const w of ws.sort((a, b) => comparePathSegments(a.file ?? '', b.file ?? ''))) this.warnings.push(w);
       return;
     }
     let input: number;
@@ -350,7 +355,7 @@ class Discoverer {
       const item = items[i] as (typeof items)[number];
       if (!result) continue;
       if (item.kind !== 'file') {
-        tree.warnings.push(...result.warnings);
+        for (const w of result.warnings) tree.warnings.push(w);
         continue;
       }
       this.seen.set(item.key, item.rel);
@@ -404,7 +409,7 @@ class Discoverer {
 
   private push(input: number, draft: ArtifactDraft | null, warnings: InputWarning[]): void {
     if (draft) this.artifacts.push({ id: this.artifacts.length, input, ...draft });
-    this.warnings.push(...warnings);
+    for (const w of warnings) this.warnings.push(w);
   }
 
   /**
@@ -428,7 +433,7 @@ class Discoverer {
     const keepFull = verdict.role !== 'other' || verdict.format === 'archive';
     const head = keepFull || pr.head.length <= OTHER_HEAD_BYTES ? pr.head : Buffer.from(pr.head.subarray(0, OTHER_HEAD_BYTES));
     const { compression } = pr;
-    const tools = this.tools;
+    const { tools, limits, budget } = this;
     const inMemory = pr.complete && compression === null && head === pr.head && source.rereadable;
     const artifact: ArtifactDraft = {
       path: source.path,
@@ -441,7 +446,8 @@ class Discoverer {
       size: source.size,
       head,
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
-      open: inMemory ? () => Readable.from([head], { objectMode: false }) : () => decode(source.open(), compression, tools),
+      // Bounded like an archive member: a 168 KB .xz of 1 GiB of lines stops at the ratio bound with a warning.
+      open: inMemory ? () => Readable.from([head], { objectMode: false }) : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget }),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
       ...(isContainerList(verdict.format) ? { parseAs: 'container-list' as const } : {}),
@@ -478,11 +484,11 @@ function failedStream(err: Error): Readable {
 /** A zip that is itself compressed: read into memory (bounded) on first use, then served by random access. */
 class LazyZip implements Container {
   private inner: Promise<ZipContainer> | null = null;
-  constructor(private readonly bytes: () => Readable, private readonly limits: Limits, private readonly label: string) {}
+  constructor(private readonly bytes: () => Readable, private readonly limits: Limits, private readonly label: string, private readonly budget: Budget) {}
   private get(): Promise<ZipContainer> {
     this.inner ??= collect(this.bytes(), this.limits.maxNestedZipBytes).then((r) => {
       if (r.error || !r.complete) throw r.error ?? new Error(`compressed zip larger than ${this.limits.maxNestedZipBytes} bytes: decompress it first`);
-      return new ZipContainer(new BufferAccess(r.data), this.limits, this.label);
+      return new ZipContainer(new BufferAccess(r.data), this.limits, this.label, this.budget);
     });
     return this.inner;
   }

@@ -3,6 +3,7 @@
 // archive has to go on to the next member. So consumers get an EntryStream: destroying it detaches the consumer and
 // the member's remaining bytes are drained and dropped, after which `done` resolves.
 import { Readable } from 'node:stream';
+import { meterOf, type Meter } from './limits.js';
 
 /** What an EntryStream reads from: a Node or streamx readable. */
 export interface Pullable {
@@ -11,6 +12,7 @@ export interface Pullable {
   on(event: 'error', fn: (err: Error) => void): unknown;
   pause(): unknown;
   resume(): unknown;
+  destroy?(err?: Error): unknown;
 }
 
 export class EntryStream extends Readable {
@@ -24,8 +26,17 @@ export class EntryStream extends Readable {
   failure: Error | null = null;
   /** When the source last delivered bytes (epoch ms): tells a reader that stopped from one that is slow. */
   lastActivity = Date.now();
+  /** The decompression of the archive this member comes out of (set by the container): a member's bytes are held to
+   *  the ratio bound against its share of it (limits.ts memberGuard). */
+  meterFrom: (() => Meter | null) | null = null;
 
-  constructor() {
+  get meter(): Meter | null {
+    return this.meterFrom?.() ?? null;
+  }
+
+  /** `drain: false`: a consumer that lets go ends the source too (a zip member, read by random access, need not be
+   *  inflated to its end for the archive to go on). */
+  constructor(private readonly opts: { drain?: boolean } = {}) {
     super({ highWaterMark: 64 * 1024 });
     this.done = new Promise<void>((resolve) => {
       this.settle = resolve;
@@ -64,8 +75,13 @@ export class EntryStream extends Readable {
 
   override _destroy(err: Error | null, cb: (error?: Error | null) => void): void {
     this.detached = true;
-    // Keep the source flowing into the void so the archive can move past this member.
-    this.src?.resume();
+    if (this.opts.drain === false && this.src?.destroy) {
+      this.src.destroy();
+      this.finish();
+    } else {
+      // Keep the source flowing into the void so the archive can move past this member.
+      this.src?.resume();
+    }
     cb(err);
   }
 
@@ -122,8 +138,10 @@ export async function peek(stream: Readable, n: number): Promise<{ head: Buffer;
     stream.on('data', onData);
   });
   const head = Buffer.concat(chunks, have);
+  // Whatever reads on learns the meter of the decompression the bytes come from.
+  const passMeter = (r: Readable) => Object.defineProperty(r, 'meter', { get: () => meterOf(stream) });
   if (ended || error) {
-    const replay = Readable.from(chunks.length ? [head] : [], { objectMode: false });
+    const replay = passMeter(Readable.from(chunks.length ? [head] : [], { objectMode: false }));
     return { head: head.subarray(0, Math.min(n, head.length)), stream: replay, error, ended: ended && head.length <= n };
   }
   // The remaining bytes come straight from the source, with its backpressure and errors.
@@ -136,6 +154,7 @@ export async function peek(stream: Readable, n: number): Promise<{ head: Buffer;
       cb(err);
     },
   });
+  passMeter(out);
   out.push(head);
   stream.on('data', (c: Buffer) => {
     if (!out.push(c)) stream.pause();

@@ -17,6 +17,10 @@ const BY_CODE: Record<string, string> = {
   ENXIO: 'not a regular file',
   ENOTREG: 'not a regular file',
   ENODEV: 'not a regular file',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  EFBIG: 'file too large',
 };
 
 export function errorCode(err: unknown): string | undefined {

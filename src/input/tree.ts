@@ -9,9 +9,10 @@ import type { Compression, InputWarning, ReadEarly } from './artifact.js';
 import { assess } from './assess.js';
 import { isContainerList } from './sniff.js';
 import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
-import { compressionOf, decode, haveTool, missingToolError, readHead, toolFor, type Tools } from './decode.js';
+import { compressionOf, decodeBounded, haveTool, missingToolError, readHead, toolFor, type Tools } from './decode.js';
 import { collect, peek, type EntryStream } from './entry-stream.js';
-import { bounded, mib, type Limits } from './limits.js';
+import { BOMB, memberGuard, meterOf, mib, type Budget, type Limits } from './limits.js';
+import { errorCode } from './fserror.js';
 import { notANodeLog, probeLater, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
 
 export interface TreeFile {
@@ -52,11 +53,17 @@ export interface Tree {
   containers: Container[];
   /** Symlinks as stored (path inside the input → target text): `etc/localtime` names the zone even when dangling. */
   links: Map<string, string>;
+  /** Warnings by kind, for addWarning's count of the repeated ones. */
+  repeats: Map<string, { shown: number; more: number; example: InputWarning }>;
+  /** Members kept that nothing reads (listed only), and those past limits.maxIdleMembers that were not kept. */
+  idle: { kept: number; dropped: number };
 }
 
 export interface TreeContext {
   tools: Tools;
   limits: Limits;
+  /** Decompressed bytes of the whole input (limits.maxInputBytes), shared by every stream read out of it. */
+  budget: Budget;
   headBytes: number;
   /** Whether the whole content of this file is wanted for bundle detection (small metadata files). */
   wantMeta(path: string, size: number | null): boolean;
@@ -64,7 +71,7 @@ export interface TreeContext {
 }
 
 export function newTree(): Tree {
-  return { files: [], dirs: new Set(), warnings: [], maxMtime: null, containers: [], links: new Map() };
+  return { files: [], dirs: new Set(), warnings: [], maxMtime: null, containers: [], links: new Map(), repeats: new Map(), idle: { kept: 0, dropped: 0 } };
 }
 
 export function closeTree(tree: Tree): void {
@@ -100,10 +107,14 @@ export function join(prefix: string, p: string): string {
   return prefix ? (p ? `${prefix}/${p}` : prefix) : p;
 }
 
-/** Decompressed bytes of a stored member, bounded. */
-function decodeBounded(raw: Readable, compression: Compression, ctx: TreeContext, what: string): Readable {
-  if (compression === null) return raw;
-  return bounded(raw, decode(raw, compression, ctx.tools), ctx.limits, what);
+/**
+ * The bytes of a member as read out of its archive, bounded: a compressed member by its own ratio (limits.ts bounded),
+ * another by its share of the archive's decompression (memberGuard). `archive`: a member that is an archive itself,
+ * whose members are bounded in turn (only the input's budget applies to it as a whole).
+ */
+function readMember(raw: Readable, compression: Compression, ctx: TreeContext, what: string, archive = false): Readable & { guard?: { ratio: boolean } } {
+  if (compression !== null) return decodeBounded(raw, compression, ctx.tools, ctx.limits, what, { budget: ctx.budget, archive });
+  return archive ? raw : memberGuard(raw, () => meterOf(raw), ctx.limits, what);
 }
 
 /** Names of files that would be read as logs: a dangling link with such a name means a log is missing. */
@@ -126,21 +137,33 @@ export async function indexContainer(container: Container, prefix: string, depth
   let lastName = '';
   let lastFile: TreeFile | null = null;
   const replaced = new Set<TreeFile>();
-  const warn = (p: string, message: string) => tree.warnings.push({ file: join(prefix, p) || label, line: null, message });
+  const warn = (p: string, message: string, kind?: string) => addWarning(tree, { file: join(prefix, p) || label, line: null, message }, kind);
 
-  const err = await container.scan(async (h: MemberHeader, body: EntryStream | null) => {
+  const scanned = container.scan(async (h: MemberHeader, body: EntryStream | null) => {
+    if (++ctx.budget.members > ctx.limits.maxMembers) {
+      throw Object.assign(new Error(`more than ${ctx.limits.maxMembers} archive members in this input (the bound per input): the rest is not read`), { code: BOMB });
+    }
     members++;
+    if (h.name.length > MAX_PATH_BYTES) {
+      // No file system has such a name (PATH_MAX): walking its folders would cost its length squared.
+      warn('', `member name of ${h.name.length} characters (${shown(h.name)}): not read`, 'long-name');
+      return;
+    }
     const { path: p, escaped } = normalizeName(h.name);
     lastName = p || h.name;
     if (h.mtime !== null && h.mtime > 0) tree.maxMtime = Math.max(tree.maxMtime ?? 0, h.mtime);
     if (escaped && p !== '') {
-      warn(p, `member name "${h.name}" points outside the archive: kept inside the bundle as ${join(prefix, p)}`);
+      warn(p, `member name "${shown(h.name)}" points outside the archive: kept inside the bundle as ${join(prefix, p)}`, 'escaped');
     }
     if (p === '') {
-      if (h.type === 'file') warn('', `member with an empty name ("${h.name}"): not read`);
+      if (h.type === 'file') warn('', `member with an empty name ("${shown(h.name)}"): not read`, 'empty-name');
       return;
     }
     for (let d = path.posix.dirname(p); d !== '.' && d !== '/'; d = path.posix.dirname(d)) dirs.add(d);
+    if (h.unreadable && h.type !== 'directory') {
+      warn(p, h.unreadable);
+      return;
+    }
     switch (h.type) {
       case 'directory':
         dirs.add(p);
@@ -149,16 +172,20 @@ export async function indexContainer(container: Container, prefix: string, depth
         warn(p, `${h.special ?? 'special file'} in the archive: ignored`);
         return;
       case 'symlink':
-        slots.set(p, { kind: 'symlink', target: h.linkname ?? '' });
-        tree.links.set(join(prefix, p), h.linkname ?? '');
+      case 'link': {
+        const target = h.linkname ?? '';
+        if (target.length > MAX_PATH_BYTES) {
+          warn(p, `${h.type === 'link' ? 'hard link' : 'symlink'} to a path of ${target.length} characters (${shown(target)}): not followed`, 'long-link');
+          return;
+        }
+        if (h.type === 'link') {
+          slots.set(p, { kind: 'hardlink', target, raw: target });
+          return;
+        }
+        slots.set(p, { kind: 'symlink', target });
+        tree.links.set(join(prefix, p), target);
         return;
-      case 'link':
-        slots.set(p, { kind: 'hardlink', target: h.linkname ?? '', raw: h.linkname ?? '' });
-        return;
-    }
-    if (h.unreadable) {
-      warn(p, h.unreadable);
-      return;
+      }
     }
     if (!body) return;
     const display = join(prefix, p);
@@ -174,8 +201,9 @@ export async function indexContainer(container: Container, prefix: string, depth
       lastFile = file;
     }
   });
+  const err = await scanned.catch((e: unknown) => e as Error);
   if (err) {
-    const what = /Unexpected end|end of data|truncated/i.test(err.message) ? 'archive is truncated' : 'archive is damaged';
+    const what = errorCode(err) === BOMB ? 'archive read stopped' : /Unexpected end|end of data|truncated/i.test(err.message) ? 'archive is truncated' : 'archive is damaged';
     tree.warnings.push({
       file: prefix || label,
       line: null,
@@ -189,47 +217,60 @@ export async function indexContainer(container: Container, prefix: string, depth
   for (const d of dirs) tree.dirs.add(join(prefix, d));
   if (prefix) tree.dirs.add(prefix);
 
-  // Links, resolved inside this archive only.
+  // Links, resolved inside this archive only. Linear in the segments walked: `pending` is a stack (next segment last)
+  // with a count of the segments in it that still lead somewhere, and each prefix of the path is built from the one
+  // before. Every archive has a budget of steps, so that no maze of links can take longer than a few seconds.
+  let steps = 0;
+  const meaningful = (seg: string) => seg !== '' && seg !== '.';
   const resolve = (start: string): { file: TreeFile } | { dir: true } | { error: string } => {
-    let pending = start.split('/');
-    let cur: string[] = [];
+    const pending = start.split('/').reverse();
+    let left = pending.filter(meaningful).length;
+    const cur: string[] = [];
+    const push = (target: string) => {
+      const segs = target.split('/');
+      for (let i = segs.length - 1; i >= 0; i--) pending.push(segs[i] as string);
+      left += segs.filter(meaningful).length;
+    };
     let hops = 0;
     while (pending.length > 0) {
-      const seg = pending.shift() as string;
-      if (seg === '' || seg === '.') continue;
+      if (++steps > MAX_RESOLVE_STEPS) return { error: 'not resolved: the archive\'s links took too many steps to follow (a maze of links?)' };
+      const seg = pending.pop() as string;
+      if (!meaningful(seg)) continue;
+      left--;
       if (seg === '..') {
         if (cur.length === 0) return { error: 'leads outside the bundle' };
         cur.pop();
         continue;
       }
-      cur.push(seg);
-      const here = cur.join('/');
+      const here = cur.length > 0 ? `${cur[cur.length - 1]}/${seg}` : seg;
+      if (here.length > MAX_PATH_BYTES) return { error: 'leads to a path longer than any file system allows' };
+      cur.push(here);
       const slot = slots.get(here);
       if (slot?.kind === 'symlink') {
         if (++hops > ctx.limits.maxHops) return { error: 'symlink loop (too many hops)' };
         const t = slot.target;
-        if (t.startsWith('/')) return { error: `points at the absolute path ${t}, outside the bundle` };
+        if (t.startsWith('/')) return { error: `points at the absolute path ${shown(t)}, outside the bundle` };
         cur.pop();
-        pending = [...t.split('/'), ...pending];
+        push(t);
       } else if (slot?.kind === 'hardlink') {
         if (++hops > ctx.limits.maxHops) return { error: 'link loop (too many hops)' };
         const n = normalizeName(slot.target);
-        if (n.escaped) return { error: `hard link to ${slot.raw}, outside the archive` };
-        cur = [];
-        pending = [...n.path.split('/'), ...pending];
+        if (n.escaped) return { error: `hard link to ${shown(slot.raw)}, outside the archive` };
+        cur.length = 0;
+        push(n.path);
       } else if (slot?.kind === 'file') {
-        if (pending.some((s) => s !== '' && s !== '.')) return { error: 'a file is used as a directory' };
+        if (left > 0) return { error: 'a file is used as a directory' };
         return { file: slot.file };
-      } else if (!dirs.has(here) && pending.every((s) => s === '' || s === '.')) {
+      } else if (!dirs.has(here) && left === 0) {
         return { error: 'target is missing from the bundle (dangling link)' };
       }
     }
-    return cur.length === 0 || dirs.has(cur.join('/')) ? { dir: true } : { error: 'target is missing from the bundle (dangling link)' };
+    return cur.length === 0 || dirs.has(cur[cur.length - 1] as string) ? { dir: true } : { error: 'target is missing from the bundle (dangling link)' };
   };
   for (const [p, slot] of slots) {
     if (slot.kind === 'file') continue;
     const r = slot.kind === 'hardlink' && normalizeName(slot.target).escaped
-      ? { error: `hard link to ${slot.raw}, outside the archive` }
+      ? { error: `hard link to ${shown(slot.raw)}, outside the archive` }
       : resolve(p);
     if ('file' in r) r.file.aliases.push(join(prefix, p));
     else if ('error' in r && r.error.startsWith('target is missing') && !LOG_NAME.test(p)) {
@@ -237,25 +278,75 @@ export async function indexContainer(container: Container, prefix: string, depth
       // missing log is worth a warning.
       continue;
     } else if ('error' in r) {
-      warn(p, slot.kind === 'symlink' ? `symlink to ${slot.target}: ${r.error}: not followed` : `${r.error.startsWith('hard link') ? r.error : `hard link to ${slot.raw}: ${r.error}`}: not followed`);
+      const kind = `link: ${r.error.startsWith('not resolved') ? r.error : slot.kind}`;
+      warn(p, slot.kind === 'symlink' ? `symlink to ${shown(slot.target)}: ${r.error}: not followed` : `${r.error.startsWith('hard link') ? r.error : `hard link to ${shown(slot.raw)}: ${r.error}`}: not followed`, kind);
     }
   }
   if (replaced.size > 0) tree.files = tree.files.filter((f) => !replaced.has(f));
 }
 
+/** Longer member names and link targets than any file system allows (PATH_MAX) are not followed. */
+const MAX_PATH_BYTES = 4096;
+/** Path segments an archive's link resolution may walk in all (its links together). */
+const MAX_RESOLVE_STEPS = 2_000_000;
+/** Warnings of one kind listed per input; the rest are counted in one line (a bomb of 5 000 entries needs one). */
+const SAME_WARNINGS = 10;
+
+/** A name from the archive as a message quotes it: at most 120 characters. */
+function shown(s: string): string {
+  return s.length > 120 ? `${s.slice(0, 60)}…${s.slice(-59)}` : s;
+}
+
+/** Adds a warning to the tree; past SAME_WARNINGS of one kind (the message unless given) they are only counted, and
+ *  flushRepeats says how many more there were. */
+export function addWarning(tree: Tree, w: InputWarning, kind = w.message): void {
+  const r = tree.repeats.get(kind);
+  if (!r) tree.repeats.set(kind, { shown: 1, more: 0, example: w });
+  else if (r.shown < SAME_WARNINGS) r.shown++;
+  else {
+    r.more++;
+    return;
+  }
+  tree.warnings.push(w);
+}
+
+/** The counts of the warnings addWarning held back, one line per kind. */
+export function flushRepeats(tree: Tree, label: string): void {
+  for (const r of tree.repeats.values()) {
+    if (r.more > 0) tree.warnings.push({ file: label, line: null, message: `${r.more} more member(s) like ${r.example.file}: ${r.example.message}` });
+  }
+  tree.repeats.clear();
+  if (tree.idle.dropped > 0) {
+    tree.warnings.push({ file: label, line: null, message: `${tree.idle.dropped} more member(s) that no reader uses (not logs, metrics, node objects or bundle metadata) were skipped: only ${tree.idle.kept} such members are listed per input` });
+    tree.idle.dropped = 0;
+  }
+}
+
+/** Whether one more member that nothing reads is kept (listed) in this input: past limits.maxIdleMembers (200 000 tiny
+ *  members took 500 MB) such members are counted instead, and the archive is read on. */
+function keepIdle(tree: Tree, ctx: TreeContext): boolean {
+  if (tree.idle.kept < ctx.limits.maxIdleMembers) {
+    tree.idle.kept++;
+    return true;
+  }
+  tree.idle.dropped++;
+  return false;
+}
+
 async function examineMember(
   h: MemberHeader, body: EntryStream, display: string, reopen: (holder?: Holder) => Readable, depth: number, ctx: TreeContext, tree: Tree, label: string,
 ): Promise<TreeFile | null> {
-  const warn = (message: string) => tree.warnings.push({ file: display, line: null, message });
+  const warn = (message: string) => addWarning(tree, { file: display, line: null, message });
   const p1 = await peek(body, 512);
   const compression = compressionOf(p1.head);
   if (probeLater(display, h.size) && !ARCHIVE_NAME.test(display) && !p1.error) {
     // An API dump's namespaced resource (tens of thousands in a big must-gather): probed only if the layout, known
     // once the pass is over, can read it (discover.ts). Its bytes go by unread, compressed ones undecompressed.
     p1.stream.destroy();
+    if (!keepIdle(tree, ctx)) return null;
     return {
       path: display, aliases: [], size: h.size, mtime: h.mtime, compression, head: Buffer.alloc(0), role: 'other', format: 'unprobed',
-      problem: null, meta: null, cut: false, open: () => decodeBounded(reopen(), compression, ctx, display), member: true, deferred: true,
+      problem: null, meta: null, cut: false, open: () => readMember(reopen(), compression, ctx, display), member: true, deferred: true,
     };
   }
   if (compression) {
@@ -266,9 +357,13 @@ async function examineMember(
       return null;
     }
   }
-  const decoded = decodeBounded(p1.stream, compression, ctx, display);
-  const p2 = await peek(decoded, ctx.headBytes);
+  // Read as a plain member until its head shows an archive, which is then exempt from the member bound. A small plain
+  // member is all in the first head already (most members of a big bundle: no second stream each).
+  const whole = compression === null && p1.ended && !p1.error;
+  const decoded = whole ? null : readMember(p1.stream, compression, ctx, display);
+  const p2 = decoded ? await peek(decoded, ctx.headBytes) : p1;
   const kind = archiveKind(p2.head);
+  if (kind !== null && decoded?.guard) decoded.guard.ratio = false;
   if (kind === '7z' || kind === 'rar') {
     p2.stream.destroy();
     warn(`${kind} archive: not read (only tar, tar.gz, tar.xz, tar.bz2 and zip are); unpack it first`);
@@ -284,7 +379,7 @@ async function examineMember(
       let child: TarContainer | null = null;
       const holder: Holder = { idle: () => child?.idle() ?? true, release: () => child?.releasePass() };
       // Later reads of the nested archive stream its member out of this archive again.
-      child = new TarContainer(() => decodeBounded(reopen(holder), compression, ctx, display));
+      child = new TarContainer(() => readMember(reopen(holder), compression, ctx, display, true));
       await indexContainer(new FirstScan(child, p2.stream), display, depth + 1, ctx, tree, label);
       return null;
     }
@@ -293,7 +388,7 @@ async function examineMember(
       warn(zipped.error ? `zip inside the archive could not be read: ${zipped.error.message}` : `zip inside the archive is larger than ${mib(ctx.limits.maxNestedZipBytes)}: not read; unpack it first`);
       return null;
     }
-    await indexContainer(new ZipContainer(new BufferAccess(zipped.data), ctx.limits, display), display, depth + 1, ctx, tree, label);
+    await indexContainer(new ZipContainer(new BufferAccess(zipped.data), ctx.limits, display, ctx.budget), display, depth + 1, ctx, tree, label);
     return null;
   }
   const verdict = assess({ compression, head: p2.head, complete: p2.ended, error: p2.error }, display, false);
@@ -313,7 +408,8 @@ async function examineMember(
   } else {
     p2.stream.destroy();
   }
-  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => decodeBounded(reopen(), compression, ctx, display));
+  if (meta === null && early === undefined && verdict.role === 'other' && !isContainerList(verdict.format) && !keepIdle(tree, ctx)) return null;
+  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => readMember(reopen(), compression, ctx, display));
   return {
     path: display,
     aliases: [],

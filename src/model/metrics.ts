@@ -449,7 +449,7 @@ function summaryDist(lines: Line[], t: Timelines): DistResult {
 /** Lines of the best-ranked name present (new names before the deprecated ones a 1.14–1.16 kubelet also exposes). */
 function preferred(lines: Line[]): Line[] {
   if (lines.length === 0) return lines;
-  const best = Math.min(...lines.map((l) => l.info.rank));
+  const best = lines.reduce((m, l) => Math.min(m, l.info.rank), Infinity);
   return lines.filter((l) => l.info.rank === best);
 }
 
@@ -629,8 +629,8 @@ export function summarize(snapshots: Snapshot[]): MetricsSummary {
   const times = t.snaps.map((s) => s.timeMs).filter((x): x is number => x !== null);
   return {
     snapshots: t.snaps.length,
-    windowStartMs: times.length > 0 ? Math.min(...times) : null,
-    windowEndMs: times.length > 0 ? Math.max(...times) : null,
+    windowStartMs: times.length > 0 ? times.reduce((m, x) => Math.min(m, x), Infinity) : null,
+    windowEndMs: times.length > 0 ? times.reduce((m, x) => Math.max(m, x), -Infinity) : null,
     cumulative: t.snaps.length === 1,
     relist: {
       duration: duration?.dist ?? null,

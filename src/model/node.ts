@@ -173,7 +173,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         named.set(k, list);
       }
       for (const [k, list] of named) {
-        if (k !== null && set.find(k) !== null) set.get(k).snapshots.push(...list);
+        if (k !== null && set.find(k) !== null) for (const s of list) set.get(k).snapshots.push(s);
         else orphanSnapshots.push({ artifact: a, snapshots: list });
       }
     }
@@ -206,12 +206,12 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     const o = (artifact.group ? groupNode.get(artifact.group) : undefined) ?? only();
     const label = snapshots[0]?.node;
     if (o) {
-      set.get(o).snapshots.push(...snapshots);
+      for (const s of snapshots) set.get(o).snapshots.push(s);
       if (label && shortName(label) !== shortName(o)) warnings.push({ artifact: artifact.id, message: `metrics labelled "${label}" attached to the only node of the input, ${o}` });
     } else if (set.nodes.size === 0 && label) {
-      set.get(label).snapshots.push(...snapshots);
+      for (const s of snapshots) set.get(label).snapshots.push(s);
     } else if (set.nodes.size === 0 || anonymous) {
-      set.get(artifact.inputName ?? 'node').snapshots.push(...snapshots);
+      for (const s of snapshots) set.get(artifact.inputName ?? 'node').snapshots.push(s);
     } else {
       warnings.push({ artifact: artifact.id, message: `metrics with no node identity${label ? ` ("${label}" matches no node)` : ''} among ${set.nodes.size} nodes: left unattached` });
     }
@@ -253,7 +253,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         events.push(e);
       }
     }
-    events.push(...objectEvents.events);
+    for (const e of objectEvents.events) events.push(e);
     for (const [id, a] of objectEvents.artifacts) arts.set(id, a);
     for (const id of info.containersFrom) arts.set(id, artifacts.find((a) => a.id === id) as ArtifactData);
     const anchors = n.parts.flatMap((p) => p.artifact.signals?.bootAnchors ?? []);
@@ -344,7 +344,7 @@ function stripInternal(info: NodeBundleInfo & Partial<BundleExtra>, arts: Artifa
     ...rest,
     kind: rest.kind ?? kinds[0] ?? null,
     role: rest.role ?? roles[0] ?? null,
-    collectedAt: rest.collectedAt ?? (collected.length ? Math.max(...collected) : null),
+    collectedAt: rest.collectedAt ?? (collected.length ? collected.reduce((m, x) => Math.max(m, x), -Infinity) : null),
   };
 }
 

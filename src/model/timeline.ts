@@ -197,7 +197,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
       }
     }
     const ages = g.events.filter((e) => e.ageSeconds !== null).map((e) => e.ageSeconds as number);
-    const maxAge = ages.length ? Math.max(...ages) : (last.ts - g.lastRelistAt) / 1000;
+    const maxAge = ages.length ? ages.reduce((m, x) => Math.max(m, x), -Infinity) : (last.ts - g.lastRelistAt) / 1000;
 
     // 2. Where did it end?
     const firstProof = proofs.find((p) => p.ts > last.ts) ?? null;

@@ -4,6 +4,8 @@
 // bytes it skips ~6 bytes at a time through ordinary text. Needles shorter than MIN_WM get one indexOf pass each.
 
 const MIN_WM = 5;
+/** Needles in one bucket past which it is looked up by text rather than scanned. */
+const BIG_BUCKET = 16;
 const TABLE_BITS = 20;
 const TABLE_MASK = (1 << TABLE_BITS) - 1;
 
@@ -18,6 +20,9 @@ export class MultiSearch {
   /** Needles by the byte pair that ends their first m bytes. */
   /** Needles by the byte triple ending their first m bytes, indexed by the hash of that triple (dense, fast). */
   private readonly buckets: Array<Array<{ bytes: Uint8Array; index: number }> | undefined> = [];
+  /** Buckets of many needles (a rule pack's `literalneedle0` … `literalneedle9999` all share their first bytes): looked
+   *  up by the text at each needle length instead of compared one by one. */
+  private readonly big: Array<{ lens: number[]; byText: Map<string, number> } | undefined> = [];
   private readonly short: Buffer[];
   private readonly shortIndex: number[];
   /** Index (in `needles`) of the needle the last successful `next` found. */
@@ -34,11 +39,11 @@ export class MultiSearch {
     const long = bytes.filter((b) => b.length >= MIN_WM);
     this.short = bytes.filter((b) => b.length < MIN_WM);
     this.shortIndex = bytes.map((b, i) => (b.length < MIN_WM ? i : -1)).filter((i) => i >= 0);
-    this.m = long.length ? Math.min(...long.map((b) => b.length), 255) : 0;
+    this.m = long.length ? long.reduce((m, b) => Math.min(m, b.length), 255) : 0;
     const m = this.m;
     this.shift = new Uint8Array(1 << TABLE_BITS).fill(Math.max(1, m - 2));
-    for (const p of long) {
-      const index = bytes.indexOf(p);
+    for (const [index, p] of bytes.entries()) {
+      if (p.length < MIN_WM) continue;
       for (let j = 2; j < m; j++) {
         const h = h3(p[j - 2] as number, p[j - 1] as number, p[j] as number);
         const s = m - 1 - j;
@@ -49,6 +54,15 @@ export class MultiSearch {
       if (list) list.push({ bytes: p, index });
       else this.buckets[key] = [{ bytes: p, index }];
     }
+    this.buckets.forEach((list, key) => {
+      if (!list || list.length <= BIG_BUCKET) return;
+      const byText = new Map<string, number>();
+      for (const { bytes, index } of list) {
+        const text = Buffer.from(bytes).toString('latin1');
+        if (!byText.has(text)) byText.set(text, index);
+      }
+      this.big[key] = { lens: [...new Set(list.map((e) => e.bytes.length))].sort((a, b) => a - b), byText };
+    });
   }
 
   /** Index of the first match starting at or after `from` and before `end`, or -1. */
@@ -65,8 +79,22 @@ export class MultiSearch {
           i += s;
           continue;
         }
-        const list = this.buckets[h];
-        if (list) {
+        const big = this.big[h];
+        const list = big ? undefined : this.buckets[h];
+        if (big) {
+          const start = i - m + 1;
+          if (start >= from) {
+            for (const len of big.lens) {
+              if (start + len > end) break;
+              const index = big.byText.get((t as Buffer).toString('latin1', start, start + len));
+              if (index !== undefined && (best < 0 || start < best || (start === best && index < this.lastNeedle))) {
+                best = start;
+                this.lastNeedle = index;
+              }
+            }
+          }
+          if (best >= 0) break;
+        } else if (list) {
           for (const { bytes: p, index } of list) {
             const start = i - m + 1;
             const len = p.length;

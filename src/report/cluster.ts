@@ -20,7 +20,7 @@ export function summarizeCluster(nodes: readonly NodeReport[]): ClusterSummary |
     stalls: n.stalls.length,
     firstUnhealthyFrom: minIso(n.stalls.flatMap((s) => (s.unhealthyFrom === null ? [] : [s.unhealthyFrom]))) as string,
     lastEndedAt: n.stalls.some((s) => s.endedAt === null) ? null : maxIso(n.stalls.map((s) => s.endedAt as string)),
-    longestStallSeconds: Math.max(...n.stalls.map((s) => s.durationSeconds)),
+    longestStallSeconds: n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), -Infinity),
     nodeNotReady: n.stalls.some((s) => s.nodeNotReady) || n.notReady.length > 0,
     primaryCause: n.verdict.primaryCause,
     kubeletVersion: n.kubeletVersion,
@@ -204,9 +204,10 @@ export function renderClusterText(analysis: Analysis, opts: { color: boolean; zo
       n.runningPods === null ? '—' : String(n.runningPods),
     ]);
     const head = ['node', 'stalls', 'first unhealthy', 'longest', 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'];
-    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+    const widths = head.map((h, i) => rows.reduce((m, r) => Math.max(m, (r[i] as string).length), h.length));
     const line = (r: string[]): string => '  ' + r.map((x, i) => x.padEnd(widths[i] as number)).join('  ').trimEnd();
-    out.push(line(head), ...rows.map(line));
+    out.push(line(head));
+    for (const r of rows) out.push(line(r));
   }
   return out.join('\n') + '\n\n';
 }

@@ -151,7 +151,7 @@ export function timelineSvg(n: NodeReport, zone: string): string | null {
   // Time since the last successful relist: by definition it grows at 1 s/s from the last good relist until a relist
   // succeeds again, so each stall is a ramp from 0 to its duration; the dashed line is the 3 min threshold.
   const thresholdS = stalls.length ? (Date.parse(stalls[0]!.unhealthyFrom) - Date.parse(stalls[0]!.lastRelistAt)) / 1000 : 180;
-  const maxS = Math.max(thresholdS * 1.25, ...stalls.map((st) => (end(st.endedAt) - Date.parse(st.lastRelistAt)) / 1000));
+  const maxS = stalls.reduce((m, st) => Math.max(m, (end(st.endedAt) - Date.parse(st.lastRelistAt)) / 1000), thresholdS * 1.25);
   const hAge = 64;
   const yv = (v: number): number => hAge - 3 - (v / maxS) * (hAge - 8);
   const pts: string[] = [`${LEFT},${num(yv(0))}`];
@@ -172,7 +172,7 @@ export function timelineSvg(n: NodeReport, zone: string): string | null {
   const cri = series?.criErrors?.filter((p) => p.errors > 0) ?? [];
   if (cri.length > 0) {
     const h = 44;
-    const top = Math.max(...cri.map((p) => p.errors));
+    const top = cri.reduce((m, p) => Math.max(m, p.errors), -Infinity);
     lane('CRI errors', h, [
       `<text x="${LEFT + 4}" y="11">max ${top}/bucket</text>`,
       ...cri.map((p) => {
@@ -187,7 +187,7 @@ export function timelineSvg(n: NodeReport, zone: string): string | null {
   const rel = series?.relist ?? [];
   if (rel.length > 0) {
     const h = 44;
-    const top = Math.max(1, ...rel.map((p) => p.seconds));
+    const top = rel.reduce((m, p) => Math.max(m, p.seconds), 1);
     const ry = (v: number): number => h - 3 - (v / top) * (h - 8);
     lane('relist duration', h, [
       `<text x="${LEFT + 4}" y="11">max ${esc(fmtSeconds(top))}</text>`,
@@ -329,7 +329,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   if (analysis.nodes.length > 0) {
     body.push('<section id="verdicts"><h2>Verdict</h2><table class="verdicts"><thead><tr><th>node</th><th>PLEG</th><th>primary cause</th><th class="num">confidence</th><th class="num">stalls</th><th class="num">longest stall</th><th>NotReady</th></tr></thead><tbody>' +
       analysis.nodes.map((n, i) => `<tr><td><a href="#node-${i + 1}">${esc(n.name)}</a></td><td>${badge(n)}</td><td>${n.verdict.primaryCause ? `<code>${esc(n.verdict.primaryCause)}</code>` : '—'}</td>` +
-        `<td class="num">${n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—'}</td><td class="num">${n.stalls.length}</td><td class="num">${n.stalls.length ? fmtDuration(Math.max(...n.stalls.map((s) => s.durationSeconds))) : '—'}</td><td>${n.notReady.length ? 'yes' : 'no'}</td></tr>`).join('') +
+        `<td class="num">${n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—'}</td><td class="num">${n.stalls.length}</td><td class="num">${n.stalls.length ? fmtDuration(n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), -Infinity)) : '—'}</td><td>${n.notReady.length ? 'yes' : 'no'}</td></tr>`).join('') +
       '</tbody></table></section>');
   }
   analysis.nodes.forEach((n, i) => body.push(nodeHtml(n, i, zone, nEvidence)));

@@ -34,7 +34,8 @@ function mdLead(s: string): string {
 /** A code span for text that may itself contain backticks (CommonMark: the fence must be a longer run). */
 function mdCode(s: string): string {
   const t = sanitize(s);
-  const longest = Math.max(0, ...[...t.matchAll(/`+/g)].map((m) => m[0].length));
+  let longest = 0;
+  for (const m of t.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   const fence = '`'.repeat(longest + 1);
   const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${t}${pad}${fence}`;
@@ -49,7 +50,8 @@ function mdRich(s: string): string {
 /** A fenced code block whose fence no content line can close. */
 function fenced(lines: string[], info = 'text'): string[] {
   const body = lines.map((l) => sanitizeLine(l, 400));
-  const longest = Math.max(0, ...body.flatMap((l) => [...l.matchAll(/`+/g)].map((m) => m[0].length)));
+  let longest = 0;
+  for (const l of body) for (const m of l.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return [`${fence}${info}`, ...body, fence];
 }
@@ -74,7 +76,7 @@ function verdictWord(n: NodeReport): string {
 }
 
 function longest(n: NodeReport): number | null {
-  return n.stalls.length ? Math.max(...n.stalls.map((s) => s.durationSeconds)) : null;
+  return n.stalls.length ? n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), -Infinity) : null;
 }
 
 function quantileRow(label: string, q: Quantiles | null): string[] | null {
@@ -112,7 +114,7 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
 
   if (n.stalls.length > 0) {
     out.push('### Stalls', '');
-    out.push(...table(['#', 'last relist', 'unhealthy from', 'ended', 'without a relist', 'max age', 'NotReady'], n.stalls.map((s, i) => [
+    append(out, table(['#', 'last relist', 'unhealthy from', 'ended', 'without a relist', 'max age', 'NotReady'], n.stalls.map((s, i) => [
       String(i + 1), cell(displayTime(s.lastRelistAt, zone)), cell(displayTime(s.unhealthyFrom, zone)),
       cell(s.endedAt ? `${displayTime(s.endedAt, zone)} (${ENDED[s.endedBy]})` : ENDED[s.endedBy]),
       fmtDuration(s.durationSeconds), fmtDuration(s.maxLastSeenAgoSeconds), s.nodeNotReady ? 'yes' : 'no',
@@ -155,7 +157,7 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
   }
   if (n.operations.length > 0) {
     out.push('### CRI operations', '');
-    out.push(...table(['operation', 'source', 'count', 'errors', 'timeouts', 'p50', 'p90', 'p99'], n.operations.map((o) => [
+    append(out, table(['operation', 'source', 'count', 'errors', 'timeouts', 'p50', 'p90', 'p99'], n.operations.map((o) => [
       cellCode(o.operation), o.source, o.count === null ? '—' : String(o.count), o.errors === null ? '—' : String(o.errors),
       String(o.timeouts), fmtSeconds(o.p50Seconds), fmtSeconds(o.p90Seconds), fmtSeconds(o.p99Seconds),
     ]), ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']), '');
@@ -181,7 +183,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     for (const s of clusterSentences(cluster, zone)) out.push(`- ${mdLead(s)}`);
     out.push('');
     if (cluster.flapped.length > 0) {
-      out.push(...table(['node', 'stalls', 'first unhealthy', 'longest stall', 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'], cluster.flapped.map((n) => [
+      append(out, table(['node', 'stalls', 'first unhealthy', 'longest stall', 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'], cluster.flapped.map((n) => [
         cell(n.name), String(n.stalls), cell(displayTime(n.firstUnhealthyFrom, zone)), fmtDuration(n.longestStallSeconds),
         n.nodeNotReady ? 'yes' : 'no', n.primaryCause ? cellCode(n.primaryCause) : 'unknown', cell(n.kubeletVersion ?? '?'), n.runtime ?? '?',
         n.runningPods === null ? '—' : String(n.runningPods),
@@ -191,14 +193,14 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
 
   if (analysis.nodes.length > 0) {
     out.push('## Verdict', '');
-    out.push(...table(['node', 'PLEG', 'primary cause', 'confidence', 'stalls', 'longest stall', 'NotReady', 'kubelet', 'runtime'], analysis.nodes.map((n) => [
+    append(out, table(['node', 'PLEG', 'primary cause', 'confidence', 'stalls', 'longest stall', 'NotReady', 'kubelet', 'runtime'], analysis.nodes.map((n) => [
       cell(n.name), verdictWord(n), n.verdict.primaryCause ? cellCode(n.verdict.primaryCause) : '—',
       n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—', String(n.stalls.length), fmtDuration(longest(n)),
       n.notReady.length > 0 ? 'yes' : 'no', cell(n.kubeletVersion ?? '?'), n.runtime ?? '?',
     ]), ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'l']), '');
   }
 
-  for (const n of analysis.nodes) out.push(...nodeSection(n, zone, top, nEvidence));
+  for (const n of analysis.nodes) append(out, nodeSection(n, zone, top, nEvidence));
 
   if (analysis.warnings.length > 0) {
     out.push(`## Warnings (${analysis.warnings.length})`, '');
@@ -209,4 +211,10 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     out.push('');
   }
   return out.join('\n');
+}
+
+/** `out.push(...rows)` for lists as long as the input makes them (a spread of 100 000 items overflows the stack). */
+function append(out: string[], rows: string[], ...tail: string[]): void {
+  for (const r of rows) out.push(r);
+  for (const t of tail) out.push(t);
 }

@@ -22,12 +22,29 @@ export interface CustomPattern {
 /** Lines are cut to this length before a user pattern sees them. */
 export const USER_MATCH_MAX = 8192;
 
-/** Compiles a spec; throws the RE2 parser's error for patterns RE2 cannot run (backreferences, lookaround). */
+/** A pattern without any regex syntax matches where its text occurs: no regex is needed for it. */
+const PLAIN = /^[^\\.^$|?*+()[\]{}]*$/;
+
+/** Throws the RE2 parser's error for a pattern RE2 cannot run (backreferences, lookaround). */
+export function checkPattern(pattern: string): void {
+  if (!PLAIN.test(pattern)) re2js().RE2JS.compile(pattern);
+}
+
+/**
+ * A spec ready to match (checked by checkPattern when its pack was loaded). A regex is compiled when a line first
+ * reaches it (a needle of it occurs): a compiled RE2 program takes kilobytes, and most of a large pack's patterns
+ * never see a line. A plain literal is a substring search.
+ */
 export function compileCustom(spec: CustomSignalSpec): CustomPattern {
-  const re = re2js().RE2JS.compile(spec.pattern);
+  const cut = (line: string) => (line.length > USER_MATCH_MAX ? line.slice(0, USER_MATCH_MAX) : line);
+  if (PLAIN.test(spec.pattern)) {
+    const text = spec.pattern;
+    return { id: spec.id, needles: spec.needles, test: (line: string) => cut(line).includes(text) };
+  }
+  let re: RE2JS | null = null;
   return {
     id: spec.id,
     needles: spec.needles,
-    test: (line: string) => re.matcher(line.length > USER_MATCH_MAX ? line.slice(0, USER_MATCH_MAX) : line).find(),
+    test: (line: string) => (re ??= re2js().RE2JS.compile(spec.pattern)).matcher(cut(line)).find(),
   };
 }

@@ -103,25 +103,40 @@ export function buildPrefilter(custom: CustomPattern[] = [], onDemand = true): M
 }
 
 type Routes = Array<{ matchers: number[]; custom: number[] }>;
-/** Routes of the built-in needle sets, made once: an extractor is made per file, and a bundle has hundreds. */
-const builtinRoutes = new WeakMap<MultiSearch, Routes>();
+/** Routes per needle set (MultiSearch) and custom patterns: an extractor is made per file (and per range), and a bundle
+ *  has hundreds; a pack of many signals must not cost its routing per file. Keyed by the patterns' array, which analyze
+ *  (and each worker) compiles once per pack. */
+const routeCache = new WeakMap<readonly CustomPattern[], WeakMap<MultiSearch, Routes>>();
+const NO_CUSTOM: readonly CustomPattern[] = [];
 
 /** Which matchers (by index in MATCHERS) and custom patterns each needle of the prefilter wakes. */
-function needleRoutes(search: MultiSearch, custom: CustomPattern[]): Routes {
-  if (custom.length > 0) return routesOf(search, custom);
-  let r = builtinRoutes.get(search);
+function needleRoutes(search: MultiSearch, custom: readonly CustomPattern[]): Routes {
+  const key = custom.length > 0 ? custom : NO_CUSTOM;
+  let bySearch = routeCache.get(key);
+  if (!bySearch) routeCache.set(key, (bySearch = new WeakMap()));
+  let r = bySearch.get(search);
   if (!r) {
     r = routesOf(search, custom);
-    builtinRoutes.set(search, r);
+    bySearch.set(search, r);
   }
   return r;
 }
 
-function routesOf(search: MultiSearch, custom: CustomPattern[]): Routes {
-  return search.needles.map((n) => ({
-    matchers: MATCHERS.map((m, i) => (m.needles.includes(n) ? i : -1)).filter((i) => i >= 0),
-    custom: custom.map((c, i) => (c.needles.includes(n) ? i : -1)).filter((i) => i >= 0),
-  }));
+/** One pass over the matchers' and patterns' needles, then one lookup per needle of the search: linear in the needles. */
+function routesOf(search: MultiSearch, custom: readonly CustomPattern[]): Routes {
+  const byNeedle = new Map<string, { matchers: number[]; custom: number[] }>();
+  const routeOf = (n: string) => {
+    let r = byNeedle.get(n);
+    if (!r) byNeedle.set(n, (r = { matchers: [], custom: [] }));
+    return r;
+  };
+  MATCHERS.forEach((m, i) => {
+    for (const n of new Set(m.needles)) routeOf(n).matchers.push(i);
+  });
+  custom.forEach((c, i) => {
+    for (const n of new Set(c.needles)) routeOf(n).custom.push(i);
+  });
+  return search.needles.map((n) => byNeedle.get(n) ?? { matchers: [], custom: [] });
 }
 
 interface HostState {
@@ -222,7 +237,10 @@ export class SignalExtractor implements LineVisitor {
   private readonly routesBase: Routes;
   private readonly routesFull: Routes;
   private readonly wokenMatchers: Uint8Array;
+  /** Custom patterns a needle woke on this line, each once, in pattern order once sorted (a pack may hold thousands:
+   *  a line costs what it woke, not the pack's size). */
   private readonly wokenCustom: Uint8Array;
+  private readonly wokenList: number[] = [];
   private readonly scanner: LineScanner;
   private readonly headLines: number;
   private disagreements = 0;
@@ -410,7 +428,8 @@ export class SignalExtractor implements LineVisitor {
     const wokenMatchers = this.wokenMatchers;
     const wokenCustom = this.wokenCustom;
     wokenMatchers.fill(0);
-    wokenCustom.fill(0);
+    for (const i of this.wokenList) wokenCustom[i] = 0;
+    this.wokenList.length = 0;
     let base = false;
     let proof = false;
     for (let p = from; p < to;) {
@@ -420,7 +439,11 @@ export class SignalExtractor implements LineVisitor {
       const r = routes[k];
       if (r && (r.matchers.length > 0 || r.custom.length > 0)) {
         for (const i of r.matchers) wokenMatchers[i] = 1;
-        for (const i of r.custom) wokenCustom[i] = 1;
+        for (const i of r.custom) {
+          if (wokenCustom[i]) continue;
+          wokenCustom[i] = 1;
+          this.wokenList.push(i);
+        }
         if (!full || this.isBaseNeedle[k]) base = true;
         else proof = true;
       }
@@ -436,7 +459,6 @@ export class SignalExtractor implements LineVisitor {
    */
   private onRecord(rec: LogRecord, full: boolean, dates: boolean): void {
     const wokenMatchers = this.wokenMatchers;
-    const wokenCustom = this.wokenCustom;
     const st = this.hostState(rec.host);
     if (full && rec.origin !== 'unknown') this.origins[rec.origin] = (this.origins[rec.origin] ?? 0) + 1;
     if (dates) {
@@ -493,9 +515,11 @@ export class SignalExtractor implements LineVisitor {
         this.events.push({ ...d, ts: rec.ts, host, ref: this.refOf(rec) } as SignalEvent);
       }
     }
-    for (let ci = 0; ci < this.custom.length; ci++) {
+    const woken = this.wokenList;
+    if (woken.length > 1) woken.sort((a, b) => a - b);
+    for (const ci of woken) {
       const c = this.custom[ci] as CustomPattern;
-      if (wokenCustom[ci] && c.test(rec.text)) this.events.push({ type: 'custom', signal: c.id, ts: rec.ts, host: rec.host, ref: this.refOf(rec) });
+      if (c.test(rec.text)) this.events.push({ type: 'custom', signal: c.id, ts: rec.ts, host: rec.host, ref: this.refOf(rec) });
     }
   }
 

@@ -75,13 +75,28 @@ export class SignalPool {
     else task.reject(new Error(m.message));
   }
 
-  /** A worker that failed gets no more ranges; those it had claimed fail, the others stay for the other threads. */
+  /**
+   * A worker that failed gets no more ranges; the others stay for the other threads. The ranges it had claimed fail,
+   * unless it ran out of its (small) heap: an event-dense range then runs in this thread, whose heap is the process's,
+   * rather than cut the log short there.
+   */
   private failWorker(claimId: number, err: Error): void {
     this.dead.add(claimId);
+    const outOfMemory = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
     for (const [id, t] of this.tasks) {
       if (Atomics.load(t.claim, 0) !== claimId) continue;
       this.tasks.delete(id);
-      t.reject(err);
+      if (!outOfMemory) {
+        t.reject(err);
+        continue;
+      }
+      setImmediate(() => {
+        try {
+          t.resolve(runRangeHere(t.here, t.range, t.options));
+        } catch (e) {
+          t.reject(e as Error);
+        }
+      });
     }
   }
 

@@ -345,7 +345,7 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
       e.ref.line += lineBase;
       e.ref.offset += byteBase;
     }
-    events.push(...s.events);
+    for (const e of s.events) events.push(e);
     for (const w of s.hosts) {
       const cur = hosts.get(w.host);
       const first = shift(w.first);

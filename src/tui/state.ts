@@ -146,7 +146,7 @@ export function longestStall(n: NodeReport): number {
 
 export function firstStallAt(n: NodeReport): number | null {
   const t = n.stalls.map((s) => parseIsoMs(s.unhealthyFrom)).filter((x): x is number => x !== null);
-  return t.length ? Math.min(...t) : null;
+  return t.length ? t.reduce((m, x) => Math.min(m, x), Infinity) : null;
 }
 
 function causeOf(n: NodeReport): string {

@@ -3,9 +3,9 @@
 // C0/C1 controls) and the bidi overrides that can reorder what a reader sees are made visible as escapes.
 import stripAnsi from 'strip-ansi';
 
-// C0 except TAB, DEL, C1, and the bidi embedding/override/isolate controls.
+// C0 except TAB, DEL, C1, the bidi embedding/override/isolate controls and marks, and the line/paragraph separators.
 // eslint-disable-next-line no-control-regex
-const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029]/g;
 
 function visible(c: string): string {
   const code = c.charCodeAt(0);

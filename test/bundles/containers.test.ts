@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileAccess, TarContainer, ZipContainer } from '../../src/input/containers.js';
-import { DEFAULT_LIMITS } from '../../src/input/limits.js';
+import { Budget, DEFAULT_LIMITS } from '../../src/input/limits.js';
 import { DEFAULT_TOOLS } from '../../src/input/decode.js';
 import { closeTree, indexContainer, newTree, normalizeName } from '../../src/input/tree.js';
 import { wantMeta } from '../../src/input/bundle.js';
@@ -76,7 +76,7 @@ describe('tar container', () => {
     // a 300 MB must-gather tarball).
     expect(d.artifacts.every((a) => a.sequential === true)).toBe(true);
     const tree = newTree();
-    await indexContainer(new TarContainer(() => fs.createReadStream(p)), '', 0, { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta }, tree, p);
+    await indexContainer(new TarContainer(() => fs.createReadStream(p)), '', 0, { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, budget: new Budget(DEFAULT_LIMITS.maxInputBytes), headBytes: 65536, wantMeta }, tree, p);
     expect(tree.files.map((f) => f.path)).toEqual(['first.log', 'nested.tgz/in/x.log', 'nested.tgz/in/y.log', 'last.log']);
     const read = await Promise.all(tree.files.map((f) => text(f.open())));
     expect(read).toEqual([body(1), body(3), body(4), body(2)]);
@@ -99,7 +99,7 @@ describe('members the index pass held whole', () => {
       file.on('error', (err) => z.destroy(err));
       return file.pipe(z);
     };
-    await indexContainer(new TarContainer(raw), '', 0, { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta }, tree, p);
+    await indexContainer(new TarContainer(raw), '', 0, { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, budget: new Budget(DEFAULT_LIMITS.maxInputBytes), headBytes: 65536, wantMeta }, tree, p);
     // The archive is gone: only what the index pass kept can still be read.
     fs.rmSync(p);
     const small = tree.files.find((f) => f.path === 'a/small.log');
@@ -123,7 +123,7 @@ describe('zip container', () => {
     expect(await text(z.open(2))).toBe(body(2));
     z.close();
     const tree = newTree();
-    await indexContainer(new ZipContainer(new FileAccess(p, fs.statSync(p).size), DEFAULT_LIMITS, p), '', 0, { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta }, tree, p);
+    await indexContainer(new ZipContainer(new FileAccess(p, fs.statSync(p).size), DEFAULT_LIMITS, p), '', 0, { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, budget: new Budget(DEFAULT_LIMITS.maxInputBytes), headBytes: 65536, wantMeta }, tree, p);
     expect(tree.files.map((f) => [f.path, f.aliases])).toEqual([['a/x.log', ['a/link.log']], ['a/y.log', []]]);
     closeTree(tree);
   });

@@ -132,15 +132,37 @@ describe('a hostile archive', () => {
     expect(listing(outside)).toEqual(beforeOutside);
   });
 
-  it('an outer bomb (the archive stream itself) stops the index with a warning, keeping what came before', async () => {
+  it('a compressible member (the archive stream past the ratio) is skipped and the archive read on; the input budget stops it', async () => {
     const logs = nodeLogs('worker-7', { stallAt: 10 * 60_000 });
-    const tarred = await tarBuffer({ 'b/kubelet.log': logs.kubelet, 'b/zeros.bin': Buffer.alloc(64 * 1024 * 1024) });
+    const tarred = await tarBuffer({ 'b/zeros.bin': Buffer.alloc(64 * 1024 * 1024), 'b/kubelet.log': logs.kubelet });
     const p = path.join(tmp, 'outer-bomb.tar.gz');
     fs.writeFileSync(p, zlib.gzipSync(tarred, { level: 9 }));
     const d = await discover([p], { limits: LIMITS });
     expect(d.artifacts.map((x) => x.path)).toEqual(['b/kubelet.log']);
-    expect(d.warnings.some((w) => /archive is damaged after 2 member\(s\) \(last: b\/zeros\.bin\): decompression stopped after/.test(w.message))).toBe(true);
+    expect(d.warnings.filter((w) => /decompression stopped/.test(w.message))).toEqual([]);
     d.close?.();
+    const small = await discover([p], { limits: { ...LIMITS, maxInputBytes: 16 * 1024 * 1024 } });
+    expect(small.artifacts).toEqual([]);
+    expect(small.warnings.some((w) => /archive read stopped after 1 member\(s\) \(last: b\/zeros\.bin\): decompression stopped: this input's decompressed bytes passed 16\.0 MiB/.test(w.message))).toBe(true);
+    small.close?.();
+  });
+});
+
+describe('members per input', () => {
+  it('past maxMembers the input is read no further, with one warning', async () => {
+    const logs = nodeLogs('worker-7', { stallAt: null });
+    const files: Files = {};
+    for (let i = 0; i < 8; i++) files[`b/notes/n${i}.txt`] = `note ${i}\n`;
+    files['b/kubelet.log'] = logs.kubelet;
+    const p = path.join(tmp, 'many-members.tar.gz');
+    fs.writeFileSync(p, zlib.gzipSync(await tarBuffer(files)));
+    const all = await discover([p]);
+    expect(all.artifacts.some((a) => a.path === 'b/kubelet.log')).toBe(true);
+    all.close?.();
+    const few = await discover([p], { limits: { maxMembers: 5 } });
+    expect(few.artifacts.some((a) => a.path === 'b/kubelet.log')).toBe(false);
+    expect(few.warnings.map((w) => w.message)).toContain('archive read stopped after 5 member(s) (last: b/notes/n4.txt): more than 5 archive members in this input (the bound per input): the rest is not read; the members before it were read');
+    few.close?.();
   });
 });
 

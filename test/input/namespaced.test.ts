@@ -11,7 +11,7 @@ import { FileSource } from '../../src/input/source.js';
 import { findRoots, unreadByLayout, wantMeta } from '../../src/input/bundle.js';
 import { TarContainer } from '../../src/input/containers.js';
 import { DEFAULT_TOOLS } from '../../src/input/decode.js';
-import { DEFAULT_LIMITS } from '../../src/input/limits.js';
+import { Budget, DEFAULT_LIMITS } from '../../src/input/limits.js';
 import { closeTree, indexContainer, newTree, probeDeferred } from '../../src/input/tree.js';
 import { nodeLogs, writeBundle, writeDir } from '../bundles/fixtures.js';
 import { fixtures, type KindFixture } from '../bundles/kinds.js';
@@ -38,7 +38,7 @@ async function probed(run: () => Promise<unknown>): Promise<string[]> {
 }
 
 const POD_DIR = 'namespaces/openshift-sdn/pods/sdn-x7k2p';
-const CTX = { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, headBytes: 65536, wantMeta };
+const CTX = { tools: DEFAULT_TOOLS, limits: DEFAULT_LIMITS, budget: new Budget(DEFAULT_LIMITS.maxInputBytes), headBytes: 65536, wantMeta };
 
 /** The must-gather (or inspect) fixture with what a big one holds by the thousand: pod manifests and container logs, one
  *  of them a kubelet-looking log. */

@@ -116,6 +116,35 @@ describe('discover: stdin', () => {
   });
 });
 
+describe('compressed loose files and stdin are bounded like archive members', () => {
+  // 8 MiB of one line as gzip (~1000×): past a 2 MiB ratio floor the output stops with EBOMB, after what came before.
+  const bomb = zlib.gzipSync(Buffer.from(LINE.repeat(Math.ceil((8 << 20) / LINE.length))), { level: 9 });
+  const limits = { ratioFloorBytes: 2 << 20 };
+
+  it('stdin', async () => {
+    const d = await discover(['-'], { stdin: Readable.from([bomb]), limits });
+    const r = await readAll((d.artifacts[0] as Artifact).open());
+    expect((r.error as Error & { code?: string }).code).toBe('EBOMB');
+    expect(r.error?.message).toMatch(/^decompression stopped after \d\.\d MiB from \d+ KiB of -: more than 100× expansion/);
+    expect(r.data.length).toBeGreaterThanOrEqual(2 << 20);
+    expect(r.data.length).toBeLessThan(4 << 20);
+  });
+
+  it('a loose .gz file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plegscope-bomb-'));
+    try {
+      const f = path.join(dir, 'kubelet.log.gz');
+      fs.writeFileSync(f, bomb);
+      const d = await discover([f], { limits });
+      const r = await readAll((d.artifacts[0] as Artifact).open());
+      expect(r.error?.message).toMatch(new RegExp(`^decompression stopped after \\d\\.\\d MiB from \\d+ KiB of ${f.replace(/[.]/g, '\\.')}: `));
+      expect(r.data.length).toBeLessThan(4 << 20);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('discover: process.stdin in a child process', () => {
   let out: string;
   beforeAll(() => {

@@ -276,3 +276,36 @@ describe('repeated label blocks', () => {
     ]);
   });
 });
+
+describe('series per family', () => {
+  const op = (i: number, le?: string) => `kubelet_runtime_operations_duration_seconds_${le ? 'bucket' : 'count'}{operation_type="op_${i}"${le ? `,le="${le}"` : ''}} 5`;
+
+  it('keeps the first N series of a family (buckets and _count of one series are one series) and counts what it drops', () => {
+    const lines = ['# TYPE kubelet_runtime_operations_duration_seconds histogram'];
+    for (let i = 0; i < 5; i++) for (const le of ['0.1', '+Inf']) lines.push(op(i, le));
+    for (let i = 0; i < 5; i++) lines.push(op(i));
+    lines.push('kubelet_runtime_operations_total{operation_type="op_0"} 1', 'kubelet_runtime_operations_total{operation_type="op_9"} 1');
+    const p = parseMetricsText(lines.join('\n'), { maxSeriesPerFamily: 3 });
+    const ops = new Set(p.samples.map((s) => s.labels['operation_type']));
+    expect([...ops].sort()).toEqual(['op_0', 'op_1', 'op_2', 'op_9']);
+    // op_0..op_2: two buckets and a count each; the other family (`_total`) keeps its own two.
+    expect(p.samples).toHaveLength(3 * 3 + 2);
+    expect(p.dropped).toEqual([{ family: 'kubelet_runtime_operations_duration_seconds', kept: 3, series: 2, atLeast: false, samples: 6, firstLine: 8 }]);
+  });
+
+  it('a time series keeps all its samples; a series met again after the bound was reached is still kept', () => {
+    const lines: string[] = [];
+    for (let t = 0; t < 4; t++) for (let i = 0; i < 4; i++) lines.push(`kubelet_running_pods{instance="n${i}"} ${i} ${1700000000000 + t * 60000}`);
+    const p = parseMetricsText(lines.join('\n'), { maxSeriesPerFamily: 2 });
+    expect(p.samples.map((s) => s.labels['instance'])).toEqual(Array(4).fill(['n0', 'n1']).flat());
+    expect(p.dropped).toEqual([{ family: 'kubelet_running_pods', kept: 2, series: 2, atLeast: false, samples: 8, firstLine: 3 }]);
+  });
+
+  it('default: 1000 series per family', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 1500; i++) lines.push(op(i));
+    const p = parseMetricsText(lines.join('\n'));
+    expect(p.samples).toHaveLength(1000);
+    expect(p.dropped[0]).toMatchObject({ kept: 1000, series: 500, samples: 500, firstLine: 1001 });
+  });
+});

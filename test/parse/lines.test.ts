@@ -105,4 +105,26 @@ describe('MultiSearch', () => {
     expect(found).toEqual(['Kubelet version', 'SyncLoop (PLEG)', 'oom', 'from runtime service failed']);
     expect(ms.next(t, 0, 10)).toBe(-1);
   });
+
+  it('thousands of needles sharing their first bytes: the same matches as a naive search', () => {
+    const needles = ['Kubelet version', ...Array.from({ length: 3000 }, (_, i) => `literalneedle${i}zz`), 'literalneedle7', 'literal'];
+    const ms = new MultiSearch(needles);
+    const t = Buffer.from('a literalneedle7zz b literalneedle2999zz c literalneedle77 literalneedl d literal Kubelet version literalneedle12zz');
+    const naive = (from: number): { at: number; needle: string } | null => {
+      let best: { at: number; needle: string } | null = null;
+      for (const n of ms.needles) {
+        const at = t.indexOf(n, from);
+        if (at >= 0 && (!best || at < best.at)) best = { at, needle: n };
+      }
+      return best;
+    };
+    for (let p = 0; ;) {
+      const at = ms.next(t, p);
+      const want = naive(p);
+      expect(at).toBe(want?.at ?? -1);
+      if (at < 0) break;
+      expect(ms.needles[ms.lastNeedle]).toBe(want?.needle);
+      p = at + 1;
+    }
+  });
 });

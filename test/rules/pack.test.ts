@@ -77,4 +77,55 @@ describe('rule packs', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a fact, placeholder or custom signal that does not exist is a pack error', () => {
+    expect(() => loadRulePack(GOOD.replace('fact: stall.count', 'fact: stall.cuont'), 'p.yaml')).toThrow('rule "csi-hang": field "when[0].fact" names "stall.cuont", which is not a fact');
+    expect(() => loadRulePack(GOOD.replace('fact: custom.csi_timeout', 'fact: custom.csi_timout'), 'p.yaml')).toThrow('rule "csi-hang": field "when[1].fact" names "custom.csi_timout", but the pack declares no signal "csi_timout"');
+    expect(() => loadRulePack(GOOD.replace('{custom.csi_timeout} times', '{custom.csi_timeout} times {stall.cuont|dur}'), 'p.yaml')).toThrow('rule "csi-hang": field "summary" names "stall.cuont"');
+    expect(() => loadRulePack(GOOD.replace('{custom.csi_timeout} times', '{custom.csi_timeout|hex} times'), 'p.yaml')).toThrow('field "summary" uses the format "hex"');
+    expect(() => loadRulePack(GOOD.replace('evidence: [custom.csi_timeout, stall]', 'evidence: [custom.csi_timeout, stalls]'), 'p.yaml')).toThrow('rule "csi-hang": field "evidence[1]" names "stalls", which is not an evidence pool');
+    // What a node can have whatever its name: per-operation metrics, its roles.
+    expect(() => loadRulePack(GOOD.replace('fact: stall.count', 'fact: op.list_podsandbox.p99').replace('evidence: [', 'evidence: [op.list_podsandbox, ').replace("op: '>=', value: 1}", "op: '>=', value: 1}, {fact: has.metrics, op: truthy}"), 'p.yaml')).not.toThrow();
+  });
+
+  it('names of the object prototype are neither facts nor pools: rejected before any rule runs', () => {
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      expect(() => loadRulePack(GOOD.replace('evidence: [custom.csi_timeout, stall]', `evidence: [${name}]`), 'p.yaml'), name).toThrow(`field "evidence[0]" names "${name}"`);
+      expect(() => loadRulePack(GOOD.replace('fact: stall.count', `fact: ${name}`), 'p.yaml'), name).toThrow(`field "when[0].fact" names "${name}"`);
+      // `{__proto__}` is no placeholder at all (a name starts with a letter): the engine leaves it as written.
+      if (name !== '__proto__') expect(() => loadRulePack(GOOD.replace('{custom.csi_timeout} times', `{${name}}`), 'p.yaml'), name).toThrow(`field "summary" names "${name}"`);
+    }
+  });
+
+  it('signals: unknown fields, duplicate ids, too many or too short needles are pack errors', () => {
+    expect(() => loadRulePack(GOOD.replace("    pattern: 'csi", "    patern: x\n    pattern: 'csi"), 'p.yaml')).toThrow('signal "csi_timeout": field "patern" is not a signal field (id, pattern, needles)');
+    const twice = GOOD.replace('rules:', "  - id: csi_timeout\n    pattern: 'other DeadlineExceeded'\nrules:");
+    expect(() => loadRulePack(twice, 'p.yaml')).toThrow('signal "csi_timeout": field "id" is used twice');
+    const many = `signals:\n${Array.from({ length: 10_001 }, (_, i) => `  - {id: s${i}, pattern: needle${i}x}`).join('\n')}\n`;
+    expect(() => loadRulePack(many, 'p.yaml')).toThrow('"signals" lists 10001 signals: at most 10000');
+    const short = `signals:\n${Array.from({ length: 17 }, (_, i) => `  - {id: s${i}, pattern: 'a${i}.*b', needles: [a${i}b]}`).join('\n')}\n`;
+    expect(() => loadRulePack(short, 'p.yaml')).toThrow('the signals list 17 needles of 3 or 4 characters (such as "a0b"): at most 16');
+  });
+
+  it('text a view prints carries no control or bidi character; line breaks become spaces', () => {
+    expect(() => loadRulePack(GOOD.replace('title: CSI node plugin hung', 'title: "CSI \\e]0;owned\\a hung"'), 'p.yaml')).toThrow('rule "csi-hang": field "title" holds the control character U+001B');
+    expect(() => loadRulePack(GOOD.replace('remediation: restart the CSI node plugin', 'remediation: "restart \\u202Eit"'), 'p.yaml')).toThrow('field "remediation" holds the control character U+202E');
+    expect(() => loadRulePack(GOOD.replace('rules:', 'rules:').replace('    remediation: restart the CSI node plugin', '    remediation: restart the CSI node plugin\n    references: ["https://example.com/\\x9b2J"]'), 'p.yaml')).toThrow('field "references[0]" holds the control character U+009B');
+    const { pack } = loadRulePack(GOOD.replace('remediation: restart the CSI node plugin', 'remediation: |\n      restart the CSI\n      node plugin'), 'p.yaml');
+    expect(pack.rules[0]?.remediation).toBe('restart the CSI node plugin');
+  });
+
+  it('YAML aliases cannot multiply a small pack into a huge one', () => {
+    const bomb = ['a: &a [{fact: stall.count, op: exists}, {fact: stall.count, op: exists}]'];
+    for (let i = 1; i <= 20; i++) bomb.push(`${'b'.repeat(i)}: &${'b'.repeat(i)} [${Array(10).fill(i === 1 ? '*a' : `*${'b'.repeat(i - 1)}`).join(', ')}]`);
+    bomb.push('rules: []');
+    expect(() => loadRulePack(bomb.join('\n'), 'p.yaml')).toThrow('YAML aliases expand to more than 1000000 values');
+    expect(() => loadRulePack('a: &a [1, *a]\nrules: []', 'p.yaml')).toThrow('a YAML alias refers to a value that contains it');
+  });
+
+  it('ruledOut is checked and kept', () => {
+    const { pack } = loadRulePack(GOOD.replace('    remediation: restart', "    ruledOut: [{when: [{fact: custom.csi_timeout, op: absent}], reason: 'no CSI timeout in {stall.count} stalls'}]\n    remediation: restart"), 'p.yaml');
+    expect(pack.rules[0]?.ruledOut).toEqual([{ when: [{ fact: 'custom.csi_timeout', op: 'absent' }], reason: 'no CSI timeout in {stall.count} stalls' }]);
+    expect(() => loadRulePack(GOOD.replace('    remediation: restart', "    ruledOut: [{when: [], reason: '{nope}'}]\n    remediation: restart"), 'p.yaml')).toThrow('field "ruledOut[0].reason" names "nope"');
+  });
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { headAtSync, readRangeSync, splitRanges } from '../../src/input/ranges.js';
 import { resolveZone } from '../../src/parse/time.js';
 import { extractSignals, type ExtractOptions } from '../../src/signals/extract.js';
-import { extractRanges, planRanges, runRangeHere, type RangePlan } from '../../src/signals/segments.js';
+import { extractRanges, merge, planRanges, runRangeHere, type RangePlan } from '../../src/signals/segments.js';
 import type { SegmentOptions } from '../../src/signals/extract.js';
 import { at, kl, jl, lines, mergedNodeLogs, skipLines, syncLoopEvent } from '../helpers/scenario.js';
 
@@ -183,5 +183,21 @@ describe('extraction in ranges', () => {
     expect(plan.multiHost).toBe(true);
     expect(text.slice(0, plan.minFirst).split('\n')).toHaveLength(65);
     expect(splitRanges('f', 10_000, 50, 4000).map((r) => r.start).filter((x) => x > 0 && x <= 4000)).toEqual([]);
+  });
+});
+
+describe('event-dense ranges', () => {
+  // A range of a NotReady-dense log holds hundreds of thousands of events; the merge once spread them into push(),
+  // past V8's argument limit ("Maximum call stack size exceeded"), and the whole file was dropped.
+  it('merges a range of 300 000 events', () => {
+    const text = journal();
+    const file = fileOf(text);
+    const size = Buffer.byteLength(text);
+    const one = runRangeHere(opts(2024), { realPath: file, start: 0, end: size }, { first: true });
+    const proto = one.signals.events[0] as (typeof one.signals.events)[number];
+    const events = Array.from({ length: 300_000 }, (_, i) => ({ ...proto, ref: { ...proto.ref, line: i + 1, offset: i } }));
+    const merged = merge([{ signals: { ...one.signals, events }, tail: one.tail }], [undefined], opts(2024));
+    expect(merged.events).toHaveLength(300_000);
+    expect(merged.events[299_999]?.ref.line).toBe(300_000);
   });
 });

@@ -28,6 +28,21 @@ export interface ParsedMetrics {
   types: Map<string, MetricType>;
   samples: Sample[];
   errors: { line: number; message: string }[];
+  /** Families that had more series than `maxSeriesPerFamily`: what was dropped of each (samples of kept series stay). */
+  dropped: DroppedSeries[];
+}
+
+export interface DroppedSeries {
+  /** The family's stem (`kubelet_runtime_operations_duration_seconds` for its `_bucket`, `_sum` and `_count`). */
+  family: string;
+  /** Series kept: the first ones met, in file order. */
+  kept: number;
+  /** Further series whose samples were dropped (told apart up to DROPPED_COUNT_LIMIT: past it, `atLeast`). */
+  series: number;
+  atLeast: boolean;
+  samples: number;
+  /** Line of the first dropped sample. */
+  firstLine: number;
 }
 
 export interface MetricsParserOptions {
@@ -37,7 +52,18 @@ export interface MetricsParserOptions {
   maxLineLength?: number;
   /** Errors listed individually; the rest are counted in one final entry. Default 1000. */
   maxErrors?: number;
+  /**
+   * Series kept per family (a series: a label set, `le` and `quantile` aside; a family: the sample names of one stem,
+   * `x_bucket`/`x_sum`/`x_count`, `x`/`x_total`). A kubelet exposes ~30 per family (one per CRI operation); a file with
+   * 100 000 made the model and the report grow without bound. Samples of further series are dropped and counted.
+   * Default MAX_SERIES_PER_FAMILY.
+   */
+  maxSeriesPerFamily?: number;
 }
+
+export const MAX_SERIES_PER_FAMILY = 1000;
+/** Dropped series are told apart (counted) up to this many per family; past it the count is a lower bound. */
+export const DROPPED_COUNT_LIMIT = 10_000;
 
 const METRIC_TYPES: ReadonlySet<string> = new Set<MetricType>([
   'counter', 'gauge', 'histogram', 'summary', 'untyped', 'info', 'stateset', 'gaugehistogram', 'unknown',
@@ -46,6 +72,24 @@ const OPENMETRICS_ONLY_TYPES: ReadonlySet<string> = new Set(['unknown', 'info', 
 
 // Family suffixes, longest first so `_gcount` is not mistaken for `_count`.
 const FAMILY_SUFFIXES = ['_created', '_bucket', '_gcount', '_count', '_total', '_gsum', '_info', '_sum'];
+
+/** The family a sample name belongs to whatever the `# TYPE` lines say (they may be missing, or lie): its stem. */
+function stemOf(name: string): string {
+  for (const suffix of FAMILY_SUFFIXES) if (name.endsWith(suffix) && name.length > suffix.length) return name.slice(0, -suffix.length);
+  return name;
+}
+
+/** Labels that tell the samples of one series apart, not series. */
+const SERIES_ASIDE = new Set(['le', 'quantile']);
+
+interface FamilySeries {
+  kept: Set<string>;
+  dropped: Set<string>;
+  /** More dropped series than `dropped` holds. */
+  overflow: boolean;
+  droppedSamples: number;
+  firstDropped: number;
+}
 
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d+$/;
@@ -121,6 +165,13 @@ export class MetricsParser {
   private readonly samples: Sample[] = [];
   private readonly errors: { line: number; message: string }[] = [];
   private readonly labelCache = new Map<string, Record<string, string>>();
+  private readonly maxSeries: number;
+  private readonly families = new Map<string, FamilySeries>();
+  private readonly stems = new Map<string, string>();
+  /** Raw label block of the sample being read when its labels were parsed, not taken from the cache. */
+  private uncached: string | null = null;
+  /** Series key of a (shared, frozen) labels object. */
+  private readonly seriesKeys = new WeakMap<Record<string, string>, string>();
   private droppedErrors = 0;
   private lastLine = 0;
   private openMetrics = false;
@@ -135,6 +186,7 @@ export class MetricsParser {
     this.keep = opts.keep;
     this.maxLineLength = opts.maxLineLength ?? 64 * 1024;
     this.maxErrors = opts.maxErrors ?? 1000;
+    this.maxSeries = opts.maxSeriesPerFamily ?? MAX_SERIES_PER_FAMILY;
   }
 
   push(line: string, lineNo: number): void {
@@ -167,13 +219,44 @@ export class MetricsParser {
       this.errors.push({ line: this.lastLine, message: `${this.droppedErrors} more malformed lines not listed` });
     }
     this.labelCache.clear();
+    const dropped: DroppedSeries[] = [];
+    for (const [family, f] of this.families) {
+      if (f.droppedSamples > 0) dropped.push({ family, kept: f.kept.size, series: f.dropped.size, atLeast: f.overflow, samples: f.droppedSamples, firstLine: f.firstDropped });
+    }
+    this.families.clear();
     this.result = {
       format: this.openMetrics ? 'openmetrics' : 'prometheus-text',
       types: this.types,
       samples: this.samples,
       errors: this.errors,
+      dropped,
     };
     return this.result;
+  }
+
+  /** Whether a sample of `name` with `labels` is kept: its series is one of the first `maxSeries` of its family. */
+  private admit(name: string, labels: Record<string, string>, lineNo: number): boolean {
+    let stem = this.stems.get(name);
+    if (stem === undefined) this.stems.set(name, (stem = stemOf(name)));
+    let f = this.families.get(stem);
+    if (!f) this.families.set(stem, (f = { kept: new Set(), dropped: new Set(), overflow: false, droppedSamples: 0, firstDropped: 0 }));
+    let key = this.seriesKeys.get(labels);
+    if (key === undefined) {
+      key = Object.keys(labels).filter((k) => !SERIES_ASIDE.has(k)).sort().map((k) => `${k}\u0001${labels[k]}`).join('\u0002');
+      this.seriesKeys.set(labels, key);
+    }
+    if (f.kept.has(key)) return true;
+    if (f.kept.size < this.maxSeries) {
+      f.kept.add(key);
+      return true;
+    }
+    if (f.droppedSamples === 0) f.firstDropped = lineNo;
+    f.droppedSamples++;
+    if (!f.dropped.has(key)) {
+      if (f.dropped.size < DROPPED_COUNT_LIMIT) f.dropped.add(key);
+      else f.overflow = true;
+    }
+    return false;
   }
 
   // The format decides the timestamp unit but may only show late (`# EOF`), so samples keep the timestamp as
@@ -211,6 +294,7 @@ export class MetricsParser {
   }
 
   private sample(text: string, start: number, lineNo: number): void {
+    this.uncached = null;
     const end = text.length;
     let i = start;
     let name: string;
@@ -266,6 +350,13 @@ export class MetricsParser {
         this.openMetrics = true; // 0.0.4 timestamps are integer milliseconds
       } else throw new LineError(`invalid timestamp "${tsText}" for ${name}`);
     }
+    const uncached = this.uncached;
+    this.uncached = null;
+    if (!this.admit(name, labels, lineNo)) return;
+    if (uncached !== null) {
+      if (this.labelCache.size >= LABEL_CACHE_LIMIT) this.labelCache.clear();
+      this.labelCache.set(uncached, labels);
+    }
     if (this.openMetrics) {
       if (this.rawTsUpTo > 0) this.convertRawTimestamps();
       if (ts !== null) ts = Math.round(ts * 1000);
@@ -301,7 +392,12 @@ export class MetricsParser {
 
   private labels(text: string, open: number, close: number, nameInside: boolean): Record<string, string> {
     const raw = text.slice(open, close);
-    const cached = this.labelCache.get(raw) ?? this.parseLabels(text, open, close, nameInside, raw);
+    let cached = this.labelCache.get(raw);
+    if (cached === undefined) {
+      cached = this.parseLabels(text, open, close, nameInside);
+      // Cached once the sample is admitted (a dropped series must not fill the cache).
+      this.uncached = raw;
+    }
     if (!nameInside) {
       this.lastBlock = raw;
       this.lastLabels = cached;
@@ -309,7 +405,7 @@ export class MetricsParser {
     return cached;
   }
 
-  private parseLabels(text: string, open: number, close: number, nameInside: boolean, raw: string): Record<string, string> {
+  private parseLabels(text: string, open: number, close: number, nameInside: boolean): Record<string, string> {
     const labels = Object.create(null) as Record<string, string>;
     let i = open + 1;
     const last = close - 1; // the closing brace
@@ -349,8 +445,6 @@ export class MetricsParser {
       else if (i < last) throw new LineError('expected "," or "}" between labels');
     }
     Object.freeze(labels);
-    if (this.labelCache.size >= LABEL_CACHE_LIMIT) this.labelCache.clear();
-    this.labelCache.set(raw, labels);
     return labels;
   }
 }

@@ -1,0 +1,275 @@
+// Hostile inputs (issue 16), each built in a temp dir by test/hostile/inputs.mjs and analyzed by bin/plegscope as a
+// user runs it, under /usr/bin/time for its peak RSS. Every run must end within a minute, stay within the 200 MB
+// plegscope promises, exit 0/1 with the rest of the input analyzed (or 2 with one line when nothing is left), and
+// print no raw control byte and no stack trace. `npm run test:hostile` (and .ci/run) runs this; `npm test` does not.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Analysis } from '../../src/contract/analysis.js';
+import { BIN } from '../helpers/cli.js';
+// @ts-expect-error -- plain .mjs generators, shared with people building an input by hand
+import * as gen from './inputs.mjs';
+
+const g = gen as Record<string, (...args: unknown[]) => string | Promise<string>> & { GOOD_NODE: string; goodLog(host?: string): string; quietLines(n: number): Buffer; xz(b: Buffer): Buffer; write(dir: string, name: string, data: Buffer | string): string; kubeletLine(t: number, level: string, caller: string, payload: string, host?: string): string };
+
+const MAX_MS = 60_000;
+const MAX_RSS_MB = 200;
+/** Raw C0 (but TAB, LF), DEL, C1 and bidi controls: none may reach a terminal. */
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'plegscope-hostile-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Run { code: number; stdout: string; stderr: string; rssMB: number; ms: number }
+
+/** bin/plegscope with `args`, its peak RSS read by /usr/bin/time (the whole process, worker threads included). */
+function run(args: string[], opts: { input?: Buffer; env?: Record<string, string>; tty?: boolean } = {}): Run {
+  const rssFile = join(dir, `rss-${process.hrtime.bigint()}`);
+  const t0 = Date.now();
+  const cmd = ['/usr/bin/time', '-f', '%M', '-o', rssFile, process.execPath, BIN, ...args];
+  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', ...opts.env };
+  const r = opts.tty
+    // `script` gives the run a terminal (stderr is a TTY: the progress line is drawn) and writes what it shows to stdout.
+    ? spawnSync('script', ['-qefc', cmd.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' '), '/dev/null'], { encoding: 'utf8', env, maxBuffer: 256 << 20, timeout: MAX_MS * 2 })
+    : spawnSync(cmd[0] as string, cmd.slice(1), { input: opts.input, encoding: 'utf8', env, maxBuffer: 256 << 20, timeout: MAX_MS * 2 });
+  const ms = Date.now() - t0;
+  const rssKB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, rssMB: rssKB / 1024, ms };
+}
+
+/** The bounds every hostile run keeps. `rssMB`: a looser bound, only where noted why. */
+function bounded(r: Run, exit: number[], rssMB = MAX_RSS_MB): void {
+  expect(r.ms, 'ends within a minute').toBeLessThanOrEqual(MAX_MS);
+  expect(r.rssMB, `peak RSS ${r.rssMB.toFixed(0)} MB`).toBeLessThanOrEqual(rssMB);
+  expect(exit, `exit ${r.code}; stderr: ${r.stderr.slice(0, 500)}`).toContain(r.code);
+  expect(r.stdout).not.toMatch(RAW_CONTROL);
+  expect(r.stderr).not.toMatch(RAW_CONTROL);
+  expect(r.stderr, 'no stack trace').not.toMatch(/^\s+at |Error: |node:internal/m);
+  if (r.code === 2) expect(r.stderr.trim().split('\n'), 'one line').toHaveLength(1);
+}
+
+/** The JSON report of a run that exited 0/1, with the good node found and its stall read. */
+function analyzed(r: Run): Analysis {
+  const a = JSON.parse(r.stdout) as Analysis;
+  const good = a.nodes.find((n) => n.name === g.GOOD_NODE);
+  expect(good, `${g.GOOD_NODE} analyzed`).toBeDefined();
+  expect(good?.stalls).toHaveLength(1);
+  return a;
+}
+
+const warned = (a: Analysis, re: RegExp): boolean => a.warnings.some((w) => re.test(w.message));
+const T = 120_000;
+
+describe('2. loose compressed files and stdin: bounded like archive members', () => {
+  let bomb: Buffer;
+  beforeAll(() => {
+    // 256 MiB of one kubelet line as .xz (~50 KB): a ~5000× ratio.
+    const line = g.quietLines(1 << 20);
+    bomb = g.xz(Buffer.concat(Array(256).fill(line)));
+  }, T);
+
+  it('a loose .xz stops at the ratio bound with a warning; the good log beside it is analyzed', () => {
+    const p = g.write(dir, 'bomb/kubelet-big.log.xz', bomb);
+    g.write(dir, 'bomb/kubelet.log', g.goodLog());
+    const r = run(['analyze', join(dir, 'bomb'), '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(a.warnings.find((w) => w.file?.endsWith('kubelet-big.log.xz'))?.message).toMatch(/^read stopped after line \d+: decompression stopped after 64\.\d MiB from \d+ KiB of .*kubelet-big\.log\.xz: more than 100× expansion/);
+    expect(p).toBeTruthy();
+  }, T);
+
+  it('stdin the same', () => {
+    const r = run(['analyze', '-', '--format', 'json'], { input: bomb });
+    bounded(r, [0, 1]);
+    const a = JSON.parse(r.stdout) as Analysis;
+    expect(a.warnings.some((w) => w.file === '-' && /decompression stopped after 64\.\d MiB from \d+ KiB of -/.test(w.message))).toBe(true);
+  }, T);
+});
+
+describe('3. metric series', () => {
+  it('100 000 series of one family: the first 1000 read, the rest counted; a small report', () => {
+    const lines = ['# TYPE kubelet_runtime_operations_duration_seconds histogram'];
+    for (let i = 0; i < 100_000; i++) {
+      for (const le of ['0.1', '1', '10', '+Inf']) lines.push(`kubelet_runtime_operations_duration_seconds_bucket{operation_type="op_${i}",le="${le}"} 5`);
+      lines.push(`kubelet_runtime_operations_duration_seconds_count{operation_type="op_${i}"} 5`);
+    }
+    g.write(dir, 'series/metrics-20240311T101000Z.txt', `${lines.join('\n')}\n`);
+    g.write(dir, 'series/kubelet.log', g.goodLog());
+    const r = run(['analyze', join(dir, 'series'), '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(warned(a, /^metric family kubelet_runtime_operations_duration_seconds: only its first 1000 series are read; at least 10000 more series \(495000 samples/)).toBe(true);
+    expect(r.stdout.length).toBeLessThan(1 << 20);
+  }, T);
+});
+
+describe('4. archives', () => {
+  it('(a) a symlink to `a/` × 400 000 in a .tar.xz: not followed, at once', async () => {
+    const r = run(['analyze', await g.deepLinkTarXz(dir), '--format', 'json']);
+    bounded(r, [0, 1]);
+    expect(warned(analyzed(r), /^symlink to a path of 800000 characters .*: not followed$/)).toBe(true);
+  }, T);
+
+  it('(b) 42.zip-style nesting: the levels past the limit counted in one warning, the log beside read', () => {
+    const r = run(['analyze', g.nestedZips(dir) as string, '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(warned(a, /^4086 more member\(s\) like .*: archive nested 5 levels deep: not opened \(limit 4\)$/)).toBe(true);
+    expect(a.warnings.length).toBeLessThanOrEqual(20);
+  }, T);
+
+  it('(c) 5000 entries sharing one deflate stream: not inflated 5000 times; the good log in the same zip analyzed', () => {
+    const r = run(['analyze', g.overlappingZip(dir) as string, '--format', 'json']);
+    bounded(r, [0, 1]);
+    expect(warned(analyzed(r), /^4989 more member\(s\) like x\/1\.bin: overlaps the stored bytes of x\/0\.bin \(a zip bomb\?\): not read$/)).toBe(true);
+  }, T);
+
+  it('(d) symlink entries that claim 100 bytes and inflate to 60 MiB: read up to 4 KiB each', () => {
+    const r = run(['analyze', g.inflatedLinksZip(dir) as string, '--format', 'json']);
+    bounded(r, [0, 1]);
+    expect(warned(analyzed(r), /symlink target longer than 4096 bytes: not followed/)).toBe(true);
+    expect(r.stdout.length).toBeLessThan(1 << 20);
+  }, T);
+
+  it('(e) 200 000 tiny members, then the log: members nothing reads counted past 10 000; the log analyzed', () => {
+    const r = run(['analyze', g.manyMembersTarGz(dir) as string, '--format', 'json']);
+    bounded(r, [0, 1]);
+    expect(warned(analyzed(r), /^190000 more member\(s\) that no reader uses .* only 10000 such members are listed per input$/)).toBe(true);
+  }, T);
+
+  it('(f) 1 GiB of zeros as the first member: skipped, the log behind it analyzed', async () => {
+    const r = run(['analyze', await g.zerosFirstTarGz(dir), '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(warned(a, /decompression stopped|archive/)).toBe(false);
+  }, T);
+
+  it('(f) a 256 MiB one-line log member: cut at the ratio bound, the member after it read', async () => {
+    const r = run(['analyze', await g.bombMemberTarGz(dir), '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(a.warnings.find((w) => w.file === 'bundle/var/log/quiet/kubelet.log')?.message).toMatch(/^read stopped after line \d+: decompression stopped after 64\.\d MiB/);
+  }, T);
+
+  describe('(g) truncated archives are read up to the cut, with a warning', () => {
+    const entries = () => [{ name: 'b/var/log/kubelet.log', data: Buffer.from(g.goodLog()) }, { name: 'b/var/log/other.log', data: Buffer.from(g.goodLog('other-node')) }];
+    for (const c of ['gz', 'xz', 'bz2']) {
+      it(`.tar.${c} without its last 8 bytes`, async () => {
+        const full = await g.writeTar(join(dir, `t8.tar.${c}`), entries(), c);
+        const b = readFileSync(full);
+        const p = g.write(dir, `t8-cut.tar.${c}`, b.subarray(0, b.length - 8));
+        const r = run(['analyze', p, '--format', 'json']);
+        bounded(r, [0, 1]);
+        expect(analyzed(r).nodes.map((n) => n.name).sort()).toEqual([g.GOOD_NODE, 'other-node']);
+      }, T);
+    }
+    it('a .tar.gz cut inside its second member: the first read, a warning names the cut', async () => {
+      const full = await g.writeTar(join(dir, 'half.tar.gz'), [{ name: 'b/var/log/kubelet.log', data: Buffer.from(g.goodLog()) }, { name: 'b/var/log/big.log', data: g.quietLines(4 << 20) }], 'gz');
+      const b = readFileSync(full);
+      const r = run(['analyze', g.write(dir, 'half-cut.tar.gz', b.subarray(0, Math.floor(b.length * 0.6))), '--format', 'json']);
+      bounded(r, [0, 1]);
+      expect(warned(analyzed(r), /^archive is truncated after 2 member\(s\) \(last: b\/var\/log\/big\.log\): truncated gzip stream/)).toBe(true);
+    }, T);
+    it('a .zip that lost its central directory: members read by their local headers', () => {
+      const z = readFileSync(g.write(dir, 'whole.zip', g.zipOf([{ name: 'b/var/log/kubelet.log', data: Buffer.from(g.goodLog()) }, { name: 'b/var/log/big.log', data: g.quietLines(1 << 20) }]) as unknown as Buffer));
+      const r = run(['analyze', g.write(dir, 'cut.zip', z.subarray(0, z.length - 100)), '--format', 'json']);
+      bounded(r, [0, 1]);
+      expect(warned(analyzed(r), /^archive is truncated after 2 member\(s\).*2 member\(s\) found by their local headers/)).toBe(true);
+    }, T);
+    it('a .tar.bz2 cut inside its only block: nothing is decodable, one line', async () => {
+      const full = await g.writeTar(join(dir, 'one-block.tar.bz2'), entries(), 'bz2');
+      const b = readFileSync(full);
+      const r = run(['analyze', g.write(dir, 'one-block-cut.tar.bz2', b.subarray(0, Math.floor(b.length / 2)))]);
+      bounded(r, [2]);
+      expect(r.stderr).toMatch(/one-block-cut\.tar\.bz2: truncated bzip2 stream\n$/);
+    }, T);
+  });
+});
+
+describe('5. rule packs', () => {
+  const log = () => {
+    const p = join(dir, 'pack-log', 'kubelet.log');
+    if (!existsSync(p)) {
+      mkdirSync(join(dir, 'pack-log'), { recursive: true });
+      // 20 MB of a busy kubelet log around the stall.
+      const busy = g.kubeletLine(Date.UTC(2024, 2, 11, 9, 30, 0), 'I', 'prober.go:107', '"Probe succeeded" probeType="Readiness" pod="default/web-0" DeadlineExceeded literalneedle1zz', g.GOOD_NODE);
+      writeFileSync(p, `${`${busy}\n`.repeat(Math.ceil((20 << 20) / busy.length))}${g.goodLog()}`);
+    }
+    return join(dir, 'pack-log');
+  };
+  const pack = (n: number, extra = '') => {
+    const out = ['signals:'];
+    for (let i = 0; i < n; i++) out.push(`  - id: s${i}`, `    pattern: "literalneedle${i}zz"`);
+    return g.write(dir, `pack-${n}-${extra.length}.yaml`, `${out.join('\n')}\n${extra}`);
+  };
+
+  it('10 000 literal signals over a 20 MB log', () => {
+    const r = run(['analyze', log(), '--rules', pack(10_000), '--format', 'json']);
+    bounded(r, [0, 1]);
+    analyzed(r);
+  }, T);
+
+  it('more than 10 000 signals, or an evidence pool named constructor: one line, exit 2', () => {
+    const many = run(['analyze', log(), '--rules', pack(65_000)]);
+    bounded(many, [2]);
+    expect(many.stderr).toMatch(/"signals" lists 65000 signals: at most 10000/);
+    const proto = run(['analyze', log(), '--rules', pack(1, 'rules:\n  - {id: p, cause: disk_io, severity: low, title: t, base: 0.5, summary: "{constructor}", remediation: r, evidence: [constructor]}\n')]);
+    bounded(proto, [2]);
+    expect(proto.stderr).toMatch(/rule "p": field "evidence\[0\]" names "constructor", which is not an evidence pool/);
+  }, T);
+});
+
+describe('6. nothing raw reaches a terminal', () => {
+  const EVIL = 'x\u001b]0;owned\u0007\u001b[2J\u009b31m\u202e.log';
+
+  it('member names in the one-line error, and in the TTY progress line', async () => {
+    const onlyJunk = await g.writeTar(join(dir, 'evil-names.tar.gz'), [{ name: `b/${EVIL}`, data: Buffer.from([0, 1, 2, 3, 4, 5]) }], 'gz');
+    const r = run(['analyze', onlyJunk]);
+    bounded(r, [2]);
+    // strip-ansi takes the OSC and CSI sequences out whole; the bidi override is shown as an escape.
+    expect(r.stderr).toContain('b/x\\u202e.log: binary data');
+    const withLog = await g.writeTar(join(dir, 'evil-log.tar.gz'), [{ name: `b/var/log/kubelet-${EVIL}`, data: Buffer.from(g.goodLog()) }], 'gz');
+    const tty = run(['analyze', withLog, '-o', join(dir, 'evil-report.txt')], { tty: true });
+    // Under `script` the terminal's output arrives on stdout, progress line included (CR, erase-line: ours, not the name's).
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toContain('reading 1/1');
+    expect(tty.stdout.replace(/\r\u001b\[2K/g, '').replace(/\r?\n/g, '')).not.toMatch(RAW_CONTROL);
+    expect(readFileSync(join(dir, 'evil-report.txt'), 'utf8')).not.toMatch(RAW_CONTROL);
+  }, T);
+
+  it('a log full of escapes, as text and as JSON on the terminal', () => {
+    const line = g.kubeletLine(Date.UTC(2024, 2, 11, 10, 4, 0), 'E', 'log.go:32', `"ContainerStatus from runtime service failed" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded" containerID="c0ffee" pod="${EVIL}\u0085\u2066"`, g.GOOD_NODE);
+    g.write(dir, 'escapes/kubelet.log', `${g.goodLog()}${line}\n`);
+    for (const format of ['text', 'json', 'markdown']) bounded(run(['analyze', join(dir, 'escapes'), '--format', format]), [0, 1]);
+  }, T);
+});
+
+describe('8. an event-dense log through the worker path', () => {
+  it('a range of more than 125 000 events is merged, not dropped', () => {
+    // 300 000 unhealthy lines (~60 MB) cut into 2 ranges of ~150 000 events each (one worker thread): the merge once
+    // spread them into push() (stack overflow), and a worker that ran out of its heap on one cut the log there.
+    const p = g.write(dir, 'dense/kubelet.log', '');
+    const lines: string[] = [];
+    const t0 = Date.UTC(2024, 2, 11, 10, 0, 0);
+    for (let i = 0; i < 300_000; i++) {
+      const t = t0 + 180_000 + i * 10;
+      const age = (t - t0) / 1000;
+      lines.push(g.kubeletLine(t, 'E', 'kubelet.go:2373', `"Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active ${Math.floor(age / 60)}m${(age % 60).toFixed(2)}s ago; threshold is 3m0s"`, g.GOOD_NODE));
+    }
+    writeFileSync(p, `${lines.join('\n')}\n`);
+    const r = run(['analyze', join(dir, 'dense'), '--format', 'json'], { env: { PLEGSCOPE_WORKERS: '1', PLEGSCOPE_SPLIT_BYTES: String(40 << 20) } });
+    // Every unhealthy line is an event the model keeps today: memory grows with them until events are aggregated (issue
+    // 16 point 3, the log-event part); this checks the file is read through the worker path, whole, in time.
+    bounded(r, [0, 1], 1024);
+    const a = JSON.parse(r.stdout) as Analysis;
+    expect(a.warnings.filter((w) => /call stack|could not be read/.test(w.message))).toEqual([]);
+    expect(a.nodes.find((n) => n.name === g.GOOD_NODE)?.verdict.plegUnhealthy).toBe(true);
+    expect(a.inputs[0]?.artifacts[0]?.lines).toBe(300_000);
+  }, T);
+});
