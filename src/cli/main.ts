@@ -10,12 +10,13 @@ import { resolveZone } from '../parse/time.js';
 import { renderJson } from '../report/json.js';
 import { renderText } from '../report/text.js';
 import type { Evaluated } from '../report/junit.js';
-import { renderClusterText, withCluster } from '../report/cluster.js';
+import { withCluster } from '../report/cluster.js';
 import { redact, rekeyByNode, renderRedactionMap } from '../report/redact.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { rulesList, rulesShow } from './rules-command.js';
 import { registerTui } from './tui-command.js';
+import { requireNodes } from './nothing.js';
 import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
 
@@ -47,6 +48,22 @@ interface AnalyzeFlags {
   rules?: string;
   redact?: boolean;
   redactMap?: string;
+  evidence?: number;
+}
+
+/** `--evidence all|N`: evidence lines per finding in the text report. */
+function parseEvidence(v: string): number {
+  if (v === 'all') return Infinity;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--evidence: "${v}" is neither "all" nor a number of lines`);
+  return n;
+}
+
+/** Columns the text report fits: the terminal's; else $COLUMNS when set; else 80. */
+function terminalWidth(): number {
+  if (process.stdout.isTTY === true && process.stdout.columns) return process.stdout.columns;
+  const env = Number(process.env['COLUMNS']);
+  return Number.isInteger(env) && env >= 40 ? env : 80;
 }
 
 function readPack(file: string): LoadedPack {
@@ -86,10 +103,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     } : undefined,
   });
   if (showProgress) process.stderr.write('\r\x1b[2K');
-  if (run.analysis.nodes.length === 0) {
-    const first = run.analysis.warnings[0];
-    throw new InputError(paths.join(' '), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${run.analysis.warnings.length} warning(s); first: ${first.file ? first.file + ': ' : ''}${first.message})` : ''}`);
-  }
+  requireNodes(paths, run.analysis);
   // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before
   // any renderer, so no format can leak what another hides.
   let a = withCluster(run.analysis);
@@ -110,11 +124,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     case 'html': text = (await import('../report/html.js')).renderHtml(a, { zone }); break;
     default: {
       const color = !flags.output && useColor(flags.color);
-      const body = renderText(a, { color, zone, width: process.stdout.columns ?? 100 });
-      const cluster = renderClusterText(a, { color, zone });
-      // The cluster block goes right after the one-line header.
-      const nl = body.indexOf('\n');
-      text = cluster ? `${body.slice(0, nl + 1)}\n${cluster}${body.slice(nl + 1)}` : body;
+      text = renderText(a, { color, zone, width: flags.output ? 80 : terminalWidth(), evidenceLines: flags.evidence });
     }
   }
   if (flags.output) writeFileSync(flags.output, text);
@@ -145,6 +155,7 @@ export function buildProgram(): Command {
     .option('--redact', 'replace node/host names, IPs, pod and namespace names, UIDs and container IDs with consistent pseudonyms, in every format')
     .option('--redact-map <file>', 'with --redact: write the pseudonym → original mapping to FILE (keep it apart from the report)')
     .option('--rules <file>', 'add a rule pack (YAML or JSON; see README "Rule packs"); its rules join the built-in catalog')
+    .option('--evidence <all|N>', 'text report: evidence lines per finding (default 3; Markdown and HTML carry them all)', parseEvidence)
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
     .option('--debug', 'print stack traces on errors')
     .addOption(new Option('--no-prefilter', 'parse every line (slow; for checking the fast path)').hideHelp())

@@ -7,7 +7,8 @@ import type {
   Analysis, ClusterNode, ClusterSummary, ClusterWave, NodeReport, PodRange, SharedTrait, Stall, TraitCount,
 } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
-import { fmtDuration } from './text.js';
+import { fmtDuration, textTable, wrapHanging } from './layout.js';
+import { LONGEST_STALL } from './words.js';
 
 /** Stalls of different nodes closer than this belong to one wave: a common trigger rarely hits all nodes at once. */
 const WAVE_GAP_MS = 5 * 60_000;
@@ -171,6 +172,8 @@ export function clusterSentences(c: ClusterSummary, zone: string): string[] {
       out.push(`All flapped nodes share ${label} ${t.common}` + (c.nodes - nf === 0 ? '.' : alsoOthers === 0
         ? ` — no other node has it (others: ${traitList(t.others)}).`
         : ` — so do ${alsoOthers} of the ${c.nodes - nf} other node(s).`));
+    } else if (t.flapped.length === 1) {
+      out.push(`The ${label} of every flapped node is unknown.`);
     } else if (nf > 1) {
       out.push(`Flapped nodes differ in ${label}: ${traitList(t.flapped)}.`);
     }
@@ -187,25 +190,32 @@ function waveText(w: ClusterWave, zone: string): string {
 }
 
 /**
- * The cluster block of the text report (printed before the per-node sections). Empty for a single node.
- * Colour only as the text report uses it: bold headings.
+ * The cluster block of the text report (printed before the per-node sections). Empty for a single node. Sentences
+ * wrap to `width`; the flapped nodes are a table when it fits, else one wrapped line each. Colour only as the text
+ * report uses it: bold headings.
  */
-export function renderClusterText(analysis: Analysis, opts: { color: boolean; zone: string }): string {
+export function renderClusterText(analysis: Analysis, opts: { color: boolean; zone: string; width?: number }): string {
   const c = clusterOf(analysis);
   if (!c) return '';
+  const W = opts.width ?? 80;
   const bold = (s: string): string => (opts.color ? `\x1b[1m${s}\x1b[0m` : s);
   const out: string[] = [bold(`Cluster — ${c.nodes} nodes`)];
-  for (const s of clusterSentences(c, opts.zone)) out.push(`  ${sanitize(s)}`);
+  for (const s of clusterSentences(c, opts.zone)) out.push(...wrapHanging('  ', sanitize(s), W, 4));
   if (c.flapped.length > 0) {
+    const head = ['node', 'stalls', 'first unhealthy', LONGEST_STALL, 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'];
     const rows = c.flapped.map((n) => [
       sanitize(n.name), String(n.stalls), displayTime(n.firstUnhealthyFrom, opts.zone), fmtDuration(n.longestStallSeconds),
       n.nodeNotReady ? 'yes' : 'no', n.primaryCause ?? 'unknown', sanitize(n.kubeletVersion ?? '?'), n.runtime ?? '?',
       n.runningPods === null ? '—' : String(n.runningPods),
     ]);
-    const head = ['node', 'stalls', 'first unhealthy', 'longest', 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'];
-    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-    const line = (r: string[]): string => '  ' + r.map((x, i) => x.padEnd(widths[i] as number)).join('  ').trimEnd();
-    out.push(line(head), ...rows.map(line));
+    const table = textTable(head, rows, [false, true, false, true, false, false, false, false, true]).map((l) => '  ' + l);
+    if (table.every((l) => l.length <= W)) out.push(...table);
+    else {
+      // Too wide for the terminal: one line per node, the same fields named.
+      for (const r of rows) {
+        out.push(...wrapHanging('  - ', `${r[0]}: ${r[1]} stall(s), first unhealthy ${r[2]}, ${LONGEST_STALL} ${r[3]}, NotReady ${r[4]}, cause ${r[5]}, kubelet ${r[6]}, runtime ${r[7]}, pods ${r[8]}`, W, 6));
+      }
+    }
   }
   return out.join('\n') + '\n\n';
 }
