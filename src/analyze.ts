@@ -274,6 +274,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       format: a.format,
       lines: lines.get(a.id) ?? 0,
       warnings: perArtifactWarnings.get(a.id) ?? 0,
+      ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
     })),
   }));
 

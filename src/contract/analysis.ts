@@ -41,6 +41,9 @@ export interface ArtifactInfo {
   format: string;
   lines: number;
   warnings: number;
+  /** Addition (backward compatible): the earliest and latest time read in the file (logs), when known. */
+  from?: string | null;
+  to?: string | null;
 }
 
 export interface InputInfo {
