@@ -59,8 +59,8 @@ describe('plegscope tui in a real terminal', () => {
 
     let s = await waitFor((x) => x.includes('sorted by'), 'the overview', 30_000);
     expect(s).toMatch(/^ plegscope {2}Overview +UTC/m);
-    expect(s).toMatch(/▸ worker-3 +STALLED +disk_io +79%/);
-    expect(s).toMatch(/worker-5 +STALLED +runtime_timeout/);
+    expect(s).toMatch(/▸ worker-3 +unhealthy +disk_io +79%/);
+    expect(s).toMatch(/worker-5 +unhealthy +runtime_timeout/);
     expect(s).toMatch(/worker-1 +healthy/);
 
     await keys('Enter');
