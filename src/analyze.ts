@@ -52,6 +52,8 @@ export interface AnalyzeOptions {
   onProgress?: (p: { file: string; index: number; total: number }) => void;
   /** Bytes and lines of a log read so far, as they stream in (progress displays: the TUI). */
   onRead?: (p: { artifact: Artifact; bytes: number; lines: number }) => void;
+  /** An archive member (its path) read while its archive is indexed (progress displays). */
+  onIndex?: (member: string) => void;
   now?: () => Date;
 }
 
@@ -140,6 +142,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       return null;
     }
     return async (bytes) => {
+      opts.onIndex?.(m.path);
       const signals = await extractSignals(bytes, { artifact: -1, zone: z, year: opts.year, notAfterMs, noPrefilter: opts.noPrefilter, custom: compiled });
       const token = nextToken++;
       earlyStats.read++;

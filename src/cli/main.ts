@@ -17,6 +17,7 @@ import { TOOL_VERSION } from '../version.js';
 import { rulesList, rulesShow } from './rules-command.js';
 import { registerTui } from './tui-command.js';
 import { requireNodes } from './nothing.js';
+import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
 
@@ -90,19 +91,26 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   }
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
   const pack = flags.rules ? readPack(flags.rules) : null;
-  const showProgress = process.stderr.isTTY === true && !flags.output?.startsWith('/dev/');
-  const run = await analyze({
-    paths,
-    rules: pack ? mergeRules(BUILTIN_RULES, pack.pack) : undefined,
-    customSignals: pack?.signals,
-    year: flags.year,
-    tz: flags.tz,
-    noPrefilter: flags.prefilter === false,
-    onProgress: showProgress ? ({ file, index, total }) => {
-      process.stderr.write(`\r\x1b[2Kreading ${index + 1}/${total} ${file.length > 60 ? '…' + file.slice(-59) : file}`);
-    } : undefined,
-  });
-  if (showProgress) process.stderr.write('\r\x1b[2K');
+  const progress = progressWanted(process.stderr, process.env) && !flags.output?.startsWith('/dev/') ? new CliProgress(process.stderr, paths, progressDelay(process.env)) : null;
+  progress?.begin();
+  let run;
+  try {
+    run = await analyze({
+      paths,
+      rules: pack ? mergeRules(BUILTIN_RULES, pack.pack) : undefined,
+      customSignals: pack?.signals,
+      year: flags.year,
+      tz: flags.tz,
+      noPrefilter: flags.prefilter === false,
+      ...(progress ? {
+        onIndex: (member: string) => progress.member(member),
+        onRead: ({ artifact, bytes }) => progress.read(artifact.id, artifact.path, bytes),
+        onProgress: ({ file, index, total }) => progress.finished(file, index, total),
+      } satisfies Partial<Parameters<typeof analyze>[0]> : {}),
+    });
+  } finally {
+    progress?.end();
+  }
   requireNodes(paths, run.analysis);
   // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before
   // any renderer, so no format can leak what another hides.
@@ -161,25 +169,36 @@ export function buildProgram(): Command {
     .addOption(new Option('--no-prefilter', 'parse every line (slow; for checking the fast path)').hideHelp())
     .addHelpText('after', `
 Examples:
-  plegscope analyze /var/tmp/kubelet.log                       one journal (journalctl -u kubelet > kubelet.log)
-  plegscope analyze node3/ --tz Europe/Berlin                    a folder: logs, metrics, dmesg, goroutine dumps
-  journalctl -u kubelet -o short-iso | plegscope analyze -       from stdin
+  # one journal (journalctl -u kubelet > kubelet.log)
+  plegscope analyze /var/tmp/kubelet.log
+  # a folder of logs, metrics, dmesg and goroutine dumps, its times read in the node's zone
+  plegscope analyze node3/ --tz Europe/Berlin
+  # from stdin
+  journalctl -u kubelet -o short-iso | plegscope analyze -
+  # the JSON contract for CI, exit 1 on a high finding
   plegscope analyze logs/ --format json -o report.json --fail-on high
-  plegscope analyze mg.tar.gz --format junit -o pleg.xml --fail-on high   CI test results
-  plegscope analyze sosreport.tar.xz --format html -o pleg.html --redact  a page to attach to a ticket
+  # CI test results
+  plegscope analyze mg.tar.gz --format junit -o pleg.xml --fail-on high
+  # a page to attach to a ticket, names replaced
+  plegscope analyze sosreport.tar.xz --format html -o pleg.html --redact
 
 Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
     .action(async (paths: string[], flags: AnalyzeFlags) => {
       process.exitCode = await runAnalyze(paths, flags);
     });
 
-  const rules = program.command('rules').description('show the cause catalog (built-in rules, plus a pack with --rules)');
   const catalog = (file?: string) => (file ? mergeRules(BUILTIN_RULES, readPack(file).pack) : BUILTIN_RULES);
-  rules.command('list').description('one line per rule').option('--rules <file>', 'include a rule pack').action((o: { rules?: string }) => {
-    process.stdout.write(rulesList(catalog(o.rules)));
-  });
-  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').option('--rules <file>', 'include a rule pack').action((id: string, o: { rules?: string }) => {
-    const out = rulesShow(catalog(o.rules), id);
+  // --rules may come before or after the subcommand (`rules --rules p.yaml list`, `rules list --rules p.yaml`).
+  const packOf = (cmd: Command): string | undefined => (cmd.optsWithGlobals() as { rules?: string }).rules;
+  const list = (cmd: Command): void => {
+    process.stdout.write(rulesList(catalog(packOf(cmd)), terminalWidth()));
+  };
+  // `plegscope rules` alone lists them too.
+  const rules = program.command('rules').description('show the cause catalog (built-in rules, plus a pack with --rules); alone: rules list')
+    .option('--rules <file>', 'include a rule pack').action((_o: unknown, cmd: Command) => list(cmd));
+  rules.command('list').description('one line per rule: id, cause, severity, what it explains, title').action((_o: unknown, cmd: Command) => list(cmd));
+  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').action((id: string, _o: unknown, cmd: Command) => {
+    const out = rulesShow(catalog(packOf(cmd)), id);
     if (out === null) throw new UsageError(`rules show: no rule "${id}" (see "plegscope rules list")`);
     process.stdout.write(out);
   });
