@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System packages the test suite drives from outside Node: Debian's chromium (the HTML report is loaded and
-# screenshotted in a real browser), xmllint (the JUnit output is validated against an XSD) and tmux (the TUI is
-# driven as a user would). Idempotent: installs only what is missing, so a warm machine costs one `command -v` each.
+# screenshotted in a real browser), xmllint (the JUnit output is validated against an XSD), tmux (the TUI is
+# driven as a user would) and script (a pseudo-terminal for analyze's progress). Idempotent: installs only what is
+# missing, so a warm machine costs one `command -v` each.
 # Reaches only the Debian archive; playwright-core is an npm devDependency and is told to use this chromium, so no
 # browser download ever happens.
 set -euo pipefail
@@ -10,6 +11,8 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
+# script(1) gives analyze a terminal on stderr (progress is shown only there).
+command -v script >/dev/null 2>&1 || need+=(bsdutils)
 
 if [ "${#need[@]}" -eq 0 ]; then
   exit 0

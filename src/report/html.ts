@@ -9,7 +9,7 @@ import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
-import { LONGEST_STALL, VERDICT, verdictKind, type VerdictKind } from './words.js';
+import { foldLabel, LONGEST_STALL, VERDICT, verdictKind, type FOLDED, type VerdictKind } from './words.js';
 
 /**
  * Time series the timeline draws when a node carries them (proposed addition to NodeReport: `series?: NodeSeries`).
@@ -66,7 +66,7 @@ svg .restart { stroke: var(--restart); stroke-width: 2; }
 svg .age { fill: none; stroke: var(--stall); stroke-width: 1.5; } svg .threshold { stroke: var(--muted); stroke-dasharray: 4 3; }
 svg .cri { fill: var(--cri); } svg .relist { fill: none; stroke: var(--relist); stroke-width: 1.5; } svg .relist-dot { stroke: var(--relist); stroke-width: 5; }
 svg .lane { fill: #fafbfc; stroke: var(--line); } svg .grid { stroke: #e3e7ec; }
-details { margin: 4px 0; } summary { cursor: pointer; color: var(--muted); }
+.wide { overflow-x: auto; max-width: 100%; } pre.cmd { white-space: pre; overflow-x: auto; overflow-wrap: normal; } details { margin: 4px 0; } summary { cursor: pointer; color: var(--muted); }
 table.files { width: 100%; } table.files td { font-size: 12px; } table.files td:nth-child(2), .nw { white-space: nowrap; }
 table.files td:nth-child(1), table.files td:nth-child(3) { overflow-wrap: anywhere; } .refs a { overflow-wrap: anywhere; }
 pre.evidence .ev { display: block; padding-left: 2em; text-indent: -2em; } pre.evidence .ev + .ev { margin-top: 3px; }
@@ -272,13 +272,13 @@ function reference(u: string): string {
 }
 
 /** Evidence lines: the first `shown` in a block, the rest (every one of them) in a fold a reader opens. */
-function evidenceBlock(lines: Array<{ file: string; line: number; text: string }>, shown: number, what = 'evidence line'): string {
+function evidenceBlock(lines: Array<{ file: string; line: number; text: string }>, shown: number, kind: keyof typeof FOLDED = 'evidence'): string {
   // One block per line, wrapped lines indented under it: where one evidence line ends and the next begins stays clear.
   const fmt = (e: { file: string; line: number; text: string }) => `<span class="ev"><span class="ev-src">${esc(e.file)}:${e.line}</span>  ${esc(sanitizeLine(e.text, 8192))}</span>`;
   const head = lines.slice(0, shown).map(fmt);
   const rest = lines.slice(shown).map(fmt);
   return (head.length ? `<pre class="evidence">${head.join('')}</pre>` : '') +
-    (rest.length ? `<details class="more-evidence"><summary>${rest.length} more ${what}${rest.length === 1 ? '' : 's'}</summary><pre class="evidence">${rest.join('')}</pre></details>` : '');
+    (rest.length ? `<details class="more-evidence"><summary>${foldLabel(rest.length, head.length > 0, kind)}</summary><pre class="evidence">${rest.join('')}</pre></details>` : '');
 }
 
 function quantRow(label: string, q: Quantiles | null): string {
@@ -333,7 +333,7 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
       `<td>${st.endedAt ? esc(displayTime(st.endedAt, zone)) + ' ' : ''}(${esc(ENDED[st.endedBy])})</td><td class="num">${fmtDuration(st.durationSeconds)}</td><td class="num">${fmtDuration(st.maxLastSeenAgoSeconds)}</td><td>${st.nodeNotReady ? 'yes' : 'no'}</td></tr>`));
     out.push('</tbody></table>');
     const lines = n.stalls.flatMap((st) => st.evidence);
-    if (lines.length) out.push(evidenceBlock(lines, 0, 'line that shows the stall'));
+    if (lines.length) out.push(evidenceBlock(lines, 0, 'stall'));
   }
   if (n.notReady.length > 0) {
     out.push('<h3>NotReady</h3><table class="notready"><thead><tr><th>from → to</th><th>reason</th></tr></thead><tbody>');
@@ -366,7 +366,7 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
     `${n.coverage.truncated ? ' · <strong>input truncated</strong>' : ''}</p>`);
   if (n.gaps.length > 0) {
     out.push(`<h3>Gaps</h3><p class="muted">Evidence that was not in the input and would decide between the remaining causes:</p><ul class="gaps">${n.gaps.map((g) =>
-      `<li><strong>${esc(g.missing)}</strong>: ${rich(g.why)}<pre><code>${esc(g.collect)}</code></pre></li>`).join('')}</ul>`);
+      `<li><strong>${esc(g.missing)}</strong>: ${rich(g.why)}<pre class="cmd"><code>${g.collect.split('\n').map(esc).join('\n')}</code></pre></li>`).join('')}</ul>`);
   }
   out.push('</section>');
   return out.join('\n');
@@ -437,7 +437,8 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
     `<style>${CSS}</style>`,
     '</head>',
     '<body>',
-    ...body,
+    // A table wider than the window scrolls on its own; the page never does.
+    ...body.map((b) => b.replace(/<table\b/g, '<div class="wide"><table').replace(/<\/table>/g, '</table></div>')),
     '</body>',
     '</html>',
     '',

@@ -9,7 +9,7 @@ import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analy
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
-import { LONGEST_STALL, VERDICT, VERDICT_CELL, verdictKind } from './words.js';
+import { foldLabel, LONGEST_STALL, VERDICT, VERDICT_CELL, verdictKind, type FOLDED } from './words.js';
 
 export interface MarkdownOptions {
   /** IANA zone or fixed offset for displayed times. */
@@ -105,12 +105,12 @@ function findingBlock(f: Finding, i: number, nEvidence: number): string[] {
 }
 
 /** Evidence lines: the first `shown` in a code block, every other one in a fold. */
-function evidence(lines: Array<{ file: string; line: number; text: string }>, shown: number, what = 'evidence line'): string[] {
+function evidence(lines: Array<{ file: string; line: number; text: string }>, shown: number, kind: keyof typeof FOLDED = 'evidence'): string[] {
   const fmt = (e: { file: string; line: number; text: string }) => `${e.file}:${e.line}  ${e.text}`;
   const out: string[] = [];
   if (shown > 0 && lines.length > 0) out.push(...fenced(lines.slice(0, shown).map(fmt)), '');
   const rest = lines.slice(Math.max(0, shown));
-  if (rest.length > 0) out.push(...details(`${rest.length} more ${what}${rest.length === 1 ? '' : 's'}`, fenced(rest.map(fmt))));
+  if (rest.length > 0) out.push(...details(foldLabel(rest.length, shown > 0 && lines.length > rest.length, kind), fenced(rest.map(fmt))));
   return out;
 }
 
@@ -140,7 +140,7 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
       cell(s.endedAt ? `${displayTime(s.endedAt, zone)} (${ENDED[s.endedBy]})` : ENDED[s.endedBy]),
       fmtDuration(s.durationSeconds), fmtDuration(s.maxLastSeenAgoSeconds), s.nodeNotReady ? 'yes' : 'no',
     ]), ['r', 'l', 'l', 'l', 'r', 'r', 'l']), '');
-    out.push(...evidence(n.stalls.flatMap((s) => s.evidence), 0, 'line that shows the stall'));
+    out.push(...evidence(n.stalls.flatMap((s) => s.evidence), 0, 'stall'));
   }
   if (n.notReady.length > 0) {
     out.push('### NotReady', '');

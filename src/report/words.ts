@@ -28,3 +28,15 @@ export const VERDICT_CELL: Record<VerdictKind, string> = {
  *  relist to the first proof of one), three minutes more than the node was reported unhealthy. */
 export const LONGEST_STALL = 'longest stall (no relist)';
 export const STALL_DURATION = 'without a relist';
+
+/** Lines a report folds away, by what they show. */
+export const FOLDED = {
+  evidence: ['evidence line', 'evidence lines'],
+  stall: ['line that shows the stall', 'lines that show the stalls'],
+} as const;
+
+/** What a fold of `n` lines says it holds: `3 more evidence lines` after some are shown, `2 lines that show the
+ *  stalls` when it holds all of them. */
+export function foldLabel(n: number, after: boolean, kind: keyof typeof FOLDED): string {
+  return `${n}${after ? ' more' : ''} ${FOLDED[kind][n === 1 ? 0 : 1]}`;
+}

@@ -61,10 +61,12 @@ export function computeFacts(node: NodeModel): FactSheet {
   // Several short stalls whose ages barely pass 3 min: relists that are slow but finish.
   f['stall.justOverThreshold'] = stalls.filter((s) => !s.neverSucceeded && s.maxAgeSeconds < s.thresholdSeconds + 90).length;
   p['stall'] = pool(stalls.flatMap((s) => s.evidence));
-  // The window collection commands ask for (epoch ms): the stalls with 10 min on either side (no end while one was
-  // still open when the log ended), else the node's log window.
-  f['collect.since'] = stalls.length ? Math.min(...stalls.map((s) => s.lastRelistAt)) - COLLECT_MARGIN_MS : node.windowStart;
-  f['collect.until'] = stalls.length ? (stalls.some((s) => s.endedAt === null) ? null : Math.max(...stalls.map((s) => s.endedAt as number)) + COLLECT_MARGIN_MS) : node.windowEnd;
+  // The window collection commands ask for (epoch ms, on whole minutes): the stalls with 10 min on either side (no
+  // end while one was still open when the log ended), else the node's log window.
+  const since = stalls.length ? Math.min(...stalls.map((s) => s.lastRelistAt)) - COLLECT_MARGIN_MS : node.windowStart;
+  const until = stalls.length ? (stalls.some((s) => s.endedAt === null) ? null : Math.max(...stalls.map((s) => s.endedAt as number)) + COLLECT_MARGIN_MS) : node.windowEnd;
+  f['collect.since'] = since === null ? null : Math.floor(since / 60_000) * 60_000;
+  f['collect.until'] = until === null ? null : Math.ceil(until / 60_000) * 60_000;
   p['stall.end'] = stalls.map((s) => s.endEvidence).filter((r): r is Ref => r !== null);
 
   // Kubelet and runtime.

@@ -312,7 +312,7 @@ function onKey(env: Env, s: NavState, input: string, key: Keys): NavState {
     case 'overview': return overviewKey(env, s, input, key);
     case 'node': return nodeKey(env, s, top.node, input, key);
     case 'finding': return findingKey(env, s, top, input, key);
-    case 'gap': return gapKey(s, input, key);
+    case 'gap': return gapKey(env, s, top, input, key);
     case 'log': return logKey(env, s, top.node, input, key);
   }
 }
@@ -430,11 +430,16 @@ function findingKey(env: Env, s: NavState, top: Extract<Screen, { kind: 'finding
   return s;
 }
 
-function gapKey(s: NavState, input: string, key: Keys): NavState {
+function gapKey(env: Env, s: NavState, top: Extract<Screen, { kind: 'gap' }>, input: string, key: Keys): NavState {
   if (key.escape || key.backspace) return back(s);
-  if (key.leftArrow || input === 'h') return { ...s, gap: { hscroll: Math.max(0, s.gap.hscroll - 20) } };
-  if (key.rightArrow || input === 'l') return { ...s, gap: { hscroll: s.gap.hscroll + 20 } };
-  if (key.home || input === '0' || input === 'g') return { ...s, gap: { hscroll: 0 } };
+  // Scrolled at most until the longest command's end is in view (GapView shows them from column 3).
+  const lines = env.model.nodes[top.node]?.report.gaps[top.gap]?.collect.split('\n') ?? [];
+  const max = Math.max(0, ...lines.map((l) => l.length - (env.cols - 3)));
+  const to = (x: number): NavState => ({ ...s, gap: { hscroll: clamp(x, 0, max) } });
+  if (key.leftArrow || input === 'h') return to(s.gap.hscroll - 20);
+  if (key.rightArrow || input === 'l') return to(s.gap.hscroll + 20);
+  if (key.home || input === '0' || input === 'g') return to(0);
+  if (key.end || input === '$' || input === 'G') return to(max);
   return s;
 }
 
@@ -623,8 +628,8 @@ export function helpFor(screen: Screen): HelpSection[] {
     node: [{ title: 'Node (timeline, findings, stalls, ruled out, gaps, operations)', keys: [['tab, 1-5', 'switch section'], ['j/k ↑/↓', 'move in the section'], ['enter', 'open the finding / the log at the stall / the commands of a gap'], ['←/→ h, H/L', 'move the timeline cursor (H/L: 10 steps)'], ['[ / ]', 'previous / next event (stall, NotReady, restart)'], time, ['l', 'open the Log at the cursor time']] },
       { title: 'Timeline', keys: [['█ ▒ |', 'PLEG stall, NotReady without a stall, kubelet start'], ['▁▂▃…█', 'CRI errors per column, one row per operation']] }],
     finding: [{ title: 'Finding (summary, remedy, references and evidence)', keys: [['j/k ↑/↓', 'move between evidence lines'], ['enter', 'open the Log at this line, with context'], ['x', 'read the summary, remedy and references in full (j/k scroll; x or esc: back)']] }],
-    gap: [{ title: 'Gap (what is missing and the commands that collect it)', keys: [['←/→ h/l', 'scroll the commands sideways (each command is one line)'], ['esc', 'back to the node']] }],
-    log: [{ title: "Log (the node's kubelet, runtime and kernel lines by time)", keys: [['j/k ↑/↓ space/b pgdn/pgup', 'scroll'], ['g / G', 'first / last line'], ['enter', 'the selected line in full: every field, wrapped'], ['←/→', 'scroll sideways'], ['/', 'filter: regex (RE2; lower case = any case); the header counts the matches'], ['f', 'show only matching lines / all lines'], ['n / N', 'next / previous match'], ['e / E', 'next / previous error'], time, ['v', 'whole lines as read / compact (time, source, level, message)'], ['i, tab', 'timeline of this node at the focused time']] },
+    gap: [{ title: 'Gap (what is missing and the commands that collect it)', keys: [['←/→ h/l', 'scroll the commands sideways (each command is one line)'], ['g / G, home/end', 'to their start / to the end of the longest'], ['esc', 'back to the node']] }],
+    log: [{ title: "Log (the node's kubelet, runtime and kernel lines by time)", keys: [['j/k ↑/↓', 'previous / next line'], ['space/b pgdn/pgup', 'next / previous page'], ['g / G', 'first / last line'], ['enter', 'the selected line in full: every field, wrapped'], ['←/→', 'scroll sideways'], ['/', 'filter: regex (RE2; lower case = any case); the header counts the matches'], ['f', 'show only matching lines / all lines'], ['n / N', 'next / previous match'], ['e / E', 'next / previous error'], time, ['v', 'whole lines as read / compact (time, source, level, message)'], ['i, tab', 'timeline of this node at the focused time']] },
       { title: 'Log columns', keys: [['time', 'in the zone of the header (with the date when the logs span days)'], ['K R N', 'source: K kubelet, R container runtime, N kernel'], ['F E W I', 'level: F fatal, E error, W warning, I info; blank when the line has none']] }],
   };
   return [...per[screen.kind], global];
