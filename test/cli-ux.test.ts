@@ -48,7 +48,7 @@ describe('text report in a terminal of any width', () => {
 
   it('--evidence all prints every evidence line; the default says how to see the rest', () => {
     const def = cli(['analyze', fx.dir, '--year', '2024']).stdout;
-    expect(def).toMatch(/… \d+ more evidence line\(s\): --evidence all shows every one/);
+    expect(def).toMatch(/… \d+ more evidence lines?: --evidence all shows every one/);
     expect(def).not.toContain('--format json');
     const all = cli(['analyze', fx.dir, '--year', '2024', '--evidence', 'all'], { env: { COLUMNS: '400' } }).stdout;
     expect(all).not.toContain('more evidence line');
@@ -64,7 +64,7 @@ describe('text report in a terminal of any width', () => {
     const t = cli(['analyze', fx.dir, '--year', '2024'], { env: { COLUMNS: '200' } }).stdout;
     expect(t).toMatch(/^ip-172-20-31-10\.eu-west-1\.compute\.internal {2}PLEG unhealthy — cause: disk_io/m);
     expect(t).toMatch(/^ {2}node +stalls +first unhealthy +longest stall \(no relist\) +NotReady/m);
-    expect(t).toContain('PLEG healthy, nothing to report: 1 node(s)');
+    expect(t).toContain('PLEG healthy, nothing to report: 1 node');
   });
 });
 

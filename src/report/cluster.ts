@@ -8,7 +8,7 @@ import type {
 } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { fmtDuration, textTable, wrapHanging } from './layout.js';
-import { LONGEST_STALL } from './words.js';
+import { count, LONGEST_STALL } from './words.js';
 
 /** Stalls of different nodes closer than this belong to one wave: a common trigger rarely hits all nodes at once. */
 const WAVE_GAP_MS = 5 * 60_000;
@@ -143,7 +143,7 @@ function traitList(t: TraitCount[]): string {
 }
 
 function podText(r: PodRange | null): string {
-  return r ? `${r.min}–${r.max} running pods (median ${r.median}, ${r.known} node(s) with metrics)` : 'pod count unknown';
+  return r ? `${r.min}–${r.max} running pods (median ${r.median}, ${count(r.known, 'node')} with metrics)` : 'pod count unknown';
 }
 
 /**
@@ -162,7 +162,7 @@ export function clusterSentences(c: ClusterSummary, zone: string): string[] {
     if (c.waves.length === 1 && multi.length === 1) {
       out.push(`They stalled together: ${waveText(c.waves[0] as ClusterWave, zone)} — look for a trigger the nodes share (storage, network, a rollout).`);
     } else {
-      out.push(`${c.waves.length} separate stall window(s): ${c.waves.map((w) => waveText(w, zone)).join('; ')}.`);
+      out.push(`${count(c.waves.length, 'separate stall window')}: ${c.waves.map((w) => waveText(w, zone)).join('; ')}.`);
     }
   }
   for (const t of c.shared) {
@@ -171,7 +171,7 @@ export function clusterSentences(c: ClusterSummary, zone: string): string[] {
       const alsoOthers = t.others.find((o) => o.value === t.common)?.nodes ?? 0;
       out.push(`All flapped nodes share ${label} ${t.common}` + (c.nodes - nf === 0 ? '.' : alsoOthers === 0
         ? ` — no other node has it (others: ${traitList(t.others)}).`
-        : ` — so do ${alsoOthers} of the ${c.nodes - nf} other node(s).`));
+        : ` — so do ${alsoOthers} of the ${count(c.nodes - nf, 'other node')}.`));
     } else if (t.flapped.length === 1) {
       out.push(`The ${label} of every flapped node is unknown.`);
     } else if (nf > 1) {
@@ -213,7 +213,7 @@ export function renderClusterText(analysis: Analysis, opts: { color: boolean; zo
     else {
       // Too wide for the terminal: one line per node, the same fields named.
       for (const r of rows) {
-        out.push(...wrapHanging('  - ', `${r[0]}: ${r[1]} stall(s), first unhealthy ${r[2]}, ${LONGEST_STALL} ${r[3]}, NotReady ${r[4]}, cause ${r[5]}, kubelet ${r[6]}, runtime ${r[7]}, pods ${r[8]}`, W, 6));
+        out.push(...wrapHanging('  - ', `${r[0]}: ${count(Number(r[1]), 'stall')}, first unhealthy ${r[2]}, ${LONGEST_STALL} ${r[3]}, NotReady ${r[4]}, cause ${r[5]}, kubelet ${r[6]}, runtime ${r[7]}, pods ${r[8]}`, W, 6));
       }
     }
   }

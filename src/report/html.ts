@@ -9,7 +9,7 @@ import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
-import { foldLabel, LONGEST_STALL, VERDICT, verdictKind, type FOLDED, type VerdictKind } from './words.js';
+import { count, foldLabel, LONGEST_STALL, VERDICT, verdictKind, type FOLDED, type VerdictKind } from './words.js';
 
 /**
  * Time series the timeline draws when a node carries them (proposed addition to NodeReport: `series?: NodeSeries`).
@@ -229,7 +229,7 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
       const x0 = s.x(t);
       const x1 = s.x(t + p.seconds * 1000);
       const bh = Math.max(1, (p.errors / top) * (h - 16));
-      return `<rect class="cri" x="${num(x0)}" y="${num(h - 2 - bh)}" width="${num(Math.max(1.5, x1 - x0 - 0.5))}" height="${num(bh)}"><title>${esc(displayTime(p.at, zone))}: ${p.errors} CRI error(s), ${p.timeouts} timeout(s)</title></rect>`;
+      return `<rect class="cri" x="${num(x0)}" y="${num(h - 2 - bh)}" width="${num(Math.max(1.5, x1 - x0 - 0.5))}" height="${num(bh)}"><title>${esc(displayTime(p.at, zone))}: ${count(p.errors, 'CRI error')}, ${count(p.timeouts, 'timeout')}</title></rect>`;
     }), 'cri');
   }
   const rel = series?.relist ?? [];
@@ -396,7 +396,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   const arts = analysis.inputs.flatMap((i) => i.artifacts);
   const unhealthy = analysis.nodes.filter((n) => n.verdict.plegUnhealthy).length;
   const body: string[] = [];
-  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${analysis.nodes.length} node(s), ${unhealthy} with PLEG unhealthy · ${arts.length} file(s) read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p></header>`);
+  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p></header>`);
   if (analysis.nodes.length === 0) body.push('<p>No kubelet log, runtime log or metrics found in the input.</p>');
 
   const cluster = clusterOf(analysis);
@@ -421,7 +421,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
     const li = (w: (typeof analysis.warnings)[number]) => `<li>${w.file ? `<code>${esc(w.file)}${w.line ? ':' + w.line : ''}</code>: ` : ''}${esc(sanitizeLine(w.message, 300))}</li>`;
     const rest = analysis.warnings.slice(50);
     body.push(`<section id="warnings"><h2>Warnings (${analysis.warnings.length})</h2><ul>${analysis.warnings.slice(0, 50).map(li).join('')}</ul>` +
-      (rest.length ? `<details><summary>${rest.length} more warning(s)</summary><ul>${rest.map(li).join('')}</ul></details>` : '') + '</section>');
+      (rest.length ? `<details><summary>${rest.length} more ${rest.length === 1 ? 'warning' : 'warnings'}</summary><ul>${rest.map(li).join('')}</ul></details>` : '') + '</section>');
   }
   if (arts.length > 0) body.push(filesHtml(analysis, zone));
   const title = `plegscope — ${analysis.nodes.length === 1 ? (analysis.nodes[0] as NodeReport).name : `${analysis.nodes.length} nodes`}`;

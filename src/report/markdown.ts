@@ -9,7 +9,7 @@ import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analy
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
-import { foldLabel, LONGEST_STALL, VERDICT, VERDICT_CELL, verdictKind, type FOLDED } from './words.js';
+import { count, foldLabel, LONGEST_STALL, VERDICT, VERDICT_CELL, verdictKind, type FOLDED } from './words.js';
 
 export interface MarkdownOptions {
   /** IANA zone or fixed offset for displayed times. */
@@ -193,7 +193,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   const roles = new Map<string, number>();
   for (const a of arts) roles.set(a.role, (roles.get(a.role) ?? 0) + 1);
   const out: string[] = ['# plegscope report', ''];
-  out.push(`plegscope ${mdText(analysis.tool.version)} · ${analysis.nodes.length} node(s) from ${arts.length} file(s)` +
+  out.push(`plegscope ${mdText(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')} from ${count(arts.length, 'file')}` +
     (roles.size ? ` (${[...roles.entries()].map(([r, k]) => `${r} ×${k}`).join(', ')})` : ''), '');
   if (analysis.nodes.length === 0) out.push('No kubelet log, runtime log or metrics found in the input.', '');
 

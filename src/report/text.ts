@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import type { Analysis, NodeReport, Quantiles, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, textTable, wrapHanging, wrapWords } from './layout.js';
-import { VERDICT, verdictKind } from './words.js';
+import { count, foldLabel, VERDICT, verdictKind } from './words.js';
 import { renderClusterText } from './cluster.js';
 
 export interface TextOptions {
@@ -96,7 +96,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   const arts = analysis.inputs.flatMap((i) => i.artifacts);
   const roles = new Map<string, number>();
   for (const a of arts) roles.set(a.role, (roles.get(a.role) ?? 0) + 1);
-  const head = wrapWords(`plegscope ${analysis.tool.version} — ${analysis.nodes.length} node(s) from ${arts.length} file(s) (${[...roles.entries()].map(([r, n]) => `${r}×${n}`).join(', ') || 'nothing readable'})`, W);
+  const head = wrapWords(`plegscope ${analysis.tool.version} — ${count(analysis.nodes.length, 'node')} from ${count(arts.length, 'file')} (${[...roles.entries()].map(([r, n]) => `${r}×${n}`).join(', ') || 'nothing readable'})`, W);
   out.push(...head.map((l, i) => (i === 0 ? l.replace(/^plegscope/, p.bold('plegscope')) : l)));
   if (analysis.nodes.length === 0) {
     out.push('', 'No kubelet log, runtime log or metrics found in the input.');
@@ -156,7 +156,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
           if (ev.text !== null) out.push(`       ${p.dim(ev.where)}  ${ev.text}`);
           else out.push(`       ${p.dim(ev.where)}`, `         ${cutMiddle(sanitize(e.text).replace(/\t/g, ' '), W - 9)}`);
         }
-        if (f.evidence.length > nEvidence) out.push(p.dim(`       … ${f.evidence.length - nEvidence} more evidence line(s): --evidence all shows every one`));
+        if (f.evidence.length > nEvidence) out.push(p.dim(`       … ${foldLabel(f.evidence.length - nEvidence, true, 'evidence')}: --evidence all shows every one`));
         prose('       remedy: ', sanitize(f.remediation), 7, (s) => s.replace(/^( {7})remedy:/, `$1${p.dim('remedy:')}`));
       });
     }
@@ -193,7 +193,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   }
   const quietNodes = analysis.nodes.filter(quiet);
   if (quietNodes.length > 0) {
-    out.push('', `${p.green(VERDICT.healthy)}, nothing to report: ${quietNodes.length} node(s)`);
+    out.push('', `${p.green(VERDICT.healthy)}, nothing to report: ${count(quietNodes.length, 'node')}`);
     const names = quietNodes.map((n) => sanitize(n.name));
     prose('  ', `${names.slice(0, 40).join(', ')}${names.length > 40 ? `, … ${names.length - 40} more (all in --format json)` : ''}`);
   }

@@ -40,3 +40,8 @@ export const FOLDED = {
 export function foldLabel(n: number, after: boolean, kind: keyof typeof FOLDED): string {
   return `${n}${after ? ' more' : ''} ${FOLDED[kind][n === 1 ? 0 : 1]}`;
 }
+
+/** `n` and the word for that many: `1 node`, `3 nodes`, `1 stall window` (`many` for irregular plurals). */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -96,7 +96,7 @@ describe('cluster summary', () => {
     expect(c.podDensity).toEqual({ flapped: { known: 3, min: 100, median: 120, max: 140 }, others: { known: 2, min: 20, median: 25, max: 30 } });
     const s = clusterSentences(c, 'UTC').join('\n');
     expect(s).toContain('3 of 5 nodes had a PLEG stall: w1, w2, w3.');
-    expect(s).toContain('All flapped nodes share runtime containerd — so do 1 of the 2 other node(s).');
+    expect(s).toContain('All flapped nodes share runtime containerd — so do 1 of the 2 other nodes.');
     expect(s).toContain('Flapped nodes differ in kubelet: v1.28.4 ×2, v1.27.1 ×1.');
     expect(s).toContain('flapped nodes 100–140 running pods (median 120');
   });

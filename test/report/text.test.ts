@@ -23,7 +23,7 @@ describe('text report', () => {
     const t = renderText(analysis(nodes), { color: false, zone: 'UTC' });
     expect(t).toMatch(/w-2 +PLEG unhealthy/);
     expect(t).not.toMatch(/w-1 +PLEG healthy/);
-    expect(t).toContain('PLEG healthy, nothing to report: 2 node(s)\n  w-1, w-3');
+    expect(t).toContain('PLEG healthy, nothing to report: 2 nodes\n  w-1, w-3');
   });
   it('a single healthy node still gets its own section', () => {
     expect(renderText(analysis([node('solo', false)]), { color: false, zone: 'UTC' })).toMatch(/solo +PLEG healthy/);
