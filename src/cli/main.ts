@@ -60,9 +60,9 @@ function parseEvidence(v: string): number {
   return n;
 }
 
-/** Columns the text report fits: the terminal's; else $COLUMNS when set; else 80. */
-function terminalWidth(): number {
-  if (process.stdout.isTTY === true && process.stdout.columns) return process.stdout.columns;
+/** Columns the text report fits: the terminal's (unless it goes to a file); else $COLUMNS when set; else 80. */
+function terminalWidth(toFile = false): number {
+  if (!toFile && process.stdout.isTTY === true && process.stdout.columns) return process.stdout.columns;
   const env = Number(process.env['COLUMNS']);
   return Number.isInteger(env) && env >= 40 ? env : 80;
 }
@@ -132,7 +132,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     case 'html': text = (await import('../report/html.js')).renderHtml(a, { zone }); break;
     default: {
       const color = !flags.output && useColor(flags.color);
-      text = renderText(a, { color, zone, width: flags.output ? 80 : terminalWidth(), evidenceLines: flags.evidence });
+      text = renderText(a, { color, zone, width: terminalWidth(flags.output !== undefined), evidenceLines: flags.evidence });
     }
   }
   if (flags.output) writeFileSync(flags.output, text);

@@ -8,7 +8,7 @@ import { SEVERITIES } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { count } from './words.js';
 import { clusterOf, clusterSentences, displaySpan, ENDED } from './cluster.js';
-import { fmtDuration } from './text.js';
+import { fmtDuration } from './layout.js';
 
 export interface JunitOptions {
   /** The `--fail-on` level: a severity, `stall`, or undefined (then: everything notable fails). */

@@ -19,7 +19,8 @@ export interface TextOptions {
   width?: number;
 }
 
-export { fmtDuration, fmtSeconds, textTable };
+// Re-exported: other modules have long imported them from here.
+export { fmtDuration, fmtSeconds };
 
 const SEV_COLOR: Record<Severity, string> = { critical: '31;1', high: '31', medium: '33', low: '36', info: '2' };
 

@@ -1,9 +1,8 @@
 // Small display helpers: times in the chosen zone, fixed-width cells, sizes. Durations and seconds come from the text
 // report so every view writes them the same way.
 import { DateTime } from 'luxon';
-import { fmtDuration, fmtSeconds } from '../report/text.js';
 import { sanitize } from '../util/sanitize.js';
-import { wrapWords } from '../report/layout.js';
+import { fmtDuration, fmtSeconds, wrapWords } from '../report/layout.js';
 
 export { fmtDuration, fmtSeconds };
 export const wrap = wrapWords;

@@ -123,11 +123,6 @@ export class LogController {
     this.matchKeys = null;
   }
 
-  /** Resolves when the background count has finished (tests). */
-  async counted(): Promise<void> {
-    while (this.counting) await new Promise((r) => setTimeout(r, 5));
-  }
-
   private get rows(): number {
     return Math.max(1, this.o.rows());
   }

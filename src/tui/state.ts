@@ -3,7 +3,7 @@
 // `?` help, `/` filter, `:` commands, j/k and arrows, enter drills down, esc goes back, q quits.
 import type { NodeReport } from '../contract/analysis.js';
 import type { NodeData, TuiModel } from './model.js';
-import { fmtTime, parseIsoMs } from './format.js';
+import { fmtTime, oneDay, parseIsoMs } from './format.js';
 import { sourceOf } from './model.js';
 import { parseWhen } from './when.js';
 import { verdictKind } from '../report/words.js';
@@ -192,7 +192,7 @@ export function sectionLength(n: NodeReport, s: Section): number {
 /** Whether the node's logs span more than one calendar day in `zone` (then times show their date). */
 export function spansDays(n: NodeReport, zone: string): boolean {
   const span = timeSpan(n);
-  return span !== null && fmtTime(span.from, zone, 'day') !== fmtTime(span.to, zone, 'day');
+  return span !== null && !oneDay([span.from, span.to], zone);
 }
 
 /** The node's time span for the timeline: coverage (logs and metrics), else the log window. */
