@@ -274,7 +274,7 @@ function openLog(s: NavState, env: Env, node: number, at: LogTarget): NavState {
   const base = top.kind === 'log' && top.node === node ? s : push(s, { kind: 'log', node });
   const focus = at.kind === 'time' ? at.ts : at.ts ?? s.focus;
   const same = base === s;
-  return queue({ ...base, focus, log: { ...base.log, cmds: same ? base.log.cmds : [], busy: true, filter: same ? base.log.filter : null } }, { t: 'open', at });
+  return queue({ ...base, focus, log: { ...base.log, cmds: same ? base.log.cmds : [], busy: true, filter: same ? base.log.filter : null, detail: false } }, { t: 'open', at });
 }
 
 /** From the Log view to the node's timeline (keeping the focused time). */

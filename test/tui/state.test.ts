@@ -189,6 +189,21 @@ describe(':time and t wherever there is a time cursor', () => {
   });
 });
 
+describe('the Log view\'s line detail', () => {
+  it('enter opens it, esc or enter closes it, and a log opened again starts with the list', () => {
+    let s = run(initialState(), K('', { return: true }), K('l'));
+    expect(current(s).kind).toBe('log');
+    s = run(s, K('', { return: true }));
+    expect(s.log.detail).toBe(true);
+    expect(run(s, K('', { escape: true })).log.detail).toBe(false);
+    expect(current(run(s, K('', { escape: true }))).kind).toBe('log');
+    expect(run(s, K('', { return: true })).log.detail).toBe(false);
+    s = run(s, K('i'), K('l'));
+    expect(current(s).kind).toBe('log');
+    expect(s.log.detail).toBe(false);
+  });
+});
+
 describe('global keys', () => {
   it('? toggles help, q and ctrl-c quit, : runs commands and reports unknown ones', () => {
     let s = run(initialState(), K('?'));

@@ -11,6 +11,7 @@ import { scrollTop } from './Overview.js';
 import { sourceOf } from '../model.js';
 import { displayBody } from '../logs.js';
 import type { Finding } from '../../contract/analysis.js';
+import { cutMiddle } from '../../report/layout.js';
 
 function baseName(p: string): string {
   const i = p.lastIndexOf('/');
@@ -93,7 +94,8 @@ export function FindingView({ model, node, finding, state, rows, cols }: { model
       {shown.map((e, j) => {
         const i = top + j;
         const isSel = i === c;
-        const loc = fit(`${sanitizeLine(baseName(e.file), 100)}:${e.line}`, locW);
+        // Cut in the middle: the line number at its end stays.
+        const loc = fit(cutMiddle(`${sanitizeLine(baseName(e.file), 100)}:${e.line}`, locW), locW);
         return (
           <Line key={`e${i}`} inverse={isSel}>
             {isSel ? '▸ ' : '  '}
