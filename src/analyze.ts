@@ -25,7 +25,8 @@ import type { MetricsSource } from './model/metrics.js';
 import { isModelMetric } from './model/metric-names.js';
 import { computeFacts, type Cite } from './rules/facts.js';
 import { evaluate, type NodeJudgement } from './rules/engine.js';
-import { BUILTIN_GAPS, BUILTIN_RULES } from './rules/catalog.js';
+import { BUILTIN_RULES } from './rules/catalog.js';
+import { BUILTIN_GAPS } from './rules/gaps.js';
 import type { GapSpec, RuleSpec } from './rules/spec.js';
 import { TOOL_VERSION } from './version.js';
 import { artifactNotAfter, artifactZone, bundleFields, hasExtras, isDocument, readDocument, readExtras, selfAnchored } from './bundle-data.js';
@@ -54,6 +55,8 @@ export interface AnalyzeOptions {
   onProgress?: (p: { file: string; index: number; total: number }) => void;
   /** Bytes and lines of a log read so far, as they stream in (progress displays: the TUI). */
   onRead?: (p: { artifact: Artifact; bytes: number; lines: number }) => void;
+  /** An archive member (its path) read while its archive is indexed (progress displays). */
+  onIndex?: (member: string) => void;
   now?: () => Date;
   /** A Prometheus history read next to the files (--prometheus): src/history.ts. */
   prometheus?: PrometheusAsk;
@@ -148,6 +151,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       return null;
     }
     return async (bytes) => {
+      opts.onIndex?.(m.path);
       const signals = await extractSignals(bytes, { artifact: -1, zone: z, year: opts.year, notAfterMs, noPrefilter: opts.noPrefilter, custom: compiled });
       const token = nextToken++;
       earlyStats.read++;
@@ -303,6 +307,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       format: a.format,
       lines: lines.get(a.id) ?? 0,
       warnings: perArtifactWarnings.get(a.id) ?? 0,
+      ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
     })),
   }));
   if (prom && prom.queries.size > 0) {

@@ -132,7 +132,7 @@ describe('plegscope analyze (end to end)', () => {
     expect(a).toBe(b);
     const t = cli(['analyze', join(dir, 'incident'), '--year', '2024']);
     expect(t.code).toBe(0);
-    expect(t.stdout).toMatch(/worker-7\s+PLEG UNHEALTHY — cause: runtime_timeout/);
+    expect(t.stdout).toMatch(/worker-7\s+PLEG unhealthy — cause: runtime_timeout/);
     expect(t.stdout).not.toContain('\x1b[');
     const forced = cli(['analyze', join(dir, 'incident'), '--year', '2024'], { env: { FORCE_COLOR: '1' } });
     expect(forced.stdout).toContain('\x1b[');

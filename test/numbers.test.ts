@@ -99,14 +99,19 @@ describe('only CRI calls are CRI timeouts', () => {
 });
 
 describe('times that are in the input', () => {
-  it('a stall whose unhealthy lines just stop ended between the last of them and the next line, not at an invented time', () => {
+  it('a stall whose unhealthy lines just stop ended within the sync loop\'s 5 s repeat of them, not at the next line an hour later', () => {
     const L = at('03:10:00');
     const ls = [...skipLines(L, at('03:19:06')), syncLoopEvent(at('03:20:30')), kl(at('03:40:00'), 'I', 'kubelet.go:1', '"x"')];
     const dir = folder('end', { 'kubelet.log': lines(ls) });
     const s = analysisOf(dir, ['--year', '2024']).nodes[0]!.stalls[0]!;
     const lastUnhealthy = ls.filter((l) => l.includes('pleg was last seen')).pop()!;
-    expect(s.endedAt).toBeNull();
-    expect(s.endedBetween).toEqual({ from: `2024-03-11T${/ (\d\d:\d\d:\d\d\.\d{3})/.exec(lastUnhealthy)![1]}Z`, to: '2024-03-11T03:20:30.000Z' });
+    const last = Date.parse(`2024-03-11T${/ (\d\d:\d\d:\d\d\.\d{3})/.exec(lastUnhealthy)![1]}Z`);
+    // Ended after the last unhealthy line, and before the loop would have logged again (5 s); the proof 84 s later
+    // is not when it ended.
+    expect(s.endedBetween).toEqual({ from: new Date(last).toISOString(), to: new Date(last + 5000).toISOString() });
+    expect(s.endedAt).toBe(new Date(last + 5000).toISOString());
+    expect(s.endedBy).toBe('recovered');
+    expect(s.durationSeconds).toBeCloseTo((last + 5000 - Date.parse('2024-03-11T03:10:00Z')) / 1000, 3);
   });
 
   it('the runtime\'s sub-second time wins over the journal\'s whole second, so merged lines sort right', () => {

@@ -48,7 +48,7 @@ describe('escape sequences from logs', () => {
     const L = at('10:00:00');
     const ls = [...skipLines(L, L + 400_000), kl(L + 200_000, 'E', 'log.go:32', `"ContainerStatus from runtime service failed" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded" containerID="c0ffee0000000001" ${evil}`)];
     const a = await analyzeFiles({ 'kubelet\u001b[31m.log': lines(ls) });
-    const text = renderText(a, { color: false, zone: 'UTC' });
+    const text = renderText(a, { color: false, zone: 'UTC', width: 1000 });
     expect(text).toContain('ContainerStatus');
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
   });

@@ -8,13 +8,15 @@ import { InputError } from '../input/artifact.js';
 import { renderJson } from '../report/json.js';
 import { renderText } from '../report/text.js';
 import type { Evaluated } from '../report/junit.js';
-import { renderClusterText, withCluster } from '../report/cluster.js';
+import { withCluster } from '../report/cluster.js';
 import { redact, rekeyByNode, renderRedactionMap } from '../report/redact.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { rulesList, rulesShow } from './rules-command.js';
 import { registerTui } from './tui-command.js';
 import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, type PrometheusFlags } from './scan-command.js';
+import { requireNodes } from './nothing.js';
+import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../input/text-file.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
@@ -46,6 +48,22 @@ interface AnalyzeFlags extends PrometheusFlags {
   rules?: string;
   redact?: boolean;
   redactMap?: string;
+  evidence?: number;
+}
+
+/** `--evidence all|N`: evidence lines per finding in the text report. */
+function parseEvidence(v: string): number {
+  if (v === 'all') return Infinity;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--evidence: "${v}" is neither "all" nor a number of lines`);
+  return n;
+}
+
+/** Columns the text report fits: the terminal's (unless it goes to a file); else $COLUMNS when set; else 80. */
+function terminalWidth(toFile = false): number {
+  if (!toFile && process.stdout.isTTY === true && process.stdout.columns) return process.stdout.columns;
+  const env = Number(process.env['COLUMNS']);
+  return Number.isInteger(env) && env >= 40 ? env : 80;
 }
 
 function readPack(file: string): LoadedPack {
@@ -63,26 +81,28 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
   const pack = flags.rules ? readPack(flags.rules) : null;
   const prometheus = prometheusAsk(flags, paths);
-  const showProgress = process.stderr.isTTY === true && !flags.output?.startsWith('/dev/');
-  const run = await analyze({
-    paths,
-    rules: pack ? mergeRules(BUILTIN_RULES, pack.pack) : undefined,
-    customSignals: pack?.signals,
-    year: flags.year,
-    tz: flags.tz,
-    noPrefilter: flags.prefilter === false,
-    prometheus,
-    onProgress: showProgress ? ({ file, index, total }) => {
-      // A member name is the bundle author's text: no escape sequence of it may reach the terminal (title, clear).
-      const name = sanitize(file);
-      process.stderr.write(`\r\x1b[2Kreading ${index + 1}/${total} ${name.length > 60 ? '…' + name.slice(-59) : name}`);
-    } : undefined,
-  });
-  if (showProgress) process.stderr.write('\r\x1b[2K');
-  if (run.analysis.nodes.length === 0) {
-    const first = run.analysis.warnings[0];
-    throw new InputError(paths.join(' ') || (flags.prometheus ?? ''), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${run.analysis.warnings.length} warning(s); first: ${first.file ? first.file + ': ' : ''}${first.message})` : ''}`);
+  const progress = progressWanted(process.stderr, process.env) && !flags.output?.startsWith('/dev/') ? new CliProgress(process.stderr, paths, progressDelay(process.env)) : null;
+  progress?.begin();
+  let run;
+  try {
+    run = await analyze({
+      paths,
+      rules: pack ? mergeRules(BUILTIN_RULES, pack.pack) : undefined,
+      customSignals: pack?.signals,
+      year: flags.year,
+      tz: flags.tz,
+      noPrefilter: flags.prefilter === false,
+      prometheus,
+      ...(progress ? {
+        onIndex: (member: string) => progress.member(member),
+        onRead: ({ artifact, bytes }) => progress.read(artifact.id, artifact.path, bytes),
+        onProgress: ({ file, index, total }) => progress.finished(file, index, total),
+      } satisfies Partial<Parameters<typeof analyze>[0]> : {}),
+    });
+  } finally {
+    progress?.end();
   }
+  requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], run.analysis);
   // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before
   // any renderer, so no format can leak what another hides.
   let a = withCluster(run.analysis);
@@ -103,11 +123,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     case 'html': text = (await import('../report/html.js')).renderHtml(a, { zone }); break;
     default: {
       const color = !flags.output && useColor(flags.color);
-      const body = renderText(a, { color, zone, width: process.stdout.columns ?? 100 });
-      const cluster = renderClusterText(a, { color, zone });
-      // The cluster block goes right after the one-line header.
-      const nl = body.indexOf('\n');
-      text = cluster ? `${body.slice(0, nl + 1)}\n${cluster}${body.slice(nl + 1)}` : body;
+      text = renderText(a, { color, zone, width: terminalWidth(flags.output !== undefined), evidenceLines: flags.evidence });
     }
   }
   if (flags.output) writeOutputFile(flags.output, text);
@@ -138,6 +154,7 @@ export function buildProgram(): Command {
     .option('--redact', 'replace node/host names, IPs, pod and namespace names, UIDs and container IDs with consistent pseudonyms, in every format')
     .option('--redact-map <file>', 'with --redact: write the pseudonym → original mapping to FILE (keep it apart from the report)')
     .option('--rules <file>', 'add a rule pack (YAML or JSON; see README "Rule packs"); its rules join the built-in catalog')
+    .option('--evidence <all|N>', 'text report: evidence lines per finding (default 3; Markdown and HTML carry them all)', parseEvidence)
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
     .option('--debug', 'print stack traces on errors')
     .addOption(new Option('--no-prefilter', 'parse every line (slow; for checking the fast path)').hideHelp());
@@ -145,13 +162,21 @@ export function buildProgram(): Command {
   analyzeCmd
     .addHelpText('after', `
 Examples:
-  plegscope analyze /var/tmp/kubelet.log                       one journal (journalctl -u kubelet > kubelet.log)
-  plegscope analyze node3/ --tz Europe/Berlin                    a folder: logs, metrics, dmesg, goroutine dumps
-  journalctl -u kubelet -o short-iso | plegscope analyze -       from stdin
+  # one journal (journalctl -u kubelet > kubelet.log)
+  plegscope analyze /var/tmp/kubelet.log
+  # a folder of logs, metrics, dmesg and goroutine dumps, its times read in the node's zone
+  plegscope analyze node3/ --tz Europe/Berlin
+  # from stdin
+  journalctl -u kubelet -o short-iso | plegscope analyze -
+  # the JSON contract for CI, exit 1 on a high finding
   plegscope analyze logs/ --format json -o report.json --fail-on high
-  plegscope analyze mg.tar.gz --format junit -o pleg.xml --fail-on high   CI test results
-  plegscope analyze sosreport.tar.xz --format html -o pleg.html --redact  a page to attach to a ticket
-  plegscope analyze kubelet.log --prometheus http://prometheus:9090        the node's metrics history around each stall
+  # CI test results
+  plegscope analyze mg.tar.gz --format junit -o pleg.xml --fail-on high
+  # a page to attach to a ticket, names replaced
+  plegscope analyze sosreport.tar.xz --format html -o pleg.html --redact
+  # the node's metrics history around each stall
+  plegscope analyze kubelet.log --prometheus http://prometheus:9090
+  # metrics history alone, for one node and window
   plegscope analyze --prometheus URL --node worker-3 --since 2024-03-11T09:00:00Z --until 2024-03-11T12:00:00Z
 
 Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
@@ -159,13 +184,18 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
       process.exitCode = await runAnalyze(paths, flags);
     });
 
-  const rules = program.command('rules').description('show the cause catalog (built-in rules, plus a pack with --rules)');
   const catalog = (file?: string) => (file ? mergeRules(BUILTIN_RULES, readPack(file).pack) : BUILTIN_RULES);
-  rules.command('list').description('one line per rule').option('--rules <file>', 'include a rule pack').action((o: { rules?: string }) => {
-    process.stdout.write(rulesList(catalog(o.rules)));
-  });
-  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').option('--rules <file>', 'include a rule pack').action((id: string, o: { rules?: string }) => {
-    const out = rulesShow(catalog(o.rules), id);
+  // --rules may come before or after the subcommand (`rules --rules p.yaml list`, `rules list --rules p.yaml`).
+  const packOf = (cmd: Command): string | undefined => (cmd.optsWithGlobals() as { rules?: string }).rules;
+  const list = (cmd: Command): void => {
+    process.stdout.write(rulesList(catalog(packOf(cmd)), terminalWidth()));
+  };
+  // `plegscope rules` alone lists them too.
+  const rules = program.command('rules').description('show the cause catalog (built-in rules, plus a pack with --rules); alone: rules list')
+    .option('--rules <file>', 'include a rule pack').action((_o: unknown, cmd: Command) => list(cmd));
+  rules.command('list').description('one line per rule: id, cause, severity, what it explains, title').action((_o: unknown, cmd: Command) => list(cmd));
+  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').action((id: string, _o: unknown, cmd: Command) => {
+    const out = rulesShow(catalog(packOf(cmd)), id);
     if (out === null) throw new UsageError(`rules show: no rule "${id}" (see "plegscope rules list")`);
     process.stdout.write(out);
   });

@@ -6,6 +6,7 @@ import { BUILTIN_RULES } from '../rules/catalog.js';
 import { loadRulePack, mergeRules, RulePackError } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
 import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, type PrometheusFlags } from './scan-command.js';
+import { requireNodes } from './nothing.js';
 
 interface TuiFlags extends PrometheusFlags {
   year?: number;
@@ -58,11 +59,8 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
           throw err;
         }
       }
-      // A person at a terminal asked for an interactive screen: ink must draw frames even when CI-style variables are
-      // set in the environment (ink renders only the last frame when it thinks it runs in CI).
-      process.env['CI'] = '0';
       const { runTui } = await import('../tui/run.js');
-      process.exitCode = await runTui({ paths, prometheus, year: flags.year, tz: flags.tz, zone: flags.tz ?? 'UTC', color: colorOn(flags.color), rules, customSignals });
+      process.exitCode = await runTui({ paths, prometheus, year: flags.year, tz: flags.tz, zone: flags.tz ?? 'UTC', color: colorOn(flags.color), rules, customSignals, accept: (a) => requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], a) });
     });
 }
 

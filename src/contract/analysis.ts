@@ -49,6 +49,9 @@ export interface ArtifactInfo {
   warnings: number;
   /** A Prometheus query's answer (format `prometheus-query`): the PromQL asked, over `path`'s window and step. */
   query?: string;
+  /** Addition (backward compatible): the earliest and latest time read in the file (logs), when known. */
+  from?: string | null;
+  to?: string | null;
 }
 
 export interface InputInfo {

@@ -7,7 +7,8 @@ import type {
   Analysis, ClusterNode, ClusterSummary, ClusterWave, NodeReport, PodRange, SharedTrait, Stall, TraitCount,
 } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
-import { fmtDuration } from './text.js';
+import { fmtDuration, textTable, wrapHanging } from './layout.js';
+import { count, LONGEST_STALL } from './words.js';
 
 /** Stalls of different nodes closer than this belong to one wave: a common trigger rarely hits all nodes at once. */
 const WAVE_GAP_MS = 5 * 60_000;
@@ -143,7 +144,7 @@ function traitList(t: TraitCount[]): string {
 }
 
 function podText(r: PodRange | null): string {
-  return r ? `${r.min}–${r.max} running pods (median ${r.median}, ${r.known} node(s) with metrics)` : 'pod count unknown';
+  return r ? `${r.min}–${r.max} running pods (median ${r.median}, ${count(r.known, 'node')} with metrics)` : 'pod count unknown';
 }
 
 /**
@@ -162,7 +163,7 @@ export function clusterSentences(c: ClusterSummary, zone: string): string[] {
     if (c.waves.length === 1 && multi.length === 1) {
       out.push(`They stalled together: ${waveText(c.waves[0] as ClusterWave, zone)} — look for a trigger the nodes share (storage, network, a rollout).`);
     } else {
-      out.push(`${c.waves.length} separate stall window(s): ${c.waves.map((w) => waveText(w, zone)).join('; ')}.`);
+      out.push(`${count(c.waves.length, 'separate stall window')}: ${c.waves.map((w) => waveText(w, zone)).join('; ')}.`);
     }
   }
   for (const t of c.shared) {
@@ -171,7 +172,9 @@ export function clusterSentences(c: ClusterSummary, zone: string): string[] {
       const alsoOthers = t.others.find((o) => o.value === t.common)?.nodes ?? 0;
       out.push(`All flapped nodes share ${label} ${t.common}` + (c.nodes - nf === 0 ? '.' : alsoOthers === 0
         ? ` — no other node has it (others: ${traitList(t.others)}).`
-        : ` — so do ${alsoOthers} of the ${c.nodes - nf} other node(s).`));
+        : ` — so do ${alsoOthers} of the ${count(c.nodes - nf, 'other node')}.`));
+    } else if (t.flapped.length === 1) {
+      out.push(`The ${label} of every flapped node is unknown.`);
     } else if (nf > 1) {
       out.push(`Flapped nodes differ in ${label}: ${traitList(t.flapped)}.`);
     }
@@ -188,26 +191,32 @@ function waveText(w: ClusterWave, zone: string): string {
 }
 
 /**
- * The cluster block of the text report (printed before the per-node sections). Empty for a single node.
- * Colour only as the text report uses it: bold headings.
+ * The cluster block of the text report (printed before the per-node sections). Empty for a single node. Sentences
+ * wrap to `width`; the flapped nodes are a table when it fits, else one wrapped line each. Colour only as the text
+ * report uses it: bold headings.
  */
-export function renderClusterText(analysis: Analysis, opts: { color: boolean; zone: string }): string {
+export function renderClusterText(analysis: Analysis, opts: { color: boolean; zone: string; width?: number }): string {
   const c = clusterOf(analysis);
   if (!c) return '';
+  const W = opts.width ?? 80;
   const bold = (s: string): string => (opts.color ? `\x1b[1m${s}\x1b[0m` : s);
   const out: string[] = [bold(`Cluster — ${c.nodes} nodes`)];
-  for (const s of clusterSentences(c, opts.zone)) out.push(`  ${sanitize(s)}`);
+  for (const s of clusterSentences(c, opts.zone)) out.push(...wrapHanging('  ', sanitize(s), W, 4));
   if (c.flapped.length > 0) {
+    const head = ['node', 'stalls', 'first unhealthy', LONGEST_STALL, 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'];
     const rows = c.flapped.map((n) => [
       sanitize(n.name), String(n.stalls), displayTime(n.firstUnhealthyFrom, opts.zone), fmtDuration(n.longestStallSeconds),
       n.nodeNotReady ? 'yes' : 'no', n.primaryCause ?? 'unknown', sanitize(n.kubeletVersion ?? '?'), n.runtime ?? '?',
       n.runningPods === null ? '—' : String(n.runningPods),
     ]);
-    const head = ['node', 'stalls', 'first unhealthy', 'longest', 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'];
-    const widths = head.map((h, i) => rows.reduce((m, r) => Math.max(m, (r[i] as string).length), h.length));
-    const line = (r: string[]): string => '  ' + r.map((x, i) => x.padEnd(widths[i] as number)).join('  ').trimEnd();
-    out.push(line(head));
-    for (const r of rows) out.push(line(r));
+    const table = textTable(head, rows, [false, true, false, true, false, false, false, false, true]).map((l) => '  ' + l);
+    if (table.every((l) => l.length <= W)) out.push(...table);
+    else {
+      // Too wide for the terminal: one line per node, the same fields named.
+      for (const r of rows) {
+        out.push(...wrapHanging('  - ', `${r[0]}: ${count(Number(r[1]), 'stall')}, first unhealthy ${r[2]}, ${LONGEST_STALL} ${r[3]}, NotReady ${r[4]}, cause ${r[5]}, kubelet ${r[6]}, runtime ${r[7]}, pods ${r[8]}`, W, 6));
+      }
+    }
   }
   return out.join('\n') + '\n\n';
 }

@@ -8,7 +8,8 @@ import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analy
 import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
-import { fmtDuration, fmtSeconds } from './text.js';
+import { fmtDuration, fmtSeconds } from './layout.js';
+import { count, foldLabel, LONGEST_STALL, VERDICT, verdictKind, type FOLDED, type VerdictKind } from './words.js';
 
 /**
  * Time series the timeline draws when a node carries them (proposed addition to NodeReport: `series?: NodeSeries`).
@@ -51,15 +52,25 @@ pre { background: var(--panel); border: 1px solid var(--line); padding: 8px; whi
 .sev-critical { border-left-color: #8e0000; } .sev-high { border-left-color: var(--stall); } .sev-medium { border-left-color: var(--nr); }
 .sev-low { border-left-color: #0277bd; } .sev-info { border-left-color: #9e9e9e; }
 .sev { font-weight: 700; text-transform: uppercase; font-size: 11px; letter-spacing: .04em; }
-figure.timeline { margin: 8px 0 12px; } figure.timeline svg { width: 100%; height: auto; display: block; }
-figcaption { font-size: 12px; color: var(--muted); }
+figure.timeline { margin: 8px 0 12px; }
+.tl { display: grid; grid-template-columns: 128px 1fr; column-gap: 8px; font-size: 12px; color: var(--muted); }
+.tl-labels, .tl-plot { position: relative; } .tl-label { position: absolute; right: 0; white-space: nowrap; }
+.tl-plot svg { display: block; width: 100%; overflow: visible; } .tl-plot svg * { vector-effect: non-scaling-stroke; }
+.tl-note { position: absolute; font-size: 11px; line-height: 14px; background: rgba(255,255,255,.85); padding: 0 3px; white-space: nowrap; }
+.tl-zone { text-align: right; padding-top: 2px; white-space: nowrap; }
+.tl-axis { position: relative; height: 18px; } .tick { position: absolute; top: 2px; transform: translateX(-50%); white-space: nowrap; }
+figcaption { font-size: 12px; color: var(--muted); margin-top: 4px; }
 .legend span { display: inline-block; margin-right: 14px; } .legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: baseline; }
-svg text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: var(--muted); }
 svg .stall { fill: var(--stall); } svg .pre { fill: var(--pre); } svg .notready { fill: var(--nr); }
-svg .restart { stroke: var(--restart); stroke-width: 2; } svg .restart-mark { fill: var(--restart); }
+svg .restart { stroke: var(--restart); stroke-width: 2; }
 svg .age { fill: none; stroke: var(--stall); stroke-width: 1.5; } svg .threshold { stroke: var(--muted); stroke-dasharray: 4 3; }
-svg .cri { fill: var(--cri); } svg .relist { fill: none; stroke: var(--relist); stroke-width: 1.5; } svg .relist-dot { fill: var(--relist); }
-svg .lane { fill: #fafbfc; stroke: var(--line); } svg .grid { stroke: #eceff3; }
+svg .cri { fill: var(--cri); } svg .relist { fill: none; stroke: var(--relist); stroke-width: 1.5; } svg .relist-dot { stroke: var(--relist); stroke-width: 5; }
+svg .lane { fill: #fafbfc; stroke: var(--line); } svg .grid { stroke: #e3e7ec; }
+.wide { overflow-x: auto; max-width: 100%; } pre.cmd { white-space: pre; overflow-x: auto; overflow-wrap: normal; } details { margin: 4px 0; } summary { cursor: pointer; color: var(--muted); }
+table.files { width: 100%; } table.files td { font-size: 12px; } table.files td:nth-child(2), .nw { white-space: nowrap; }
+table.files td:nth-child(1), table.files td:nth-child(3) { overflow-wrap: anywhere; } .refs a { overflow-wrap: anywhere; }
+pre.evidence .ev { display: block; padding-left: 2em; text-indent: -2em; } pre.evidence .ev + .ev { margin-top: 3px; }
+.ev-src { color: var(--muted); }
 ul { margin: 4px 0 10px; padding-left: 22px; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11px; }
@@ -68,10 +79,14 @@ ul { margin: 4px 0 10px; padding-left: 22px; }
 }
 `;
 
-const W = 960;
-const LEFT = 150;
-const RIGHT = 16;
-const PLOT = W - LEFT - RIGHT;
+// The timeline: lanes of SVG shapes stretched to the page's width (viewBox units across, pixels down), with every
+// piece of text in HTML beside or over them, so text keeps its size at any width (readable on a 700 px screen) and
+// nothing is distorted. Axis ticks are spaced for the narrowest plot, so their labels never overlap.
+const VB = 1000;
+/** Width of the plot on a 700 px screen (the narrowest the ticks are spaced for), and of a label character there. */
+const MIN_PLOT_PX = 520;
+const LABEL_CHAR_PX = 7.5;
+const LABEL_GAP_PX = 16;
 
 const TICK_STEPS_MIN = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080];
 
@@ -82,49 +97,84 @@ function num(x: number): string {
 interface Scale {
   a: number;
   b: number;
+  /** Position in viewBox units (0…VB). */
   x(t: number): number;
 }
 
 function scale(a: number, b: number): Scale {
-  return { a, b, x: (t) => LEFT + (Math.min(b, Math.max(a, t)) - a) / (b - a) * PLOT };
+  return { a, b, x: (t) => (Math.min(b, Math.max(a, t)) - a) / (b - a) * VB };
 }
 
-/** Axis ticks on round local times of the display zone (whole minutes/hours there, not in UTC), at most ~8. */
-function ticks(s: Scale, zone: string): Array<{ x: number; label: string }> {
-  const spanMin = (s.b - s.a) / 60000;
-  const step = TICK_STEPS_MIN.find((m) => spanMin / m <= 8) ?? 10080;
+function pct(x: number): string {
+  return `${num((x / VB) * 100)}%`;
+}
+
+/** Ticks on round times of one step in the display zone (whole minutes/hours there, not in UTC); the first and each
+ *  one on a new day carry the date. A label that would hang past either edge of the narrowest plot is left out. */
+function ticksOf(s: Scale, zone: string, step: number): Array<{ x: number; label: string }> {
   const stepMs = step * 60000;
   // Every step divides an hour or a day, so counting from the start of the hour (day) lands on round times.
   const start = DateTime.fromMillis(s.a, { zone }).startOf(step >= 60 ? 'day' : 'hour');
+  const px = (x: number): number => (x / VB) * MIN_PLOT_PX;
   const out: Array<{ x: number; label: string }> = [];
   let lastDay = '';
   for (let t = start.toMillis(); t <= s.b; t += stepMs) {
     if (t < s.a) continue;
     const d = DateTime.fromMillis(t, { zone });
     const day = d.toFormat('yyyy-MM-dd');
-    out.push({ x: s.x(t), label: day !== lastDay ? d.toFormat(step >= 1440 ? 'MM-dd' : 'MM-dd HH:mm') : d.toFormat('HH:mm') });
+    const label = day !== lastDay ? d.toFormat(step >= 1440 ? 'MM-dd' : 'MM-dd HH:mm') : d.toFormat('HH:mm');
+    const x = s.x(t);
+    const half = (label.length * LABEL_CHAR_PX) / 2;
+    if (px(x) < half || px(x) > MIN_PLOT_PX - half) continue;
+    out.push({ x, label });
     lastDay = day;
   }
   return out;
+}
+
+/** Axis ticks: the finest round step whose labels keep apart on the narrowest plot. */
+export function ticks(s: Scale, zone: string): Array<{ x: number; label: string }> {
+  for (const step of TICK_STEPS_MIN) {
+    if ((s.b - s.a) / (step * 60000) > 12) continue;
+    const tk = ticksOf(s, zone, step);
+    const px = (x: number): number => (x / VB) * MIN_PLOT_PX;
+    const apart = tk.every((t, i) => i === 0 || px(t.x) - px((tk[i - 1] as { x: number }).x) >= ((t.label.length + (tk[i - 1] as { label: string }).label.length) / 2) * LABEL_CHAR_PX + LABEL_GAP_PX);
+    if (apart) return tk;
+  }
+  return ticksOf(s, zone, TICK_STEPS_MIN[TICK_STEPS_MIN.length - 1] as number);
 }
 
 function seriesOf(n: NodeReport): NodeSeries | null {
   return (n as NodeReport & { series?: NodeSeries }).series ?? null;
 }
 
-/** The node's timeline as inline SVG, or null when its window is unknown. */
-export function timelineSvg(n: NodeReport, zone: string): string | null {
+/** The zone the report's times are in, as the axis names it. */
+function zoneName(zone: string, at: number): string {
+  const d = DateTime.fromMillis(at, { zone });
+  if (!d.isValid) return zone;
+  const off = d.toFormat('ZZ');
+  return zone === 'UTC' || zone === 'Etc/UTC' || off === zone ? (off === '+00:00' ? 'UTC' : off) : `${zone} (${off})`;
+}
+
+/** The node's timeline (lanes, labels and axis), or null when its window is unknown. */
+export function timelineHtml(n: NodeReport, zone: string): string | null {
   const a = Date.parse(n.coverage.from ?? n.window.start ?? '');
   const b = Date.parse(n.coverage.to ?? n.window.end ?? '');
   if (!Number.isFinite(a) || !Number.isFinite(b) || b <= a) return null;
   const s = scale(a, b);
   const series = seriesOf(n);
-  const parts: string[] = [];
-  let y = 6;
+  const shapes: string[] = [];
+  const labels: string[] = [];
+  const notes: string[] = [];
+  let y = 4;
+  const GAP = 8;
   const lane = (label: string, h: number, body: string[], cls: string): void => {
-    parts.push(`<g class="lane-${cls}" transform="translate(0 ${y})"><text x="${LEFT - 8}" y="${h / 2 + 4}" text-anchor="end">${esc(label)}</text>` +
-      `<rect class="lane" x="${LEFT}" y="0" width="${PLOT}" height="${h}"/>${body.join('')}</g>`);
-    y += h + 8;
+    labels.push(`<div class="tl-label" style="top:${y}px;height:${h}px;line-height:${h}px">${esc(label)}</div>`);
+    shapes.push(`<g class="lane-${cls}" transform="translate(0 ${y})"><rect class="lane" x="0" y="0" width="${VB}" height="${h}"/>${body.join('')}</g>`);
+    y += h + GAP;
+  };
+  const note = (text: string, top: number, side: 'left' | 'right'): void => {
+    notes.push(`<span class="tl-note" style="top:${num(top)}px;${side}:4px">${esc(text)}</span>`);
   };
   const end = (t: string | null): number => (t ? Date.parse(t) : b);
   // Stalls whose lines carry no time have no place on a time axis (the stall table still lists them).
@@ -153,67 +203,84 @@ export function timelineSvg(n: NodeReport, zone: string): string | null {
   const thresholdS = stalls.length ? (Date.parse(stalls[0]!.unhealthyFrom) - Date.parse(stalls[0]!.lastRelistAt)) / 1000 : 180;
   const maxS = stalls.reduce((m, st) => Math.max(m, (end(st.endedAt) - Date.parse(st.lastRelistAt)) / 1000), thresholdS * 1.25);
   const hAge = 64;
-  const yv = (v: number): number => hAge - 3 - (v / maxS) * (hAge - 8);
-  const pts: string[] = [`${LEFT},${num(yv(0))}`];
+  const yv = (v: number): number => hAge - 3 - (v / maxS) * (hAge - 18);
+  const pts: string[] = [`0,${num(yv(0))}`];
   for (const st of stalls) {
     const t0 = Date.parse(st.lastRelistAt);
     const t1 = end(st.endedAt);
     pts.push(`${num(s.x(t0))},${num(yv(0))}`, `${num(s.x(t1))},${num(yv((t1 - t0) / 1000))}`);
     if (st.endedAt) pts.push(`${num(s.x(t1))},${num(yv(0))}`);
   }
-  if (stalls.length === 0 || stalls[stalls.length - 1]!.endedAt) pts.push(`${LEFT + PLOT},${num(yv(0))}`);
+  if (stalls.length === 0 || stalls[stalls.length - 1]!.endedAt) pts.push(`${VB},${num(yv(0))}`);
+  const ageTop = y;
   lane('since last relist', hAge, [
-    `<line class="threshold" x1="${LEFT}" x2="${LEFT + PLOT}" y1="${num(yv(thresholdS))}" y2="${num(yv(thresholdS))}"><title>threshold ${esc(fmtDuration(thresholdS))}</title></line>`,
-    `<text x="${LEFT + PLOT - 4}" y="${num(yv(thresholdS) - 3)}" text-anchor="end">${esc(fmtDuration(thresholdS))}</text>`,
-    `<text x="${LEFT + 4}" y="11">max ${esc(fmtDuration(maxS))}</text>`,
+    `<line class="threshold" x1="0" x2="${VB}" y1="${num(yv(thresholdS))}" y2="${num(yv(thresholdS))}"><title>threshold ${esc(fmtDuration(thresholdS))}</title></line>`,
     `<polyline class="age" points="${pts.join(' ')}"/>`,
   ], 'age');
+  // The lane's scale: its top (the longest stall) at the left, the threshold at the right, above its dashed line.
+  note(`max ${fmtDuration(maxS)}`, ageTop + 1, 'left');
+  note(`threshold ${fmtDuration(thresholdS)}`, ageTop + yv(thresholdS) - 15, 'right');
 
   const cri = series?.criErrors?.filter((p) => p.errors > 0) ?? [];
   if (cri.length > 0) {
     const h = 44;
     const top = cri.reduce((m, p) => Math.max(m, p.errors), -Infinity);
-    lane('CRI errors', h, [
-      `<text x="${LEFT + 4}" y="11">max ${top}/bucket</text>`,
-      ...cri.map((p) => {
-        const t = Date.parse(p.at);
-        const x0 = s.x(t);
-        const x1 = s.x(t + p.seconds * 1000);
-        const bh = Math.max(1, (p.errors / top) * (h - 6));
-        return `<rect class="cri" x="${num(x0)}" y="${num(h - 2 - bh)}" width="${num(Math.max(1.5, x1 - x0 - 0.5))}" height="${num(bh)}"><title>${esc(displayTime(p.at, zone))}: ${p.errors} CRI error(s), ${p.timeouts} timeout(s)</title></rect>`;
-      }),
-    ], 'cri');
+    note(`max ${top}/bucket`, y + 1, 'left');
+    lane('CRI errors', h, cri.map((p) => {
+      const t = Date.parse(p.at);
+      const x0 = s.x(t);
+      const x1 = s.x(t + p.seconds * 1000);
+      const bh = Math.max(1, (p.errors / top) * (h - 16));
+      return `<rect class="cri" x="${num(x0)}" y="${num(h - 2 - bh)}" width="${num(Math.max(1.5, x1 - x0 - 0.5))}" height="${num(bh)}"><title>${esc(displayTime(p.at, zone))}: ${count(p.errors, 'CRI error')}, ${count(p.timeouts, 'timeout')}</title></rect>`;
+    }), 'cri');
   }
   const rel = series?.relist ?? [];
   if (rel.length > 0) {
     const h = 44;
     const top = rel.reduce((m, p) => Math.max(m, p.seconds), 1);
-    const ry = (v: number): number => h - 3 - (v / top) * (h - 8);
+    const ry = (v: number): number => h - 3 - (v / top) * (h - 16);
+    note(`max ${fmtSeconds(top)}`, y + 1, 'left');
     lane('relist duration', h, [
-      `<text x="${LEFT + 4}" y="11">max ${esc(fmtSeconds(top))}</text>`,
       `<polyline class="relist" points="${rel.map((p) => `${num(s.x(Date.parse(p.at)))},${num(ry(p.seconds))}`).join(' ')}"/>`,
-      ...rel.map((p) => `<circle class="relist-dot" cx="${num(s.x(Date.parse(p.at)))}" cy="${num(ry(p.seconds))}" r="2"><title>${esc(displayTime(p.at, zone))}: relist ${esc(fmtSeconds(p.seconds))}</title></circle>`),
+      ...rel.map((p) => `<line class="relist-dot" x1="${num(s.x(Date.parse(p.at)))}" x2="${num(s.x(Date.parse(p.at)))}" y1="${num(ry(p.seconds) - 2)}" y2="${num(ry(p.seconds) + 2)}"><title>${esc(displayTime(p.at, zone))}: relist ${esc(fmtSeconds(p.seconds))}</title></line>`),
     ], 'relist');
   }
 
-  const plotBottom = y - 8;
+  const height = y - GAP + 4;
   const restarts = n.restarts.map((r) => {
     const x = num(s.x(Date.parse(r.at)));
-    return `<g class="restart-at" data-at="${esc(r.at)}"><line class="restart" x1="${x}" x2="${x}" y1="4" y2="${plotBottom}"/><path class="restart-mark" d="M${x} 2 l-4 -2 h8 z"/><title>kubelet start ${esc(displayTime(r.at, zone))}${r.version ? ' ' + esc(r.version) : ''}</title></g>`;
+    return `<g class="restart-at" data-at="${esc(r.at)}"><line class="restart" x1="${x}" x2="${x}" y1="0" y2="${height}"/><title>kubelet start ${esc(displayTime(r.at, zone))}${r.version ? ' ' + esc(r.version) : ''}</title></g>`;
   });
-  const axisY = plotBottom + 16;
   const tk = ticks(s, zone);
-  const grid = tk.map((t) => `<line class="grid" x1="${num(t.x)}" x2="${num(t.x)}" y1="6" y2="${plotBottom}"/>`);
-  const labels = tk.map((t) => `<text x="${num(t.x)}" y="${axisY}" text-anchor="middle">${esc(t.label)}</text>`);
-  const height = axisY + 6;
-  return `<svg xmlns="http://www.w3.org/2000/svg" class="timeline-svg" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="timeline of ${esc(n.name)}">` +
-    `<g class="grid-lines">${grid.join('')}</g>${parts.join('')}${restarts.join('')}<g class="axis">${labels.join('')}</g></svg>`;
+  const grid = tk.map((t) => `<line class="grid" x1="${num(t.x)}" x2="${num(t.x)}" y1="0" y2="${height}"/>`);
+  const axis = tk.map((t) => `<span class="tick" style="left:${pct(t.x)}">${esc(t.label)}</span>`);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" class="timeline-svg" viewBox="0 0 ${VB} ${height}" preserveAspectRatio="none" height="${height}" role="img" aria-label="timeline of ${esc(n.name)}">` +
+    `<g class="grid-lines">${grid.join('')}</g>${shapes.join('')}${restarts.join('')}</svg>`;
+  return `<div class="tl"><div class="tl-labels" style="height:${height}px">${labels.join('')}</div>` +
+    `<div class="tl-plot" style="height:${height}px">${svg}${notes.join('')}</div>` +
+    `<div class="tl-zone">${esc(`time, ${zoneName(zone, a)}`)}</div><div class="tl-axis">${axis.join('')}</div></div>`;
 }
 
+const BADGE_CLASS: Record<VerdictKind, string> = { unhealthy: 'unhealthy', notready: 'other', healthy: 'healthy' };
+
 function badge(n: NodeReport): string {
-  if (n.verdict.plegUnhealthy) return '<span class="badge unhealthy">PLEG unhealthy</span>';
-  if (n.findings.some((f) => f.cause === 'other' && f.severity !== 'info')) return '<span class="badge other">PLEG healthy · NotReady for another reason</span>';
-  return '<span class="badge healthy">PLEG healthy</span>';
+  const k = verdictKind(n);
+  return `<span class="badge ${BADGE_CLASS[k]}">${esc(VERDICT[k])}</span>`;
+}
+
+/** A reference: a link when it is a web address, else text. */
+function reference(u: string): string {
+  return /^https?:\/\/[^\s<>"']+$/.test(u) ? `<a href="${esc(u)}" rel="noreferrer noopener">${esc(u)}</a>` : esc(u);
+}
+
+/** Evidence lines: the first `shown` in a block, the rest (every one of them) in a fold a reader opens. */
+function evidenceBlock(lines: Array<{ file: string; line: number; text: string }>, shown: number, kind: keyof typeof FOLDED = 'evidence'): string {
+  // One block per line, wrapped lines indented under it: where one evidence line ends and the next begins stays clear.
+  const fmt = (e: { file: string; line: number; text: string }) => `<span class="ev"><span class="ev-src">${esc(e.file)}:${e.line}</span>  ${esc(sanitizeLine(e.text, 8192))}</span>`;
+  const head = lines.slice(0, shown).map(fmt);
+  const rest = lines.slice(shown).map(fmt);
+  return (head.length ? `<pre class="evidence">${head.join('')}</pre>` : '') +
+    (rest.length ? `<details class="more-evidence"><summary>${foldLabel(rest.length, head.length > 0, kind)}</summary><pre class="evidence">${rest.join('')}</pre></details>` : '');
 }
 
 function quantRow(label: string, q: Quantiles | null): string {
@@ -227,14 +294,14 @@ function rich(s: string): string {
 }
 
 function findingHtml(f: Finding, i: number, nEvidence: number): string {
-  const ev = f.evidence.slice(0, nEvidence).map((e) => `<span class="ev-src">${esc(e.file)}:${e.line}</span>  ${esc(sanitizeLine(e.text, 1000))}`);
   return `<article class="finding sev-${f.severity}" data-rule="${esc(f.ruleId)}" data-cause="${esc(f.cause)}">` +
     `<h4>${i + 1}. <span class="sev">${esc(f.severity)}</span> ${esc(f.title)}</h4>` +
     `<div class="muted"><code>${esc(f.cause)}</code> · confidence ${f.confidence.toFixed(2)} · rule <code>${esc(f.ruleId)}</code></div>` +
     `<p>${rich(f.summary)}</p>` +
-    (ev.length ? `<pre class="evidence">${ev.join('\n')}</pre>` : '') +
-    (f.evidence.length > nEvidence ? `<div class="muted">${f.evidence.length - nEvidence} more evidence line(s) in --format json</div>` : '') +
-    `<p><strong>Remedy:</strong> ${rich(f.remediation)}</p></article>`;
+    evidenceBlock(f.evidence, nEvidence) +
+    `<p><strong>Remedy:</strong> ${rich(f.remediation)}</p>` +
+    (f.references.length ? `<p class="refs">References: ${f.references.map(reference).join(' · ')}</p>` : '') +
+    '</article>';
 }
 
 function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): string {
@@ -248,7 +315,7 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
     `<tr><th>logs</th><td>${esc(displayTime(n.window.start, zone))} → ${esc(displayTime(n.window.end, zone))}</td></tr>` +
     `<tr><th>pods</th><td>running ${n.pods.running ?? '—'} · containers ${n.pods.containers ?? '—'}</td></tr></tbody></table>`);
 
-  const svg = timelineSvg(n, zone);
+  const svg = timelineHtml(n, zone);
   if (svg) {
     const series = seriesOf(n);
     const legend = [
@@ -267,12 +334,13 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
     n.stalls.forEach((st, i) => out.push(`<tr><td class="num">${i + 1}</td><td>${esc(displayTime(st.lastRelistAt, zone))}</td><td>${esc(displayTime(st.unhealthyFrom, zone))}</td>` +
       `<td>${st.endedAt ? esc(displayTime(st.endedAt, zone)) + ' ' : ''}(${esc(ENDED[st.endedBy])})</td><td class="num">${fmtDuration(st.durationSeconds)}</td><td class="num">${fmtDuration(st.maxLastSeenAgoSeconds)}</td><td>${st.nodeNotReady ? 'yes' : 'no'}</td></tr>`));
     out.push('</tbody></table>');
+    const lines = n.stalls.flatMap((st) => st.evidence);
+    if (lines.length) out.push(evidenceBlock(lines, 0, 'stall'));
   }
   if (n.notReady.length > 0) {
     out.push('<h3>NotReady</h3><table class="notready"><thead><tr><th>from → to</th><th>reason</th></tr></thead><tbody>');
-    for (const w of n.notReady.slice(0, 20)) out.push(`<tr><td>${esc(displaySpan(w.from, w.to, zone))}</td><td>${esc(sanitizeLine(w.reason, 300))}</td></tr>`);
+    for (const w of n.notReady) out.push(`<tr><td>${esc(displaySpan(w.from, w.to, zone))}</td><td>${esc(sanitizeLine(w.reason, 300))}</td></tr>`);
     out.push('</tbody></table>');
-    if (n.notReady.length > 20) out.push(`<p class="muted">${n.notReady.length - 20} more in --format json</p>`);
   }
   if (n.findings.length > 0) {
     out.push(`<h3>Findings</h3><div class="findings">${n.findings.map((f, i) => findingHtml(f, i, nEvidence)).join('')}</div>`);
@@ -300,10 +368,28 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
     `${n.coverage.truncated ? ' · <strong>input truncated</strong>' : ''}</p>`);
   if (n.gaps.length > 0) {
     out.push(`<h3>Gaps</h3><p class="muted">Evidence that was not in the input and would decide between the remaining causes:</p><ul class="gaps">${n.gaps.map((g) =>
-      `<li><strong>${esc(g.missing)}</strong>: ${rich(g.why)}<pre><code>${esc(g.collect)}</code></pre></li>`).join('')}</ul>`);
+      `<li><strong>${esc(g.missing)}</strong>: ${rich(g.why)}<pre class="cmd"><code>${g.collect.split('\n').map(esc).join('\n')}</code></pre></li>`).join('')}</ul>`);
   }
   out.push('</section>');
   return out.join('\n');
+}
+
+/** The files the analysis read: where, what, whose, how many lines, what time span. */
+function filesHtml(analysis: Analysis, zone: string): string {
+  const rows = analysis.inputs.flatMap((inp) => inp.artifacts.map((a) => `<tr><td><code>${esc(a.path)}</code></td><td>${esc(a.role)}</td><td>${esc(a.node ?? '—')}</td>` +
+    `<td class="num">${a.lines}</td><td>${a.from ? compactSpan(a.from, a.to ?? null, zone) : '—'}</td></tr>`));
+  const inputs = analysis.inputs.map((i) => `<code>${esc(i.path)}</code> (${esc(i.kind)})`).join(', ');
+  return `<section id="files"><h2>Files read (${rows.length})</h2><p class="muted">From ${inputs}; paths as found in the input.</p>` +
+    `<table class="files"><thead><tr><th>path</th><th>role</th><th>node</th><th class="num">lines</th><th>time span (${esc(zoneName(zone, Date.parse(analysis.generatedAt) || 0))})</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
+/** `2024-03-11 23:25:00 → 00:24:58` (the end's date only when it differs), in `zone`, as HTML (breaks only at →). */
+function compactSpan(from: string, to: string | null, zone: string): string {
+  const a = DateTime.fromISO(from, { setZone: true }).setZone(zone);
+  if (!a.isValid) return esc(from);
+  const b = to ? DateTime.fromISO(to, { setZone: true }).setZone(zone) : null;
+  const end = !b || !b.isValid ? '' : b.toFormat(b.toFormat('yyyy-MM-dd') === a.toFormat('yyyy-MM-dd') ? 'HH:mm:ss' : 'MM-dd HH:mm:ss');
+  return `<span class="nw">${a.toFormat('yyyy-MM-dd HH:mm:ss')}</span>${end ? ` → <span class="nw">${end}</span>` : ''}`;
 }
 
 export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): string {
@@ -312,14 +398,14 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   const arts = analysis.inputs.flatMap((i) => i.artifacts);
   const unhealthy = analysis.nodes.filter((n) => n.verdict.plegUnhealthy).length;
   const body: string[] = [];
-  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${analysis.nodes.length} node(s), ${unhealthy} with PLEG unhealthy · ${arts.length} file(s) read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p></header>`);
+  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p></header>`);
   if (analysis.nodes.length === 0) body.push('<p>No kubelet log, runtime log or metrics found in the input.</p>');
 
   const cluster = clusterOf(analysis);
   if (cluster) {
     body.push(`<section id="cluster"><h2>Cluster</h2><ul>${clusterSentences(cluster, zone).map((s) => `<li>${esc(s)}</li>`).join('')}</ul>`);
     if (cluster.flapped.length > 0) {
-      body.push('<table class="flapped"><thead><tr><th>node</th><th class="num">stalls</th><th>first unhealthy</th><th class="num">longest stall</th><th>NotReady</th><th>cause</th><th>kubelet</th><th>runtime</th><th class="num">pods</th></tr></thead><tbody>' +
+      body.push(`<table class="flapped"><thead><tr><th>node</th><th class="num">stalls</th><th>first unhealthy</th><th class="num">${LONGEST_STALL}</th><th>NotReady</th><th>cause</th><th>kubelet</th><th>runtime</th><th class="num">pods</th></tr></thead><tbody>` +
         cluster.flapped.map((c) => `<tr><td>${esc(c.name)}</td><td class="num">${c.stalls}</td><td>${esc(displayTime(c.firstUnhealthyFrom, zone))}</td><td class="num">${fmtDuration(c.longestStallSeconds)}</td>` +
           `<td>${c.nodeNotReady ? 'yes' : 'no'}</td><td><code>${esc(c.primaryCause ?? 'unknown')}</code></td><td>${esc(c.kubeletVersion ?? '?')}</td><td>${esc(c.runtime ?? '?')}</td><td class="num">${c.runningPods ?? '—'}</td></tr>`).join('') +
         '</tbody></table>');
@@ -327,17 +413,19 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
     body.push('</section>');
   }
   if (analysis.nodes.length > 0) {
-    body.push('<section id="verdicts"><h2>Verdict</h2><table class="verdicts"><thead><tr><th>node</th><th>PLEG</th><th>primary cause</th><th class="num">confidence</th><th class="num">stalls</th><th class="num">longest stall</th><th>NotReady</th></tr></thead><tbody>' +
+    body.push(`<section id="verdicts"><h2>Verdict</h2><table class="verdicts"><thead><tr><th>node</th><th>PLEG</th><th>primary cause</th><th class="num">confidence</th><th class="num">stalls</th><th class="num">${LONGEST_STALL}</th><th>NotReady</th></tr></thead><tbody>` +
       analysis.nodes.map((n, i) => `<tr><td><a href="#node-${i + 1}">${esc(n.name)}</a></td><td>${badge(n)}</td><td>${n.verdict.primaryCause ? `<code>${esc(n.verdict.primaryCause)}</code>` : '—'}</td>` +
         `<td class="num">${n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—'}</td><td class="num">${n.stalls.length}</td><td class="num">${n.stalls.length ? fmtDuration(n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), -Infinity)) : '—'}</td><td>${n.notReady.length ? 'yes' : 'no'}</td></tr>`).join('') +
       '</tbody></table></section>');
   }
   analysis.nodes.forEach((n, i) => body.push(nodeHtml(n, i, zone, nEvidence)));
   if (analysis.warnings.length > 0) {
-    body.push(`<section id="warnings"><h2>Warnings (${analysis.warnings.length})</h2><ul>${analysis.warnings.slice(0, 50).map((w) =>
-      `<li>${w.file ? `<code>${esc(w.file)}${w.line ? ':' + w.line : ''}</code>: ` : ''}${esc(sanitizeLine(w.message, 300))}</li>`).join('')}</ul>` +
-      (analysis.warnings.length > 50 ? `<p class="muted">${analysis.warnings.length - 50} more in --format json</p>` : '') + '</section>');
+    const li = (w: (typeof analysis.warnings)[number]) => `<li>${w.file ? `<code>${esc(w.file)}${w.line ? ':' + w.line : ''}</code>: ` : ''}${esc(sanitizeLine(w.message, 300))}</li>`;
+    const rest = analysis.warnings.slice(50);
+    body.push(`<section id="warnings"><h2>Warnings (${analysis.warnings.length})</h2><ul>${analysis.warnings.slice(0, 50).map(li).join('')}</ul>` +
+      (rest.length ? `<details><summary>${rest.length} more ${rest.length === 1 ? 'warning' : 'warnings'}</summary><ul>${rest.map(li).join('')}</ul></details>` : '') + '</section>');
   }
+  if (arts.length > 0) body.push(filesHtml(analysis, zone));
   const title = `plegscope — ${analysis.nodes.length === 1 ? (analysis.nodes[0] as NodeReport).name : `${analysis.nodes.length} nodes`}`;
   return [
     '<!DOCTYPE html>',
@@ -351,7 +439,8 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
     `<style>${CSS}</style>`,
     '</head>',
     '<body>',
-    ...body,
+    // A table wider than the window scrolls on its own; the page never does.
+    ...body.map((b) => b.replace(/<table\b/g, '<div class="wide"><table').replace(/<\/table>/g, '</table></div>')),
     '</body>',
     '</html>',
     '',

@@ -6,8 +6,9 @@
 import type { Analysis, NodeReport, Severity, Stall } from '../contract/analysis.js';
 import { SEVERITIES } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
+import { count } from './words.js';
 import { clusterOf, clusterSentences, displaySpan, ENDED } from './cluster.js';
-import { fmtDuration } from './text.js';
+import { fmtDuration } from './layout.js';
 
 export interface JunitOptions {
   /** The `--fail-on` level: a severity, `stall`, or undefined (then: everything notable fails). */
@@ -65,7 +66,7 @@ function nodeCases(n: NodeReport, rules: ReadonlyArray<{ id: string; fired: bool
   cases.push({
     name: 'pleg-healthy',
     failure: stallFails ? {
-      message: `PLEG unhealthy: ${n.stalls.length} stall(s), cause ${n.verdict.primaryCause ?? 'unknown'}`,
+      message: `PLEG unhealthy: ${count(n.stalls.length, 'stall')}, cause ${n.verdict.primaryCause ?? 'unknown'}`,
       type: 'pleg_stall',
       body: stallText + '\n' + n.stalls.flatMap((s) => s.evidence.slice(0, evidenceLines)).map((e) => `${e.file}:${e.line}  ${e.text}`).join('\n'),
     } : null,

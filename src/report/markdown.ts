@@ -1,20 +1,29 @@
 // `--format markdown`: for a CI job summary ($GITHUB_STEP_SUMMARY, GitLab/Azure summaries) or a ticket comment.
-// CommonMark plus GFM tables, nothing else: a verdict table for all nodes, then per node its verdict table, stalls, the
-// top findings with their evidence in fenced code blocks, what was ruled out, the gaps (with the command that collects
-// each) and the per-operation latency table. Log text is sanitised and either escaped (prose, table cells: no raw HTML,
-// no accidental emphasis or links) or fenced (evidence: a code block shows it byte for byte and interprets nothing).
+// CommonMark plus GFM tables and `<details>` folds (GitHub, GitLab, Gitea and Azure DevOps render them; elsewhere their
+// content still reads): a verdict table for all nodes, then per node its summary table, stalls, the findings with
+// every evidence line in fenced code blocks (the first few open, the rest folded), what was ruled out, the gaps (with
+// the commands that collect each) and the per-operation latency table. Log text is sanitised and either escaped
+// (prose, table cells: no raw HTML, no accidental emphasis or links) or fenced (evidence: a code block shows it byte for
+// byte and interprets nothing). The only HTML is ours: `<details>` and `<summary>` with fixed text.
 import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analysis.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
-import { fmtDuration, fmtSeconds, metricsSpan } from './text.js';
+import { fmtDuration, fmtSeconds } from './layout.js';
+import { metricsSpan } from './text.js';
+import { count, foldLabel, LONGEST_STALL, VERDICT, VERDICT_CELL, verdictKind, type FOLDED } from './words.js';
 
 export interface MarkdownOptions {
   /** IANA zone or fixed offset for displayed times. */
   zone?: string;
-  /** Findings shown in full per node (the rest are listed by title). */
+  /** Findings shown open per node (the rest, as complete, in a fold). */
   topFindings?: number;
-  /** Evidence lines per finding. */
+  /** Evidence lines per finding shown open (the rest in a fold). */
   evidenceLines?: number;
+}
+
+/** A fold: `summary` shown, `body` (Markdown) when opened. Blank lines around the body let it render as Markdown. */
+function details(summary: string, body: string[]): string[] {
+  return ['<details>', `<summary>${summary}</summary>`, '', ...body, '</details>', ''];
 }
 
 /**
@@ -49,7 +58,7 @@ function mdRich(s: string): string {
 
 /** A fenced code block whose fence no content line can close. */
 function fenced(lines: string[], info = 'text'): string[] {
-  const body = lines.map((l) => sanitizeLine(l, 400));
+  const body = lines.map((l) => sanitizeLine(l, 8192));
   let longest = 0;
   for (const l of body) for (const m of l.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   const fence = '`'.repeat(Math.max(3, longest + 1));
@@ -70,9 +79,9 @@ function table(head: string[], rows: string[][], align?: Array<'l' | 'r'>): stri
   return [`| ${head.join(' | ')} |`, `| ${sep.join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
 }
 
-function verdictWord(n: NodeReport): string {
-  if (n.verdict.plegUnhealthy) return '**PLEG unhealthy**';
-  return n.findings.some((f) => f.cause === 'other' && f.severity !== 'info') ? 'PLEG healthy (NotReady for another reason)' : 'PLEG healthy';
+function verdictCell(n: NodeReport): string {
+  const k = verdictKind(n);
+  return k === 'unhealthy' ? `**${VERDICT_CELL[k]}**` : VERDICT_CELL[k];
 }
 
 function longest(n: NodeReport): number | null {
@@ -92,25 +101,40 @@ function findingBlock(f: Finding, i: number, nEvidence: number): string[] {
     mdRich(f.summary),
     '',
   ];
-  if (f.evidence.length > 0) {
-    out.push(...fenced(f.evidence.slice(0, nEvidence).map((e) => `${e.file}:${e.line}  ${e.text}`)), '');
-    if (f.evidence.length > nEvidence) out.push(`${f.evidence.length - nEvidence} more evidence line(s) in \`--format json\`.`, '');
-  }
+  append(out, evidence(f.evidence, nEvidence));
   out.push(`**Remedy:** ${mdRich(f.remediation)}`, '');
+  if (f.references.length > 0) out.push(`References: ${f.references.map(mdLink).join(' · ')}`, '');
   return out;
+}
+
+/** Evidence lines: the first `shown` in a code block, every other one in a fold. */
+function evidence(lines: Array<{ file: string; line: number; text: string }>, shown: number, kind: keyof typeof FOLDED = 'evidence'): string[] {
+  const fmt = (e: { file: string; line: number; text: string }) => `${e.file}:${e.line}  ${e.text}`;
+  const out: string[] = [];
+  if (shown > 0 && lines.length > 0) append(out, fenced(lines.slice(0, shown).map(fmt)), '');
+  const rest = lines.slice(Math.max(0, shown));
+  if (rest.length > 0) append(out, details(foldLabel(rest.length, shown > 0 && lines.length > rest.length, kind), fenced(rest.map(fmt))));
+  return out;
+}
+
+/** A web address as an autolink; anything else as text. */
+function mdLink(u: string): string {
+  return /^https?:\/\/[^\s<>"'`]+$/.test(u) ? `<${u}>` : mdText(u);
 }
 
 function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number): string[] {
   const out: string[] = [`## ${mdLead(n.name)}`, ''];
   const v = n.verdict;
-  out.push(...table(['verdict', verdictWord(n)], [
-    ['primary cause', v.primaryCause ? `${cellCode(v.primaryCause)} (confidence ${v.confidence.toFixed(2)})` : '—'],
-    ['kubelet', cell(n.kubeletVersion ?? 'unknown')],
-    ['runtime', n.runtime ?? 'unknown'],
-    ['logs', cell(`${displayTime(n.window.start, zone)} → ${displayTime(n.window.end, zone)}`)],
-    ['evidence read', cell((n.coverage.roles.join(', ') || 'none') + (n.coverage.truncated ? ' (input TRUNCATED)' : ''))],
-    ['pods', `running ${n.pods.running ?? '—'} · containers ${n.pods.containers ?? '—'}`],
-  ]), '');
+  const k = verdictKind(n);
+  out.push(k === 'unhealthy' ? `**${VERDICT[k]}**` : VERDICT[k], '');
+  append(out, table(['primary cause', 'kubelet', 'runtime', 'logs', 'evidence read', 'pods'], [[
+    v.primaryCause ? `${cellCode(v.primaryCause)} (confidence ${v.confidence.toFixed(2)})` : '—',
+    cell(n.kubeletVersion ?? 'unknown'),
+    n.runtime ?? 'unknown',
+    cell(displaySpan(n.window.start ?? '', n.window.end, zone, '—')),
+    cell((n.coverage.roles.join(', ') || 'none') + (n.coverage.truncated ? ' (input TRUNCATED)' : '')),
+    `running ${n.pods.running ?? '—'} · containers ${n.pods.containers ?? '—'}`,
+  ]]), '');
 
   if (n.stalls.length > 0) {
     out.push('### Stalls', '');
@@ -119,20 +143,22 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
       cell(s.endedAt ? `${displayTime(s.endedAt, zone)} (${ENDED[s.endedBy]})` : ENDED[s.endedBy]),
       fmtDuration(s.durationSeconds), fmtDuration(s.maxLastSeenAgoSeconds), s.nodeNotReady ? 'yes' : 'no',
     ]), ['r', 'l', 'l', 'l', 'r', 'r', 'l']), '');
+    append(out, evidence(n.stalls.flatMap((s) => s.evidence), 0, 'stall'));
   }
   if (n.notReady.length > 0) {
     out.push('### NotReady', '');
-    out.push(...table(['from → to', 'reason'], n.notReady.slice(0, 10).map((w) => [cell(displaySpan(w.from, w.to, zone)), cell(sanitizeLine(w.reason, 200))])), '');
-    if (n.notReady.length > 10) out.push(`${n.notReady.length - 10} more NotReady window(s) in \`--format json\`.`, '');
+    const row = (w: NodeReport['notReady'][number]) => [cell(displaySpan(w.from, w.to, zone)), cell(sanitizeLine(w.reason, 200))];
+    append(out, table(['from → to', 'reason'], n.notReady.slice(0, 10).map(row)), '');
+    if (n.notReady.length > 10) append(out, details(`${n.notReady.length - 10} more NotReady windows`, [...table(['from → to', 'reason'], n.notReady.slice(10).map(row)), '']));
   }
   if (n.findings.length > 0) {
     out.push('### Findings', '');
-    n.findings.slice(0, top).forEach((f, i) => out.push(...findingBlock(f, i, nEvidence)));
+    n.findings.slice(0, top).forEach((f, i) => append(out, findingBlock(f, i, nEvidence)));
     const rest = n.findings.slice(top);
     if (rest.length > 0) {
-      out.push(`Also found (${rest.length}):`, '');
-      for (const f of rest) out.push(`- \\[${f.severity}\\] ${mdText(f.title)} (${mdCode(f.cause)}, confidence ${f.confidence.toFixed(2)})`);
-      out.push('');
+      const titles = rest.map((f) => `\\[${f.severity}\\] ${mdText(f.title)}`).join('; ');
+      out.push(`Also found (${rest.length}): ${titles}`, '');
+      append(out, details(`${rest.length} more finding${rest.length === 1 ? '' : 's'}, with their evidence`, rest.flatMap((f, i) => findingBlock(f, top + i, nEvidence))));
     }
   }
   if (n.ruledOut.length > 0) {
@@ -144,7 +170,7 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
     out.push('### Gaps', '', 'Evidence that was not in the input and would decide between the remaining causes:', '');
     for (const g of n.gaps) {
       out.push(`- **${mdText(g.missing)}**: ${mdRich(g.why)}`, '');
-      out.push(...fenced([g.collect], 'sh').map((l) => `  ${l}`), '');
+      append(out, fenced(g.collect.split('\n'), 'sh').map((l) => `  ${l}`), '');
     }
   }
   const relist = [quantileRow('duration', n.relist.durationSeconds), quantileRow('interval', n.relist.intervalSeconds)].filter((r): r is string[] => r !== null);
@@ -153,7 +179,7 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
   }
   if (relist.length > 0) {
     out.push(`### Relist (${n.relist.source})`, '');
-    out.push(...table(['', 'p50', 'p90', 'p99', 'max'], relist, ['l', 'r', 'r', 'r', 'r']), '');
+    append(out, table(['', 'p50', 'p90', 'p99', 'max'], relist, ['l', 'r', 'r', 'r', 'r']), '');
   }
   if (n.operations.length > 0) {
     out.push('### CRI operations', '');
@@ -173,7 +199,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   const roles = new Map<string, number>();
   for (const a of arts) roles.set(a.role, (roles.get(a.role) ?? 0) + 1);
   const out: string[] = ['# plegscope report', ''];
-  out.push(`plegscope ${mdText(analysis.tool.version)} · ${analysis.nodes.length} node(s) from ${arts.length} file(s)` +
+  out.push(`plegscope ${mdText(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')} from ${count(arts.length, 'file')}` +
     (roles.size ? ` (${[...roles.entries()].map(([r, k]) => `${r} ×${k}`).join(', ')})` : ''), '');
   if (analysis.nodes.length === 0) out.push('No kubelet log, runtime log or metrics found in the input.', '');
 
@@ -183,7 +209,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     for (const s of clusterSentences(cluster, zone)) out.push(`- ${mdLead(s)}`);
     out.push('');
     if (cluster.flapped.length > 0) {
-      append(out, table(['node', 'stalls', 'first unhealthy', 'longest stall', 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'], cluster.flapped.map((n) => [
+      append(out, table(['node', 'stalls', 'first unhealthy', LONGEST_STALL, 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'], cluster.flapped.map((n) => [
         cell(n.name), String(n.stalls), cell(displayTime(n.firstUnhealthyFrom, zone)), fmtDuration(n.longestStallSeconds),
         n.nodeNotReady ? 'yes' : 'no', n.primaryCause ? cellCode(n.primaryCause) : 'unknown', cell(n.kubeletVersion ?? '?'), n.runtime ?? '?',
         n.runningPods === null ? '—' : String(n.runningPods),
@@ -193,8 +219,8 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
 
   if (analysis.nodes.length > 0) {
     out.push('## Verdict', '');
-    append(out, table(['node', 'PLEG', 'primary cause', 'confidence', 'stalls', 'longest stall', 'NotReady', 'kubelet', 'runtime'], analysis.nodes.map((n) => [
-      cell(n.name), verdictWord(n), n.verdict.primaryCause ? cellCode(n.verdict.primaryCause) : '—',
+    append(out, table(['node', 'PLEG', 'primary cause', 'confidence', 'stalls', LONGEST_STALL, 'NotReady', 'kubelet', 'runtime'], analysis.nodes.map((n) => [
+      cell(n.name), verdictCell(n), n.verdict.primaryCause ? cellCode(n.verdict.primaryCause) : '—',
       n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—', String(n.stalls.length), fmtDuration(longest(n)),
       n.notReady.length > 0 ? 'yes' : 'no', cell(n.kubeletVersion ?? '?'), n.runtime ?? '?',
     ]), ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'l']), '');
@@ -204,11 +230,9 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
 
   if (analysis.warnings.length > 0) {
     out.push(`## Warnings (${analysis.warnings.length})`, '');
-    for (const w of analysis.warnings.slice(0, 20)) {
-      out.push(`- ${w.file ? mdCode(w.file + (w.line ? `:${w.line}` : '')) + ': ' : ''}${mdText(sanitizeLine(w.message, 300))}`);
-    }
-    if (analysis.warnings.length > 20) out.push(`- … ${analysis.warnings.length - 20} more in \`--format json\``);
-    out.push('');
+    const item = (w: (typeof analysis.warnings)[number]) => `- ${w.file ? mdCode(w.file + (w.line ? `:${w.line}` : '')) + ': ' : ''}${mdText(sanitizeLine(w.message, 300))}`;
+    append(out, analysis.warnings.slice(0, 20).map(item), '');
+    if (analysis.warnings.length > 20) append(out, details(`${analysis.warnings.length - 20} more warnings`, [...analysis.warnings.slice(20).map(item), '']));
   }
   return out.join('\n');
 }

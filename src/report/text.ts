@@ -1,24 +1,33 @@
-// The default report: verdict per node first, then the stall timeline (a one-line chart), the ranked findings with
-// their best evidence lines, what was ruled out, the gaps and the per-operation latency table. Reads only the Analysis.
+// The default report: with several nodes the cluster summary first, then per node its verdict, the stall timeline (a
+// one-line chart), the ranked findings with their best evidence lines, what was ruled out, the gaps and the
+// per-operation latency table. Reads only the Analysis. Fits the terminal: prose wraps at words, the timeline and the
+// evidence lines are cut to the width (a log line in the middle, keeping its end); a collection command stays one line.
 import { DateTime } from 'luxon';
 import type { Analysis, NodeReport, Quantiles, Severity } from '../contract/analysis.js';
-import { sanitize, sanitizeLine } from '../util/sanitize.js';
+import { sanitize } from '../util/sanitize.js';
+import { cutMiddle, fmtDuration, fmtSeconds, textTable, wrapHanging, wrapWords } from './layout.js';
+import { count, foldLabel, VERDICT, verdictKind } from './words.js';
+import { renderClusterText } from './cluster.js';
 
 export interface TextOptions {
   color: boolean;
   /** IANA zone or fixed offset for displayed times. */
   zone: string;
-  /** Evidence lines shown per finding. */
+  /** Evidence lines shown per finding (default 3; Infinity: all). */
   evidenceLines?: number;
+  /** Columns to fit (default 80). */
   width?: number;
 }
 
+// Re-exported: other modules have long imported them from here.
+export { fmtDuration, fmtSeconds };
+
 const SEV_COLOR: Record<Severity, string> = { critical: '31;1', high: '31', medium: '33', low: '36', info: '2' };
 
-class Painter {
+export class Painter {
   constructor(private readonly on: boolean) {}
   c(code: string, s: string): string {
-    return this.on ? `\x1b[${code}m${s}\x1b[0m` : s;
+    return this.on && s ? `\x1b[${code}m${s}\x1b[0m` : s;
   }
   bold(s: string): string { return this.c('1', s); }
   dim(s: string): string { return this.c('2', s); }
@@ -32,27 +41,6 @@ function fmtTime(isoStr: string | null, zone: string, withDate = true): string {
   const d = DateTime.fromISO(isoStr, { zone });
   if (!d.isValid) return isoStr;
   return d.toFormat(withDate ? 'yyyy-MM-dd HH:mm:ss ZZ' : 'HH:mm:ss');
-}
-
-export function fmtDuration(seconds: number | null | undefined): string {
-  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '—';
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const r = s % 60;
-  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m${String(r).padStart(2, '0')}s` : `${m}m${String(r).padStart(2, '0')}s`;
-}
-
-export function fmtSeconds(x: number | null | undefined): string {
-  if (x === null || x === undefined || !Number.isFinite(x)) return '—';
-  if (x < 0.001) return `${(x * 1e6).toFixed(0)}µs`;
-  if (x < 1) return `${(x * 1000).toFixed(x < 0.01 ? 2 : 0)}ms`;
-  return `${x < 10 ? x.toFixed(2) : x.toFixed(1)}s`;
-}
-
-function pad(s: string, n: number): string {
-  return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
 
 function lpad(s: string, n: number): string {
@@ -94,71 +82,104 @@ function quantileLine(label: string, q: Quantiles | null): string | null {
   return `${label} p50 ${fmtSeconds(q.p50)}  p90 ${fmtSeconds(q.p90)}  p99 ${fmtSeconds(q.p99)}  max ${fmtSeconds(q.max)}`;
 }
 
+/** Columns a log line needs beside its place to stay readable; with less, it goes on a line of its own. */
+const EVIDENCE_MIN = 60;
+
+/** An evidence line in `w` columns: its place, then the line cut in the middle (its end — `err=…` — says most);
+ *  `text` null when the two do not fit on one line (the caller puts the line under its place). */
+export function evidenceLine(file: string, line: number, text: string, w: number): { where: string; text: string | null } {
+  const where = cutMiddle(`${sanitize(file)}:${line}`, w);
+  const room = w - where.length - 2;
+  return { where, text: room >= EVIDENCE_MIN ? cutMiddle(sanitize(text).replace(/\t/g, ' '), room) : null };
+}
+
 export function renderText(analysis: Analysis, opts: TextOptions): string {
   const p = new Painter(opts.color);
   const zone = opts.zone;
+  const W = Math.max(40, opts.width ?? 80);
   const nEvidence = opts.evidenceLines ?? 3;
   const out: string[] = [];
+  /** Prose: wrapped at words, each line painted on its own (so no colour runs across a line end). */
+  const prose = (first: string, text: string, indent = first.length, paint: (s: string) => string = (s) => s): void => {
+    for (const l of wrapHanging(first, text, W, indent)) out.push(paint(l));
+  };
   const arts = analysis.inputs.flatMap((i) => i.artifacts);
   const roles = new Map<string, number>();
   for (const a of arts) roles.set(a.role, (roles.get(a.role) ?? 0) + 1);
-  out.push(`${p.bold('plegscope')} ${analysis.tool.version} — ${analysis.nodes.length} node(s) from ${arts.length} file(s) (${[...roles.entries()].map(([r, n]) => `${r}×${n}`).join(', ') || 'nothing readable'})`);
+  const head = wrapWords(`plegscope ${analysis.tool.version} — ${count(analysis.nodes.length, 'node')} from ${count(arts.length, 'file')} (${[...roles.entries()].map(([r, n]) => `${r}×${n}`).join(', ') || 'nothing readable'})`, W);
+  out.push(...head.map((l, i) => (i === 0 ? l.replace(/^plegscope/, p.bold('plegscope')) : l)));
   if (analysis.nodes.length === 0) {
     out.push('', 'No kubelet log, runtime log or metrics found in the input.');
   }
+  const cluster = renderClusterText(analysis, { color: opts.color, zone, width: W });
+  if (cluster) out.push('', cluster.trimEnd());
 
   // Nodes with nothing to say (PLEG healthy, no finding, never NotReady) are listed together at the end: in a
   // 200-node must-gather the five that flapped must not drown among 195 healthy sections.
-  const quiet = (n: NodeReport): boolean => !n.verdict.plegUnhealthy && n.findings.length === 0 && n.notReady.length === 0 && analysis.nodes.length > 1;
+  const quiet = (n: NodeReport): boolean => verdictKind(n) === 'healthy' && n.findings.length === 0 && analysis.nodes.length > 1;
   for (const n of analysis.nodes) {
     if (quiet(n)) continue;
     out.push('');
     const v = n.verdict;
-    const verdict = v.plegUnhealthy
-      ? p.red(`PLEG UNHEALTHY`) + ` — cause: ${p.bold(v.primaryCause ?? 'unknown')} (confidence ${v.confidence.toFixed(2)})`
-      : p.green('PLEG healthy') + (n.findings.some((f) => f.cause === 'other' && f.severity !== 'info') ? ` — ${p.yellow('node NotReady for another reason')}` : '');
-    out.push(`${p.bold(sanitize(n.name))}  ${verdict}`);
-    out.push(p.dim(`  kubelet ${n.kubeletVersion ?? 'version unknown'} · runtime ${n.runtime ?? 'unknown'} · logs ${fmtTime(n.window.start, zone)} → ${fmtTime(n.window.end, zone)}${n.coverage.truncated ? ' · TRUNCATED input' : ''}`));
+    const kind = verdictKind(n);
+    const name = sanitize(n.name);
+    const verdict = kind === 'unhealthy'
+      ? `${VERDICT.unhealthy} — cause: ${v.primaryCause ?? 'unknown'} (confidence ${v.confidence.toFixed(2)})`
+      : VERDICT[kind];
+    const headLines = wrapHanging(`${name}  `, verdict, W, 4);
+    out.push(...headLines.map((l, i) => {
+      const body = i === 0 ? l.slice(name.length + 2) : l;
+      const painted = kind === 'unhealthy' ? body.replace(VERDICT.unhealthy, p.red(VERDICT.unhealthy)) : kind === 'healthy' ? p.green(body) : p.yellow(body);
+      return i === 0 ? `${p.bold(name)}  ${painted}` : painted;
+    }));
+    prose('  ', `kubelet ${n.kubeletVersion ?? 'version unknown'} · runtime ${n.runtime ?? 'unknown'} · logs ${fmtTime(n.window.start, zone)} → ${fmtTime(n.window.end, zone)}${n.coverage.truncated ? ' · TRUNCATED input' : ''}`, 4, (s) => p.dim(s));
 
     if (n.stalls.length > 0) {
       out.push(`  ${p.bold('Stalls')}`);
       n.stalls.forEach((s, i) => {
-        out.push(`    #${i + 1} last relist ${fmtTime(s.lastRelistAt, zone)} · unhealthy from ${fmtTime(s.unhealthyFrom, zone, false)} · ended ${s.endedAt ? fmtTime(s.endedAt, zone, false) : '—'} (${s.endedBy}) · ${p.bold(fmtDuration(s.durationSeconds))} without a relist · max age ${fmtDuration(s.maxLastSeenAgoSeconds)}${s.nodeNotReady ? ' · ' + p.yellow('NodeNotReady') : ''}`);
+        prose(`    #${i + 1} `, `last relist ${fmtTime(s.lastRelistAt, zone)} · unhealthy from ${fmtTime(s.unhealthyFrom, zone, false)} · ended ${s.endedAt ? fmtTime(s.endedAt, zone, false) : '—'} (${s.endedBy}) · ${fmtDuration(s.durationSeconds)} without a relist · max age ${fmtDuration(s.maxLastSeenAgoSeconds)}${s.nodeNotReady ? ' · NodeNotReady' : ''}`, 7);
       });
     }
-    const bar = timelineBar(n, Math.max(20, (opts.width ?? 80) - 12));
+    const bar = timelineBar(n, W - 4);
     if (bar && (n.stalls.length > 0 || n.notReady.length > 0 || n.restarts.length > 1)) {
       out.push(`  ${p.bold('Timeline')}  ${p.dim('█ stall  ▒ NotReady  | kubelet start')}`);
       out.push(`    ${bar}`);
-      out.push(`    ${pad(fmtTime(n.coverage.from, zone), Math.max(0, bar.length - 25))}${lpad(fmtTime(n.coverage.to, zone), 25)}`);
+      const from = fmtTime(n.coverage.from ?? n.window.start, zone);
+      const to = fmtTime(n.coverage.to ?? n.window.end, zone);
+      out.push(from.length + to.length + 1 <= bar.length ? `    ${from}${lpad(to, bar.length - from.length)}` : `    ${from} → ${to}`);
     }
     if (n.notReady.length > 0) {
       out.push(`  ${p.bold('NotReady')}`);
-      for (const w of n.notReady.slice(0, 8)) out.push(`    ${fmtTime(w.from, zone)} → ${w.to ? fmtTime(w.to, zone, false) : 'end of log'}  ${sanitizeLine(w.reason, 140)}`);
+      for (const w of n.notReady.slice(0, 8)) prose('    ', `${fmtTime(w.from, zone)} → ${w.to ? fmtTime(w.to, zone, false) : 'end of log'}  ${sanitize(w.reason)}`, 6);
       if (n.notReady.length > 8) out.push(p.dim(`    … ${n.notReady.length - 8} more`));
     }
 
     if (n.findings.length > 0) {
       out.push(`  ${p.bold('Findings')}`);
       n.findings.forEach((f, i) => {
-        out.push(`    ${i + 1}. ${p.c(SEV_COLOR[f.severity], `[${f.severity}]`)} ${p.bold(f.title)}  ${p.dim(`${f.cause} · confidence ${f.confidence.toFixed(2)} · ${f.ruleId}`)}`);
-        out.push(`       ${sanitize(f.summary)}`);
+        const lead = `    ${i + 1}. `;
+        const title = wrapHanging(lead, `[${f.severity}] ${sanitize(f.title)}  ${f.cause} · confidence ${f.confidence.toFixed(2)} · ${f.ruleId}`, W, 7);
+        out.push(...title.map((l) => l.replace(`[${f.severity}]`, p.c(SEV_COLOR[f.severity], `[${f.severity}]`))));
+        prose('       ', sanitize(f.summary));
         for (const e of f.evidence.slice(0, nEvidence)) {
-          out.push(p.dim(`       ${sanitize(e.file)}:${e.line}`) + `  ${sanitizeLine(e.text, 220)}`);
+          const ev = evidenceLine(e.file, e.line, e.text, W - 7);
+          if (ev.text !== null) out.push(`       ${p.dim(ev.where)}  ${ev.text}`);
+          else out.push(`       ${p.dim(ev.where)}`, `         ${cutMiddle(sanitize(e.text).replace(/\t/g, ' '), W - 9)}`);
         }
-        if (f.evidence.length > nEvidence) out.push(p.dim(`       … ${f.evidence.length - nEvidence} more evidence line(s) in --format json`));
-        out.push(`       ${p.dim('remedy:')} ${sanitize(f.remediation)}`);
+        if (f.evidence.length > nEvidence) out.push(p.dim(`       … ${foldLabel(f.evidence.length - nEvidence, true, 'evidence')}: --evidence all shows every one`));
+        prose('       remedy: ', sanitize(f.remediation), 7, (s) => s.replace(/^( {7})remedy:/, `$1${p.dim('remedy:')}`));
       });
     }
     if (n.ruledOut.length > 0) {
       out.push(`  ${p.bold('Ruled out')}`);
-      for (const r of n.ruledOut) out.push(`    - ${r.cause}: ${sanitize(r.reason)}`);
+      for (const r of n.ruledOut) prose('    - ', `${r.cause}: ${sanitize(r.reason)}`);
     }
     if (n.gaps.length > 0) {
       out.push(`  ${p.bold('Gaps')} ${p.dim('(evidence that would decide more)')}`);
       for (const g of n.gaps) {
-        out.push(`    - ${g.missing}: ${sanitize(g.why)}`);
-        out.push(`      ${p.dim('$')} ${sanitize(g.collect)}`);
+        prose('    - ', `${g.missing}: ${sanitize(g.why)}`);
+        // Commands are never wrapped: a wrapped command cannot be pasted.
+        for (const c of g.collect.split('\n')) out.push(c.startsWith('#') ? `      ${p.dim(sanitize(c))}` : `      ${p.dim('$')} ${sanitize(c)}`);
       }
     }
     if (n.metricsFrom && n.metricsFrom.length > 0) {
@@ -175,18 +196,20 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     }
     if (n.operations.length > 0) {
       out.push(`  ${p.bold('CRI operations')}`);
-      out.push(p.dim(`    ${pad('operation', 24)}${pad('source', 8)}${lpad('count', 9)}${lpad('errors', 8)}${lpad('timeouts', 10)}${lpad('p50', 9)}${lpad('p90', 9)}${lpad('p99', 9)}`));
-      for (const o of n.operations) {
-        const line = `    ${pad(sanitize(o.operation), 24)}${pad(o.source, 8)}${lpad(o.count === null ? '—' : String(o.count), 9)}${lpad(o.errors === null ? '—' : String(o.errors), 8)}${lpad(String(o.timeouts), 10)}${lpad(fmtSeconds(o.p50Seconds), 9)}${lpad(fmtSeconds(o.p90Seconds), 9)}${lpad(fmtSeconds(o.p99Seconds), 9)}`;
+      const rows = n.operations.map((o) => [sanitize(o.operation), o.source, o.count === null ? '—' : String(o.count), o.errors === null ? '—' : String(o.errors), String(o.timeouts), fmtSeconds(o.p50Seconds), fmtSeconds(o.p90Seconds), fmtSeconds(o.p99Seconds)]);
+      const t = textTable(['operation', 'source', 'count', 'errors', 'timeouts', 'p50', 'p90', 'p99'], rows, [false, false, true, true, true, true, true, true]);
+      out.push(p.dim(`    ${t[0]}`));
+      n.operations.forEach((o, i) => {
+        const line = `    ${t[i + 1]}`;
         out.push((o.errors ?? 0) > 0 || o.timeouts > 0 ? p.yellow(line) : line);
-      }
+      });
     }
   }
   const quietNodes = analysis.nodes.filter(quiet);
   if (quietNodes.length > 0) {
-    out.push('', `${p.green('PLEG healthy')}, nothing to report: ${quietNodes.length} node(s)`);
+    out.push('', `${p.green(VERDICT.healthy)}, nothing to report: ${count(quietNodes.length, 'node')}`);
     const names = quietNodes.map((n) => sanitize(n.name));
-    out.push(`  ${names.slice(0, 40).join(', ')}${names.length > 40 ? `, … ${names.length - 40} more (all in --format json)` : ''}`);
+    prose('  ', `${names.slice(0, 40).join(', ')}${names.length > 40 ? `, … ${names.length - 40} more (all in --format json)` : ''}`);
   }
   if (analysis.warnings.length > 0) {
     out.push('', p.bold(`Warnings (${analysis.warnings.length})`));
@@ -201,9 +224,12 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     }
     const shown = [...groups.values()];
     for (const { first: w, count } of shown.slice(0, 20)) {
-      out.push(`  ${w.file ? sanitize(w.file) + (w.line ? `:${w.line}` : '') + ': ' : ''}${sanitizeLine(w.message, 300)}${count > 1 ? p.dim(` (and ${count - 1} more like it)`) : ''}`);
+      const more = count > 1 ? ` (and ${count - 1} more like it)` : '';
+      const lines = wrapHanging('  ', `${w.file ? sanitize(w.file) + (w.line ? `:${w.line}` : '') + ': ' : ''}${sanitize(w.message)}${more}`, W, 4);
+      out.push(...lines.map((l, i) => (more && i === lines.length - 1 && l.endsWith(more.trim()) ? l.replace(more.trim(), p.dim(more.trim())) : l)));
     }
     if (shown.length > 20) out.push(p.dim(`  … ${shown.length - 20} more kinds in --format json`));
   }
   return out.join('\n') + '\n';
 }
+

@@ -54,7 +54,47 @@ export function holds(c: Condition, facts: Facts): boolean {
 
 const allHold = (cs: Condition[] | undefined, f: Facts): boolean => (cs ?? []).every((c) => holds(c, f));
 
+/** A value a command cannot be built from (a name no node can have, an unknown value): no command is suggested. */
+class Refused extends Error {}
+
+/** `s` as one shell word: bare when it holds only characters no shell treats specially (sh, bash, zsh: no `=` first),
+ *  else single-quoted. */
+export function shQuote(s: string): string {
+  return /^[A-Za-z0-9@%+:,./_-][A-Za-z0-9@%+=:,./_-]*$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A name a Kubernetes node can have: an RFC 1123 subdomain (lower-case letters, digits, '-' and '.', labels that
+ *  start and end with a letter or digit, at most 253 characters). Such a name needs no quoting anywhere. */
+export function isNodeName(s: string): boolean {
+  return s.length <= 253 && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/.test(s);
+}
+
+/** Time options of collection commands: `{fact|since}` → ` --since '2024-03-11 09:57:00 UTC'` (journalctl),
+ *  `{fact|ocsince}` → ` --since=2024-03-11T09:57:00Z` (oc adm node-logs); nothing when the time is unknown. */
+const TIME_OPTIONS: Record<string, { option: string; style: 'journal' | 'rfc3339' }> = {
+  since: { option: ' --since ', style: 'journal' },
+  until: { option: ' --until ', style: 'journal' },
+  ocsince: { option: ' --since=', style: 'rfc3339' },
+  ocuntil: { option: ' --until=', style: 'rfc3339' },
+};
+
+function utcStamp(ms: number, style: 'journal' | 'rfc3339'): string {
+  const iso = new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return style === 'rfc3339' ? iso : shQuote(`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`);
+}
+
+/** What the node's container runtime logs as, for `journalctl -u`: every runtime's unit when it is not known. */
+const RUNTIME_UNITS: Record<string, string> = { containerd: '-u containerd', 'cri-o': '-u crio', docker: '-u docker' };
+
 function fmt(v: FactValue | undefined, how: string | undefined): string {
+  const time = how !== undefined ? TIME_OPTIONS[how] : undefined;
+  if (time) return typeof v === 'number' && Number.isFinite(v) ? time.option + utcStamp(v, time.style) : '';
+  // Shell words (collection commands): quoted, or no command at all when unknown or not a node name.
+  if (how === 'units') return (typeof v === 'string' ? RUNTIME_UNITS[v] : undefined) ?? '-u containerd -u crio -u docker';
+  if (how === 'node' || how === 'sh') {
+    if (v === null || v === undefined || (how === 'node' && !isNodeName(String(v)))) throw new Refused();
+    return shQuote(String(v));
+  }
   if (v === null || v === undefined) return 'unknown';
   if (typeof v === 'number') {
     switch (how) {
@@ -83,8 +123,25 @@ function evidencePhrases(template: string): string[] {
   return [...template.matchAll(/\{(evidence\.[\w.-]+)(?:\|\w+)?\}/g)].map((m) => m[1] as string);
 }
 
+/** A template with its `{fact}` and `{fact|format}` placeholders filled. Formats: dur, pct, sec (prose); sh (a shell
+ *  word), node (a node name, checked and quoted), units (`-u` options of the runtime), since/until/ocsince/ocuntil
+ *  (time options). */
 export function render(template: string, facts: Facts): string {
   return template.replace(/\{([A-Za-z][\w.-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how));
+}
+
+/** Said instead of the commands when one of them would have to carry a value no node can have. */
+export const NO_COMMAND = '# no command suggested: this node\'s name is not one a Kubernetes node can have (RFC 1123: lower-case letters, digits, \'-\' and \'.\')';
+
+/** A command template filled for pasting: every value from the input is a quoted shell word; a template that would
+ *  need a bad node name (or an unknown value) gives NO_COMMAND instead. One command per line. */
+export function renderCommand(template: string, facts: Facts): string {
+  try {
+    return render(template, facts);
+  } catch (err) {
+    if (err instanceof Refused) return NO_COMMAND;
+    throw err;
+  }
 }
 
 function cite(pools: FactSheet['pools'], names: string[]): Cite[] {
@@ -163,7 +220,7 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
       }
     }
   }
-  const outGaps: Gap[] = gaps.filter((g) => allHold(g.when, f)).map((g) => ({ missing: g.missing, why: render(g.why, f), collect: render(g.collect, f) }));
+  const outGaps: Gap[] = gaps.filter((g) => allHold(g.when, f)).map((g) => ({ missing: g.missing, why: render(g.why, f), collect: renderCommand(g.collect, f) }));
   return { fired, verdict, ruledOut, gaps: outGaps, evaluated };
 }
 

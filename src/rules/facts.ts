@@ -56,6 +56,8 @@ function shq(s: string): string {
 const PRE_MS = 180_000;
 const POST_MS = 60_000;
 const POOL_CAP = 8;
+const COLLECT_MARGIN_MS = 600_000;
+const WORLDS: Record<string, string> = { 'must-gather': 'openshift', inspect: 'openshift', sosreport: 'node', 'sos-collect': 'node', kind: 'kind' };
 
 function versionMinor(v: string | null): number | null {
   const m = v ? /^v?1\.(\d+)/.exec(v) : null;
@@ -105,6 +107,12 @@ export function computeFacts(node: NodeModel): FactSheet {
   // Several short stalls whose ages barely pass 3 min: relists that are slow but finish.
   f['stall.justOverThreshold'] = stalls.filter((s) => !s.neverSucceeded && s.maxAgeSeconds < s.thresholdSeconds + 90).length;
   p['stall'] = pool(stalls.flatMap((s) => s.evidence));
+  // The window collection commands ask for (epoch ms, on whole minutes): the stalls with 10 min on either side (no
+  // end while one was still open when the log ended), else the node's log window.
+  const since = stalls.length ? Math.min(...stalls.map((s) => s.lastRelistAt)) - COLLECT_MARGIN_MS : node.windowStart;
+  const until = stalls.length ? (stalls.some((s) => s.endedAt === null) ? null : Math.max(...stalls.map((s) => s.endedAt as number)) + COLLECT_MARGIN_MS) : node.windowEnd;
+  f['collect.since'] = since === null ? null : Math.floor(since / 60_000) * 60_000;
+  f['collect.until'] = until === null ? null : Math.ceil(until / 60_000) * 60_000;
   p['stall.end'] = stalls.map((s) => s.endEvidence).filter((r): r is Ref => r !== null);
 
   // Kubelet and runtime.
@@ -399,6 +407,11 @@ export function computeFacts(node: NodeModel): FactSheet {
   // What the bundle says (model/bundle-nodes.ts): its kind, the node's role, its Node object, container tables.
   const b = node.bundle as NodeModel['bundle'] | undefined;
   f['bundle.kind'] = b?.kind ?? 'files';
+  // Whose commands collect more from this node: OpenShift's (oc), the node's own shell (a sosreport is made there),
+  // kind's node containers (docker exec), or any cluster's (kubectl).
+  const world = WORLDS[f['bundle.kind'] as string] ?? 'kubernetes';
+  f['bundle.world'] = world;
+  f['bundle.cli'] = world === 'openshift' ? 'oc' : 'kubectl';
   f['node.role'] = b?.role ?? null;
   f['node.skipped'] = b?.skipped ?? false;
   f['node.objectReady'] = b?.ready?.status ?? null;

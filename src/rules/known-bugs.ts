@@ -36,7 +36,7 @@ export interface KnownBug {
 
 export const KNOWN_BUGS: KnownBug[] = [
   {
-    id: 'kubelet-pleg-event-channel-deadlock', cause: 'relist_deadlock',
+    id: 'pleg-channel-deadlock', cause: 'relist_deadlock',
     title: 'Kubelet before 1.14: relist blocks forever on a full PLEG event channel',
     what: 'Before 1.14 relist blocked sending to the PLEG event channel (capacity 1000) once it was full; with PLEG unhealthy the sync loop stopped draining it, so relist never finished again and the node stayed NotReady until the kubelet restarted (fixed in 1.14.0, not backported).',
     match: [{ component: 'kubelet', before: '1.14.0' }],
@@ -44,7 +44,7 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/kubernetes/kubernetes/issues/72482', 'https://github.com/kubernetes/kubernetes/pull/72709'],
   },
   {
-    id: 'kubelet-cri-grpc-4mib-receive-limit', cause: 'exited_containers',
+    id: 'cri-grpc-4mib-limit', cause: 'exited_containers',
     title: 'Kubelet before 1.10.5/1.11: list replies over 4 MiB fail every relist',
     what: "The kubelet's CRI client kept gRPC's 4 MiB receive limit, so with enough (mostly exited) containers or sandboxes every ListContainers/ListPodSandbox reply failed with ResourceExhausted and PLEG went unhealthy; 1.10.5 and 1.11.0 raised it to 16 MiB.",
     match: [{ component: 'kubelet', before: '1.11.0', fixedIn: ['1.10.5'] }],
@@ -52,7 +52,7 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/kubernetes/kubernetes/pull/63977', 'https://github.com/kubernetes/kubernetes/pull/64672'],
   },
   {
-    id: 'docker-ps-takes-container-locks', cause: 'runtime_timeout',
+    id: 'docker-ps-locks', cause: 'runtime_timeout',
     title: 'Docker before 17.07: `docker ps` takes every container\'s lock',
     what: 'Before Docker 17.07 listing containers locked each container in turn, so one container whose lock a stuck operation held made every list (the relist, through dockershim) hang until it timed out.',
     match: [{ component: 'docker', before: '17.07.0' }],
@@ -60,7 +60,7 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/moby/moby/pull/31273'],
   },
   {
-    id: 'runc-exec-fifo-race-hang', cause: 'runtime_timeout',
+    id: 'runc-exec-fifo-hang', cause: 'runtime_timeout',
     title: 'runc rc2–rc4: a container start that never returns (exec fifo race)',
     what: 'When the `runc init` stub died at the wrong moment (OOM-killed, or racing a delete), `runc start` waited forever on the exec fifo, and the daemon kept that container locked: its status calls time out on every relist.',
     match: [{ component: 'runc', from: '1.0.0-rc2', before: '1.0.0-rc5' }],
@@ -68,7 +68,7 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/opencontainers/runc/pull/1698', 'https://github.com/moby/moby/pull/36097'],
   },
   {
-    id: 'docker-runc-exec-fifo-race-hang', cause: 'runtime_timeout',
+    id: 'docker-exec-fifo-hang', cause: 'runtime_timeout',
     title: 'Docker before 17.12.1/18.02: bundled runc with the exec fifo hang',
     what: 'Docker CE bundled a runc with the exec fifo race until 17.12.1-ce / 18.02.0-ce (18.01.0-ce still had it): a container start could hang forever with dockerd holding the container\'s lock.',
     match: [{ component: 'docker', before: '18.02.0', fixedIn: ['17.12.1'] }],
@@ -77,28 +77,28 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/moby/moby/pull/36097', 'https://github.com/opencontainers/runc/pull/1698'],
   },
   {
-    id: 'runc-freezer-stuck-freezing', cause: 'runtime_timeout',
+    id: 'runc-freezer-stuck', cause: 'runtime_timeout',
     title: 'runc rc91–rc92: a cgroup v1 freeze that never ends',
     what: 'Freezing a cgroup v1 container looped forever when the cgroup stayed FREEZING, and with the systemd cgroup driver runc freezes on every update (container start, UpdateContainerResources): runc and the container hang, and calls about it time out.',
     match: [{ component: 'runc', from: '1.0.0-rc91', before: '1.0.0-rc93' }],
     links: ['https://github.com/opencontainers/runc/pull/2774', 'https://github.com/opencontainers/runc/pull/2918'],
   },
   {
-    id: 'runc-1.0.0-rc93-regressions', cause: 'runtime_timeout',
+    id: 'runc-rc93', cause: 'runtime_timeout',
     title: 'runc 1.0.0-rc93: `runc init` hang and freezer regressions (fixed in rc94)',
     what: 'runc rc93 shipped regressions that rc94 fixed with an "update as soon as possible" note, among them a `runc init` hang and a freeze left in place on failure; nodes on rc93 (containerd.io 1.4.3-2, 1.4.4-1) had PLEG stalls with per-sandbox DeadlineExceeded that a runc upgrade cured.',
     match: [{ component: 'runc', from: '1.0.0-rc93', before: '1.0.0-rc94' }],
     links: ['https://github.com/opencontainers/runc/releases/tag/v1.0.0-rc94', 'https://github.com/kubermatic/machine-controller/issues/989'],
   },
   {
-    id: 'runc-kmem-accounting-on-rhel7', cause: 'memory_pressure',
+    id: 'runc-kmem-rhel7', cause: 'memory_pressure',
     title: 'runc rc3–rc93 on a RHEL/CentOS 7 kernel: kernel-memory accounting leaks',
     what: "From rc3 runc switched on kernel-memory accounting for every container cgroup; the RHEL/CentOS 7 3.10 kernel's kmem accounting does not reclaim and can oops, so memory leaks until allocations fail (\"SLUB: Unable to allocate memory on node -1\"), cgroup OOM storms follow and the runtime can wedge (runc rc94 ignores kmem; builds with the nokmem tag avoid it).",
     match: [{ component: 'runc', from: '1.0.0-rc3', before: '1.0.0-rc94' }, { component: 'kernel', pattern: '^3\\.10\\.0-.*\\.el7' }],
     links: ['https://github.com/kubernetes/kubernetes/issues/61937', 'https://github.com/opencontainers/runc/issues/1725', 'https://github.com/opencontainers/runc/pull/2840', 'https://github.com/rancher/rancher/issues/15655'],
   },
   {
-    id: 'docker-kmem-accounting-on-rhel7', cause: 'memory_pressure',
+    id: 'docker-kmem-rhel7', cause: 'memory_pressure',
     title: 'Docker up to 18.09.0 on a RHEL/CentOS 7 kernel: kernel-memory accounting leaks',
     what: "Docker CE up to 18.09.0 bundled a runc that switches on kernel-memory accounting for every container cgroup; on the RHEL/CentOS 7 3.10 kernel that leaks kernel memory until allocations fail, cgroup OOM storms follow and the runtime can wedge.",
     match: [{ component: 'docker', before: '18.09.1' }, { component: 'kernel', pattern: '^3\\.10\\.0-.*\\.el7' }],
@@ -106,7 +106,7 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/kubernetes/kubernetes/issues/61937', 'https://github.com/moby/moby/issues/29638', 'https://github.com/rancher/rancher/issues/15655'],
   },
   {
-    id: 'containerd-v1-shim-log-fifo-hang', cause: 'runtime_timeout',
+    id: 'containerd-shim-fifo-hang', cause: 'runtime_timeout',
     title: 'containerd 1.2.7–1.4.0: v1 shims hang on a full log pipe',
     what: "With shim_debug off containerd never read the v1 shim's log fifo, so a shim that logged enough blocked on the full pipe and hung on exit and exec; calls about its containers time out (fixed in 1.4.1 and 1.5.0 only).",
     match: [{ component: 'containerd', from: '1.2.7', before: '1.4.1' }],
@@ -114,14 +114,14 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/containerd/containerd/pull/4546', 'https://github.com/containerd/containerd/pull/4560'],
   },
   {
-    id: 'containerd-1.2.12-shim-hang-single-core', cause: 'runtime_timeout',
+    id: 'containerd-1.2.12-shim-hang', cause: 'runtime_timeout',
     title: 'containerd 1.2.12: shims hang on single-core machines',
     what: 'containerd 1.2.12 carried a pid-locking regression that made shims and containers hang on single-core machines; 1.2.13 fixed it.',
     match: [{ component: 'containerd', from: '1.2.12', before: '1.2.13' }],
     links: ['https://github.com/containerd/containerd/pull/4025'],
   },
   {
-    id: 'containerd-updatecontainerresources-holds-status-lock', cause: 'runtime_timeout',
+    id: 'containerd-update-lock', cause: 'runtime_timeout',
     title: 'containerd: one hung UpdateContainerResources blocks ListContainers (no release fixes it)',
     what: "The CRI plugin holds a container's status lock while UpdateContainerResources waits on the shim, and ListContainers needs every container's status lock: one hung update (typically the static CPU manager changing cpusets) blocks every list, and the relist, until it returns.",
     match: [{ component: 'containerd' }],
@@ -129,7 +129,7 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/containerd/containerd/issues/10583'],
   },
   {
-    id: 'crio-containerstatus-waits-on-oplock', cause: 'runtime_timeout',
+    id: 'crio-status-oplock', cause: 'runtime_timeout',
     title: 'CRI-O before 1.18 (1.15.4, 1.17.2): ContainerStatus waits behind a slow stop',
     what: "ContainerStatus took the container's operation lock, which StopContainer can hold for minutes, so the kubelet's per-pod status calls during relist blocked behind slow stops.",
     match: [{ component: 'cri-o', before: '1.18.0', fixedIn: ['1.15.4', '1.17.2'] }],
@@ -137,7 +137,7 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/cri-o/cri-o/pull/3457', 'https://github.com/cri-o/cri-o/pull/3539'],
   },
   {
-    id: 'crio-sandbox-status-waits-on-infra-oplock', cause: 'runtime_timeout',
+    id: 'crio-sandbox-oplock', cause: 'runtime_timeout',
     title: 'CRI-O before 1.34 (1.31.10, 1.32.6, 1.33.1): PodSandboxStatus waits behind a slow infra stop',
     what: "PodSandboxStatus read the infra container's state under its operation lock, so a sandbox whose infra container was slow to stop blocked PodSandboxStatus, which relist calls for every changed pod.",
     match: [{ component: 'cri-o', before: '1.34.0', fixedIn: ['1.31.10', '1.32.6', '1.33.1'] }],
@@ -145,7 +145,7 @@ export const KNOWN_BUGS: KnownBug[] = [
     links: ['https://github.com/cri-o/cri-o/pull/9188', 'https://github.com/cri-o/cri-o/pull/9291'],
   },
   {
-    id: 'crio-1.23.0-list-proto-panic', cause: 'runtime_restart',
+    id: 'crio-1.23.0-list-panic', cause: 'runtime_restart',
     title: 'CRI-O 1.23.0: panics while serving the list calls',
     what: 'CRI-O 1.23.0 returned its cached structs from ListContainers/ListPodSandbox, so a state change during serialization panicked protobuf and crio crashed, failing relists until it was back.',
     match: [{ component: 'cri-o', from: '1.23.0', before: '1.23.1' }],

@@ -12,8 +12,11 @@ import { NodeView } from './views/NodeView.js';
 import { FindingView } from './views/FindingView.js';
 import { LogView } from './views/LogView.js';
 import { Help } from './views/Help.js';
+import { GapView } from './views/GapView.js';
 import type { LogController } from './log-controller.js';
 import { sanitizeLine } from '../util/sanitize.js';
+import { VERDICT, verdictKind } from '../report/words.js';
+import { cutMiddle } from '../report/layout.js';
 
 export interface Size {
   columns: number;
@@ -91,11 +94,11 @@ export function App({ model, size, onLogController, initial }: AppProps) {
     <ThemeContext.Provider value={{ color: model.color }}>
       <Box flexDirection="column" width={cols} height={rows}>
         <Header model={model} state={state} cols={cols} />
-        {state.help ? <Help screen={top} rows={body} cols={cols} /> : null}
+        {state.help ? <Help screen={top} rows={body} cols={cols} top={state.helpTop} /> : null}
         <Box flexDirection="column" height={body} display={state.help ? 'none' : 'flex'}>
           <ScreenView model={model} state={state} screen={top} rows={body} cols={cols} dispatch={dispatch} mergedFor={mergedFor} onLogController={onLogController} />
         </Box>
-        <Footer state={state} />
+        <Footer state={state} cols={cols} />
       </Box>
     </ThemeContext.Provider>
   );
@@ -114,30 +117,42 @@ function ScreenView({ model, state, screen, rows, cols, dispatch, mergedFor, onL
       const n = model.nodes[screen.node];
       return n ? <FindingView model={model} node={n} finding={screen.finding} state={state} rows={rows} cols={cols} /> : null;
     }
+    case 'gap': {
+      const n = model.nodes[screen.node];
+      return n ? <GapView node={n} gap={screen.gap} hscroll={state.gap.hscroll} rows={rows} cols={cols} /> : null;
+    }
     case 'log': {
       const n = model.nodes[screen.node];
       return n ? (
-        <LogView key={`log-${screen.node}-${state.stack.length}`} node={n} merged={mergedFor(screen.node)} cmds={state.log.cmds} dispatch={dispatch} rows={rows} cols={cols} zone={model.zone} rawLines={state.log.raw} onController={onLogController} />
+        <LogView key={`log-${screen.node}-${state.stack.length}`} node={n} merged={mergedFor(screen.node)} cmds={state.log.cmds} dispatch={dispatch} rows={rows} cols={cols} zone={model.zone} rawLines={state.log.raw} detail={state.log.detail} onController={onLogController} />
       ) : null;
     }
   }
 }
 
-function crumbs(model: TuiModel, stack: Screen[]): string {
-  return stack.map((s) => {
+/** Where you are, in at most `w` columns: a node name too long for them is cut in the middle. */
+function crumbs(model: TuiModel, stack: Screen[], w: number): string {
+  const parts = stack.map((s) => {
     switch (s.kind) {
       case 'overview': return 'Overview';
-      case 'node': return sanitizeLine(model.nodes[s.node]?.report.name ?? '?', 40);
-      case 'finding': return sanitizeLine(model.nodes[s.node]?.report.findings[s.finding]?.ruleId ?? 'finding', 40);
+      case 'node': return sanitizeLine(model.nodes[s.node]?.report.name ?? '?', 300);
+      case 'finding': return sanitizeLine(model.nodes[s.node]?.report.findings[s.finding]?.ruleId ?? 'finding', 60);
+      case 'gap': return 'Gap';
       case 'log': return 'Log';
     }
-  }).join(' ▸ ');
+  });
+  const i = stack.findIndex((s) => s.kind === 'node');
+  const all = parts.join(' ▸ ');
+  if (i < 0 || all.length <= w) return all;
+  const name = parts[i] as string;
+  parts[i] = cutMiddle(name, Math.max(12, name.length - (all.length - w)));
+  return parts.join(' ▸ ');
 }
 
 function Header({ model, state, cols }: { model: TuiModel; state: NavState; cols: number }) {
   const top = current(state);
   const right = `${model.zone}`;
-  const left = ` plegscope  ${crumbs(model, state.stack)}`;
+  const left = ` plegscope  ${crumbs(model, state.stack, cols - right.length - 14)}`;
   const pad = Math.max(1, cols - left.length - right.length - 1);
   let context: string;
   if (top.kind === 'overview') context = clusterLine(model);
@@ -146,7 +161,7 @@ function Header({ model, state, cols }: { model: TuiModel; state: NavState; cols
     const from = fmtTime(parseIsoMs(n?.coverage.from ?? n?.window.start), model.zone, 'short');
     const to = fmtTime(parseIsoMs(n?.coverage.to ?? n?.window.end), model.zone, 'short');
     const srcs = model.nodes[top.node]?.sources.length ?? 0;
-    context = ` node ${sanitizeLine(n?.name ?? '?', 60)} · ${from} → ${to} · ${srcs} log${srcs === 1 ? '' : 's'}`;
+    context = ` ${from} → ${to} · ${srcs} log${srcs === 1 ? '' : 's'} · node ${sanitizeLine(n?.name ?? '?', 300)}`;
   }
   return (
     <>
@@ -158,26 +173,26 @@ function Header({ model, state, cols }: { model: TuiModel; state: NavState; cols
 
 function clusterLine(model: TuiModel): string {
   const ns = model.nodes.map((n) => n.report);
-  const stalled = ns.filter((n) => n.verdict.plegUnhealthy).length;
-  const nr = ns.filter((n) => !n.verdict.plegUnhealthy && n.notReady.length > 0).length;
+  const stalled = ns.filter((n) => verdictKind(n) === 'unhealthy').length;
+  const nr = ns.filter((n) => verdictKind(n) === 'notready').length;
   const inputs = model.analysis.inputs.map((i) => sanitizeLine(i.path, 60)).join(', ');
   const waves = model.analysis.cluster?.waves ?? [];
   const wave = waves[0] ? ` · ${waves.length} wave${waves.length === 1 ? '' : 's'} (first ${fmtTime(parseIsoMs(waves[0].from), model.zone, 'short')}, ${waves[0].nodes.length} nodes)` : '';
-  return ` ${ns.length} node${ns.length === 1 ? '' : 's'} · ${stalled} PLEG-stalled · ${nr} NotReady for other reasons${wave} · ${inputs}`;
+  return ` ${ns.length} node${ns.length === 1 ? '' : 's'} · ${stalled} ${VERDICT.unhealthy} · ${nr} NotReady for another reason${wave} · ${inputs}`;
 }
 
-function Footer({ state }: { state: NavState }) {
+function Footer({ state, cols }: { state: NavState; cols: number }) {
   if (state.prompt) {
-    const label = state.prompt.kind === 'command' ? ':' : state.prompt.kind === 'filter' ? '/' : 'jump to time: ';
+    const label = state.prompt.kind === 'command' ? ':' : state.prompt.kind === 'filter' ? '/' : 'go to time: ';
     return (
       <Line>
         <T bold>{label}</T>
         {sanitizeLine(state.prompt.text, 500)}
         <T inverse> </T>
-        <T dim>{`   ${footerHints(state)}`}</T>
+        <T dim>{`   ${footerHints(state, cols - 4 - label.length - state.prompt.text.length)}`}</T>
       </Line>
     );
   }
   if (state.message) return <Line color="yellow">{' ' + sanitizeLine(state.message, 300)}</Line>;
-  return <Line dim>{' ' + footerHints(state)}</Line>;
+  return <Line dim>{' ' + footerHints(state, cols - 1)}</Line>;
 }

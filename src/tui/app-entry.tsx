@@ -1,9 +1,14 @@
 // Mounts the App with ink (loaded only after the analysis: see progress.ts) and resolves when the user quits.
+import chalk from 'chalk';
 import { render } from 'ink';
 import { App } from './App.js';
 import type { TuiModel } from './model.js';
 
 export async function startApp(model: TuiModel): Promise<void> {
+  // ink styles text through chalk, whose own detection says 0 (no style at all) for `--no-color` in argv, TERM
+  // values it does not know, or a CI marker. A terminal that runs ink understands SGR codes: bold, dim and inverse
+  // always show (they are not colour); colours are dropped by the theme when they are off (ui.tsx).
+  if (chalk.level < 1) chalk.level = 1;
   const ink = render(<App model={model} />, { exitOnCtrlC: false, patchConsole: true, maxFps: 30 });
   try {
     await ink.waitUntilExit();

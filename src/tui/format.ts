@@ -1,19 +1,34 @@
 // Small display helpers: times in the chosen zone, fixed-width cells, sizes. Durations and seconds come from the text
 // report so every view writes them the same way.
 import { DateTime } from 'luxon';
-import { fmtDuration, fmtSeconds } from '../report/text.js';
 import { sanitize } from '../util/sanitize.js';
+import { fmtDuration, fmtSeconds, wrapWords } from '../report/layout.js';
 
 export { fmtDuration, fmtSeconds };
+export const wrap = wrapWords;
 
-export type TimeStyle = 'full' | 'short' | 'clock' | 'precise';
+export type TimeStyle = 'full' | 'short' | 'clock' | 'precise' | 'datedPrecise' | 'day';
 
 const FORMATS: Record<TimeStyle, string> = {
   full: 'yyyy-MM-dd HH:mm:ss ZZ',
   short: 'MM-dd HH:mm:ss',
   clock: 'HH:mm:ss',
   precise: 'HH:mm:ss.SSS',
+  datedPrecise: 'MM-dd HH:mm:ss.SSS',
+  day: 'MM-dd',
 };
+
+/** Whether all these times fall on one calendar day of `zone` (then a clock is enough to tell them apart). */
+export function oneDay(times: ReadonlyArray<number | null | undefined>, zone: string): boolean {
+  let day: string | null = null;
+  for (const t of times) {
+    if (t === null || t === undefined || !Number.isFinite(t)) continue;
+    const d = fmtTime(t, zone, 'day');
+    if (day === null) day = d;
+    else if (d !== day) return false;
+  }
+  return true;
+}
 
 export function fmtTime(ms: number | null | undefined, zone: string, style: TimeStyle = 'short'): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
@@ -57,39 +72,6 @@ export function fmtCount(n: number): string {
 export function fmtPct(x: number | null | undefined): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '—';
   return `${Math.round(x * 100)}%`;
-}
-
-/** Words of `text` wrapped to `width`, at most `max` lines (the last one ends with … when cut). */
-export function wrap(text: string, width: number, max = Infinity): string[] {
-  const out: string[] = [];
-  const w = Math.max(8, width);
-  for (const para of text.split('\n')) {
-    let line = '';
-    for (const word of para.split(/\s+/).filter(Boolean)) {
-      let rest = word;
-      while (rest.length > w) {
-        if (line) {
-          out.push(line);
-          line = '';
-        }
-        out.push(rest.slice(0, w));
-        rest = rest.slice(w);
-      }
-      if (!line) line = rest;
-      else if (line.length + 1 + rest.length <= w) line += ' ' + rest;
-      else {
-        out.push(line);
-        line = rest;
-      }
-    }
-    if (line) out.push(line);
-  }
-  if (out.length > max) {
-    const cut = out.slice(0, max);
-    cut[max - 1] = fit(cut[max - 1] as string, w - 1).trimEnd() + '…';
-    return cut;
-  }
-  return out;
 }
 
 /** Log text for one screen line: sanitised (escape sequences, \r, bidi controls made inert), tabs as spaces. */

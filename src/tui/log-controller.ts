@@ -18,7 +18,13 @@ export interface LogViewState {
   searching: { what: string; bytes: number } | null;
   status: { text: string; error: boolean } | null;
   loaded: boolean;
+  /** The filter's matches in the whole log: counted in the background once a filter is set. `index`: the selected
+   *  line's place among them (1-based), when it is one and their places are known. */
+  matches: { count: number; done: boolean; fraction: number; index: number | null } | null;
 }
+
+/** Match positions kept for "match k of N" (16 bytes each); past this only the count is shown. */
+export const MATCH_KEYS_KEPT = 200_000;
 
 export interface LogControllerOptions {
   rows: () => number;
@@ -38,7 +44,10 @@ function rawPred(p: UserPattern): Pred {
 export class LogController {
   private anchor: Anchor = 'start';
   private win: Window = { before: [], after: [] };
-  private s: LogViewState = { lines: [], sel: 0, pattern: null, only: false, hscroll: 0, searching: null, status: null, loaded: false };
+  private s: LogViewState = { lines: [], sel: 0, pattern: null, only: false, hscroll: 0, searching: null, status: null, loaded: false, matches: null };
+  /** The background count of the current filter's matches, and the positions it found. */
+  private counting: AbortController | null = null;
+  private matchKeys: Key[] | null = null;
   private queue: LogCmd[] = [];
   private running = false;
   private abort: AbortController | null = null;
@@ -55,7 +64,63 @@ export class LogController {
   private set(patch: Partial<LogViewState>): void {
     if (this.closed) return;
     this.s = { ...this.s, ...patch };
+    // The selected line's place among the matches follows the selection.
+    if (this.s.matches && this.matchKeys && ('lines' in patch || 'sel' in patch || 'matches' in patch)) {
+      const index = this.matchIndex();
+      if (index !== this.s.matches.index) this.s = { ...this.s, matches: { ...this.s.matches, index } };
+    }
     this.o.onChange(this.s);
+  }
+
+  private matchIndex(): number | null {
+    const keys = this.matchKeys;
+    const sel = this.selected();
+    if (!keys || !sel) return null;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmpKey(keys[mid] as Key, sel) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < keys.length && cmpKey(keys[lo] as Key, sel) === 0 ? lo + 1 : null;
+  }
+
+  /** Counts the matches of the current pattern over the whole log, in the background, through a reader of its own. */
+  private startCount(): void {
+    this.stopCount();
+    const p = this.s.pattern;
+    if (!p) return;
+    const abort = new AbortController();
+    this.counting = abort;
+    const log = this.log.fork();
+    let last = 0;
+    this.set({ matches: { count: 0, done: false, fraction: 0, index: null } });
+    void log.count(rawPred(p), MATCH_KEYS_KEPT, {
+      signal: abort.signal,
+      onFraction: (fraction) => {
+        const now = Date.now();
+        if (now - last < 100 || this.counting !== abort) return;
+        last = now;
+        this.set({ matches: { count: 0, done: false, fraction, index: null } });
+      },
+    }).then((m) => {
+      if (this.counting !== abort) return;
+      this.matchKeys = m.keys;
+      this.set({ matches: { count: m.count, done: true, fraction: 1, index: null } });
+    }, () => {
+      // Cancelled (a new filter, or the view closed) or the log could not be read: no count.
+      if (this.counting === abort) this.set({ matches: null });
+    }).finally(() => {
+      log.close();
+      if (this.counting === abort) this.counting = null;
+    });
+  }
+
+  private stopCount(): void {
+    this.counting?.abort();
+    this.counting = null;
+    this.matchKeys = null;
   }
 
   private get rows(): number {
@@ -87,6 +152,7 @@ export class LogController {
     this.closed = true;
     this.queue = [];
     this.abort?.abort();
+    this.stopCount();
     if (this.busyTimer) clearTimeout(this.busyTimer);
   }
 
@@ -338,9 +404,11 @@ export class LogController {
       throw err;
     }
     if (this.s.lines.length === 0) {
-      this.set({ ...prev, status: { text: `no line matches /${text}/`, error: false } });
+      this.set({ ...prev, status: { text: `no line matches /${text}/ from here on`, error: false } });
       await this.load(from ? keyOf(from) : this.anchor, signal, from ? keyOf(from) : null);
+      return;
     }
+    this.startCount();
   }
 
   private async toggle(signal: AbortSignal): Promise<void> {
@@ -362,7 +430,8 @@ export class LogController {
   private async clearFilter(signal: AbortSignal): Promise<void> {
     const from = this.selected();
     const wasOnly = this.s.only;
-    this.set({ pattern: null, only: false });
+    this.stopCount();
+    this.set({ pattern: null, only: false, matches: null });
     if (from) await this.reveal(from, signal, wasOnly);
   }
 }

@@ -185,6 +185,11 @@ class FileLog {
     return rec ? rec.ts : NaN;
   }
 
+  /** One line parsed on this file's clock (null when it is not a log entry). */
+  record(l: LogLine): LogRecord | null {
+    return l.text.length > 0 ? parseLine(l.text, l.lineNo, 0, { years: this.years(), wall: this.wall }) : null;
+  }
+
   /** Time of the last line of block `k`, when known. */
   endTs(k: number): number {
     return this.blockEnd[k] as number;
@@ -390,6 +395,20 @@ class Cursor {
   }
 }
 
+/** How many lines match a filter, and where (null when there are too many to keep). */
+export interface MatchIndex {
+  count: number;
+  keys: Key[] | null;
+}
+
+export interface LineDetail {
+  /** False when the line has no time of its own (it is shown at the time of the dated line before it). */
+  ownTime: boolean;
+  level: Level | null;
+  /** Parsed parts of the line: host, process, caller, message, then its key=value fields as written. */
+  fields: Array<[string, string]>;
+}
+
 export interface Window {
   /** Lines before the anchor, nearest first. */
   before: LogLine[];
@@ -447,6 +466,50 @@ export class MergedLog {
   async atTime(ts: number, ctl?: ScanControl): Promise<LogLine | null> {
     const w = await this.window({ ts, src: -1, lineNo: -1 }, 1, 1, null, ctl);
     return w.after[0] ?? w.before[0] ?? null;
+  }
+
+  /** Every line that satisfies `pred`: how many, and (up to `keep` of them) where, in key order. Reads each file
+   *  once from start to end, skipping blocks that cannot match; stops when the signal fires. */
+  async count(pred: Pred, keep: number, ctl?: ScanControl & { onFraction?: (f: number) => void }): Promise<MatchIndex> {
+    let total = 0;
+    for (const f of this.files) for (let k = 0; k < f.blocks; k++) total += f.spanBytes(k);
+    let done = 0;
+    let n = 0;
+    const keys: Key[] = [];
+    for (const f of this.files) {
+      for (let k = 0; k < f.blocks; k++) {
+        check(ctl);
+        const hits = await f.matches(k, pred);
+        n += hits.length;
+        for (const h of hits) if (keys.length < keep) keys.push(keyOf(h));
+        done += f.spanBytes(k);
+        ctl?.onFraction?.(total > 0 ? done / total : 1);
+        await breathe();
+      }
+    }
+    keys.sort(cmpKey);
+    return { count: n, keys: n <= keep ? keys : null };
+  }
+
+  /** The same sources, read through readers and caches of its own (a background scan does not disturb the view's). */
+  fork(): MergedLog {
+    return new MergedLog(this.sources);
+  }
+
+  /** Everything one line says, field by field, for the line detail view. */
+  describe(l: LogLine): LineDetail {
+    const f = this.files[l.src];
+    const rec = f?.record(l) ?? null;
+    const fields: Array<[string, string]> = [];
+    if (rec) {
+      if (rec.host) fields.push(['host', rec.host]);
+      if (rec.ident) fields.push(['process', rec.pid !== null && rec.kind === 'text' ? `${rec.ident}[${rec.pid}]` : rec.ident]);
+      if (rec.pid !== null && rec.kind !== 'text') fields.push(['pid', String(rec.pid)]);
+      if (rec.caller) fields.push(['caller', rec.caller]);
+      fields.push(['message', rec.msg]);
+      for (const [k, v] of Object.entries(rec.fields)) fields.push([k, v]);
+    }
+    return { ownTime: rec !== null && !Number.isNaN(rec.ts), level: rec?.level ?? l.level, fields };
   }
 
   /** Line `lineNo` of source `src`, with its time. */

@@ -1,12 +1,15 @@
 // `plegscope tui`: reads the input with a progress screen, then hands the analysis to the App. Owns the terminal for
 // the session: alternate screen on entry, restored on every way out (quit, ctrl-c, error, exit).
 import { analyze, type AnalyzeOptions } from '../analyze.js';
+import type { Analysis } from '../contract/analysis.js';
 import { buildModel } from './model.js';
 import { ProgressScreen, ProgressStore } from './progress.js';
 
 export interface TuiOptions extends Omit<AnalyzeOptions, 'onRead' | 'onProgress' | 'stdin'> {
   zone: string;
   color: boolean;
+  /** Throws when the analysis is nothing to browse (the caller's one-line error, after the screen is restored). */
+  accept?: (analysis: Analysis) => void;
 }
 
 const ENTER = '\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J';
@@ -65,8 +68,14 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       restore();
       process.exit(130);
     }
+    opts.accept?.(first.run.analysis);
     const model = buildModel(first.run, { zone: opts.zone, color: opts.color });
     out.write('\x1b[H\x1b[2J');
+    // A person at a terminal asked for an interactive screen: ink must draw frames even when CI-style variables are
+    // set (ink draws only the last frame when it thinks it runs in CI, and chalk, told CI=0, would drop every style:
+    // the cursor line and search matches would be invisible). Nothing is spawned from here on, so the markers go.
+    delete process.env['CI'];
+    delete process.env['CONTINUOUS_INTEGRATION'];
     const { startApp } = await import('./app-entry.js');
     await startApp(model);
     return 0;

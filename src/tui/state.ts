@@ -3,8 +3,11 @@
 // `?` help, `/` filter, `:` commands, j/k and arrows, enter drills down, esc goes back, q quits.
 import type { NodeReport } from '../contract/analysis.js';
 import type { NodeData, TuiModel } from './model.js';
-import { parseIsoMs } from './format.js';
+import { fmtTime, oneDay, parseIsoMs } from './format.js';
 import { sourceOf } from './model.js';
+import { parseWhen } from './when.js';
+import { verdictKind } from '../report/words.js';
+import { wrapWords } from '../report/layout.js';
 
 export type SortKey = 'name' | 'verdict' | 'cause' | 'confidence' | 'stalls' | 'longest' | 'when';
 export const SORT_KEYS: SortKey[] = ['verdict', 'name', 'cause', 'confidence', 'stalls', 'longest', 'when'];
@@ -17,6 +20,7 @@ export type Screen =
   | { kind: 'overview' }
   | { kind: 'node'; node: number }
   | { kind: 'finding'; node: number; finding: number }
+  | { kind: 'gap'; node: number; gap: number }
   | { kind: 'log'; node: number };
 
 export type LogTarget = { kind: 'time'; ts: number } | { kind: 'line'; src: number; line: number; ts: number | null };
@@ -44,14 +48,20 @@ export interface NavState {
   stack: Screen[];
   overview: { cursor: number; sort: SortKey; desc: boolean; filter: string };
   node: { section: Section; cursors: Record<Section, number> };
-  finding: { cursor: number };
+  /** `expanded`: the summary, remedy and references take the screen (x), scrolled by `scroll` lines. */
+  finding: { cursor: number; expanded: boolean; scroll: number };
+  /** The Gap view's sideways scroll of its commands. */
+  gap: { hscroll: number };
   /** The focused time: the Node view's timeline cursor and the Log view's selected line share it. */
   focus: number | null;
   prompt: { kind: PromptKind; text: string } | null;
   help: boolean;
+  /** First line of the help shown (it scrolls when it is longer than the screen). */
+  helpTop: number;
   message: string | null;
   quit: boolean;
-  log: { cmds: Array<{ id: number; cmd: LogCmd }>; nextId: number; busy: boolean; filter: string | null; raw: boolean };
+  /** `detail`: the selected line shown in full (enter). */
+  log: { cmds: Array<{ id: number; cmd: LogCmd }>; nextId: number; busy: boolean; filter: string | null; raw: boolean; detail: boolean };
 }
 
 /** The subset of ink's Key the reducer reads. */
@@ -110,13 +120,15 @@ export function initialState(): NavState {
     stack: [{ kind: 'overview' }],
     overview: { cursor: 0, sort: 'verdict', desc: false, filter: '' },
     node: { section: 'findings', cursors: { findings: 0, stalls: 0, ruledOut: 0, gaps: 0, ops: 0 } },
-    finding: { cursor: 0 },
+    finding: { cursor: 0, expanded: false, scroll: 0 },
+    gap: { hscroll: 0 },
     focus: null,
     prompt: null,
     help: false,
+    helpTop: 0,
     message: null,
     quit: false,
-    log: { cmds: [], nextId: 1, busy: false, filter: null, raw: false },
+    log: { cmds: [], nextId: 1, busy: false, filter: null, raw: false, detail: false },
   };
 }
 
@@ -127,17 +139,10 @@ export function current(s: NavState): Screen {
 // ---------------------------------------------------------------------------------------------------------------
 // Derived data the views and the reducer share.
 
-function verdictRank(n: NodeReport): number {
-  if (n.verdict.plegUnhealthy) return 0;
-  if (n.notReady.length > 0) return 1;
-  return 2;
-}
+const VERDICT_RANK = { unhealthy: 0, notready: 1, healthy: 2 } as const;
 
-export function verdictLabel(n: NodeReport): string {
-  if (n.verdict.plegUnhealthy) return 'STALLED';
-  if (n.notReady.length > 0) return 'NotReady';
-  if (n.findings.length > 0) return 'warnings';
-  return 'healthy';
+function verdictRank(n: NodeReport): number {
+  return VERDICT_RANK[verdictKind(n)];
 }
 
 export function longestStall(n: NodeReport): number {
@@ -182,6 +187,12 @@ export function sectionLength(n: NodeReport, s: Section): number {
     case 'gaps': return n.gaps.length;
     case 'ops': return n.operations.length;
   }
+}
+
+/** Whether the node's logs span more than one calendar day in `zone` (then times show their date). */
+export function spansDays(n: NodeReport, zone: string): boolean {
+  const span = timeSpan(n);
+  return span !== null && !oneDay([span.from, span.to], zone);
 }
 
 /** The node's time span for the timeline: coverage (logs and metrics), else the log window. */
@@ -263,7 +274,7 @@ function openLog(s: NavState, env: Env, node: number, at: LogTarget): NavState {
   const base = top.kind === 'log' && top.node === node ? s : push(s, { kind: 'log', node });
   const focus = at.kind === 'time' ? at.ts : at.ts ?? s.focus;
   const same = base === s;
-  return queue({ ...base, focus, log: { ...base.log, cmds: same ? base.log.cmds : [], busy: true, filter: same ? base.log.filter : null } }, { t: 'open', at });
+  return queue({ ...base, focus, log: { ...base.log, cmds: same ? base.log.cmds : [], busy: true, filter: same ? base.log.filter : null, detail: false } }, { t: 'open', at });
 }
 
 /** From the Log view to the node's timeline (keeping the focused time). */
@@ -290,9 +301,10 @@ function onKey(env: Env, s: NavState, input: string, key: Keys): NavState {
   if (s.help) {
     if (key.escape || input === '?') return { ...s, help: false };
     if (input === 'q') return { ...s, quit: true };
-    return s;
+    const moved = listMove(s.helpTop, helpLines(current(s), env.cols).length, input, key, bodyRows(env.rows) - 2);
+    return moved !== null ? { ...s, helpTop: moved } : s;
   }
-  if (input === '?') return { ...s, help: true };
+  if (input === '?') return { ...s, help: true, helpTop: 0 };
   if (input === ':') return { ...s, prompt: { kind: 'command', text: '' } };
   const top = current(s);
   if (input === 'q') return { ...s, quit: true };
@@ -300,6 +312,7 @@ function onKey(env: Env, s: NavState, input: string, key: Keys): NavState {
     case 'overview': return overviewKey(env, s, input, key);
     case 'node': return nodeKey(env, s, top.node, input, key);
     case 'finding': return findingKey(env, s, top, input, key);
+    case 'gap': return gapKey(env, s, top, input, key);
     case 'log': return logKey(env, s, top.node, input, key);
   }
 }
@@ -373,9 +386,11 @@ function nodeKey(env: Env, s: NavState, node: number, input: string, key: Keys):
     const at = s.focus ?? defaultFocus(r);
     return at === null ? { ...s, message: 'no time to open the log at' } : openLog(s, env, node, { kind: 'time', ts: at });
   }
+  if (input === 't') return span ? { ...s, prompt: { kind: 'time', text: '' } } : { ...s, message: 'no times in this node\'s logs' };
   if (key.return) {
     const c = st.cursors[st.section];
-    if (st.section === 'findings' && r.findings[c]) return { ...push(s, { kind: 'finding', node, finding: c }), finding: { cursor: 0 } };
+    if (st.section === 'findings' && r.findings[c]) return { ...push(s, { kind: 'finding', node, finding: c }), finding: { cursor: 0, expanded: false, scroll: 0 } };
+    if (st.section === 'gaps' && r.gaps[c]) return { ...push(s, { kind: 'gap', node, gap: c }), gap: { hscroll: 0 } };
     if (st.section === 'stalls' && r.stalls[c]) {
       const stall = r.stalls[c];
       const at = parseIsoMs(stall.unhealthyFrom) ?? parseIsoMs(stall.lastRelistAt);
@@ -390,11 +405,19 @@ function findingKey(env: Env, s: NavState, top: Extract<Screen, { kind: 'finding
   const n = env.model.nodes[top.node];
   const f = n?.report.findings[top.finding];
   if (!n || !f) return back(s);
+  const fs = s.finding;
+  if (input === 'x') return { ...s, finding: { ...fs, expanded: !fs.expanded, scroll: 0 } };
+  if (fs.expanded) {
+    if (key.escape || key.backspace) return { ...s, finding: { ...fs, expanded: false, scroll: 0 } };
+    // The prose scrolls; the view clamps what is past its end.
+    const moved = listMove(fs.scroll, 10_000, input, key, Math.max(1, bodyRows(env.rows) - 4));
+    return moved !== null ? { ...s, finding: { ...fs, scroll: moved } } : s;
+  }
   if (key.escape || key.backspace) return back(s);
-  const moved = listMove(s.finding.cursor, f.evidence.length, input, key, 5);
-  if (moved !== null) return { ...s, finding: { cursor: moved } };
+  const moved = listMove(fs.cursor, f.evidence.length, input, key, 5);
+  if (moved !== null) return { ...s, finding: { ...fs, cursor: moved } };
   if (key.return || input === 'l') {
-    const ev = f.evidence[s.finding.cursor];
+    const ev = f.evidence[fs.cursor];
     if (!ev) return { ...s, message: 'this finding cites no log line' };
     const src = sourceOf(n, ev.file);
     const ts = parseIsoMs(ev.ts);
@@ -407,13 +430,28 @@ function findingKey(env: Env, s: NavState, top: Extract<Screen, { kind: 'finding
   return s;
 }
 
+function gapKey(env: Env, s: NavState, top: Extract<Screen, { kind: 'gap' }>, input: string, key: Keys): NavState {
+  if (key.escape || key.backspace) return back(s);
+  // Scrolled at most until the longest command's end is in view (GapView shows them from column 3).
+  const lines = env.model.nodes[top.node]?.report.gaps[top.gap]?.collect.split('\n') ?? [];
+  const max = Math.max(0, ...lines.map((l) => l.length - (env.cols - 3)));
+  const to = (x: number): NavState => ({ ...s, gap: { hscroll: clamp(x, 0, max) } });
+  if (key.leftArrow || input === 'h') return to(s.gap.hscroll - 20);
+  if (key.rightArrow || input === 'l') return to(s.gap.hscroll + 20);
+  if (key.home || input === '0' || input === 'g') return to(0);
+  if (key.end || input === '$' || input === 'G') return to(max);
+  return s;
+}
+
 function logKey(env: Env, s: NavState, node: number, input: string, key: Keys): NavState {
   const page = logRows(env.rows);
+  if (s.log.detail && (key.escape || key.return || key.backspace)) return { ...s, log: { ...s.log, detail: false } };
   if (key.escape) {
     if (s.log.busy) return queue(s, { t: 'cancel' });
     if (s.log.filter !== null) return queue(s, { t: 'clearFilter' });
     return back(s);
   }
+  if (key.return) return { ...s, log: { ...s.log, detail: true } };
   if (isDown(input, key)) return queue(s, { t: 'move', by: 1 });
   if (isUp(input, key)) return queue(s, { t: 'move', by: -1 });
   if (key.pageDown || input === ' ' || (key.ctrl && input === 'f')) return queue(s, { t: 'page', by: 1 });
@@ -469,8 +507,24 @@ function submit(env: Env, s: NavState, kind: PromptKind, text: string): NavState
     if (top.kind === 'log') return text === '' ? queue(s, { t: 'clearFilter' }) : queue(s, { t: 'filter', text });
     return s;
   }
-  if (kind === 'time') return top.kind === 'log' && text.trim() ? queue(s, { t: 'time', text }) : s;
+  if (kind === 'time') return text.trim() ? jumpTo(env, s, text) : s;
   return command(env, s, text.trim());
+}
+
+/** `t` and `:time`: the Log view jumps to the line at that time; the Node view moves its timeline cursor there. */
+function jumpTo(env: Env, s: NavState, text: string): NavState {
+  const top = current(s);
+  if (top.kind === 'log') return queue(s, { t: 'time', text });
+  if (top.kind !== 'node') return { ...s, message: ':time moves a time cursor: on a node\'s timeline or in its log' };
+  const r = (env.model.nodes[top.node] as NodeData).report;
+  const span = timeSpan(r);
+  if (!span) return { ...s, message: 'no times in this node\'s logs' };
+  const w = parseWhen(text, s.focus, env.model.zone, { start: span.from, end: span.to });
+  if (!w.ok) return { ...s, message: w.error };
+  if (w.ms < span.from || w.ms > span.to) {
+    return { ...s, message: `${fmtTime(w.ms, env.model.zone, 'short')} is outside this node's logs (${fmtTime(span.from, env.model.zone, 'short')} → ${fmtTime(span.to, env.model.zone, 'short')})` };
+  }
+  return { ...s, focus: w.ms };
 }
 
 /** `:` commands (k9s style). */
@@ -502,7 +556,7 @@ function command(env: Env, s: NavState, text: string): NavState {
       return k ? { ...s, overview: { ...s.overview, sort: k, desc: false } } : { ...s, message: `sort by: ${SORT_KEYS.join(', ')}` };
     }
     case 't': case 'time': case 'goto':
-      return top.kind === 'log' ? queue(s, { t: 'time', text: arg }) : { ...s, message: ':time works in the Log view' };
+      return arg ? jumpTo(env, s, arg) : { ...s, message: ':time T (10:03, 03-11 10:03, ISO, +5m, -30s, start, end)' };
     case 'filter': case 'f':
       if (top.kind === 'log') return arg ? queue(s, { t: 'filter', text: arg }) : queue(s, { t: 'clearFilter' });
       if (top.kind === 'overview') return { ...s, overview: { ...s.overview, filter: arg, cursor: 0 } };
@@ -519,18 +573,42 @@ function findNode(env: Env, name: string): number {
   return env.model.nodes.findIndex((n) => n.report.name.toLowerCase().startsWith(q) || n.report.name.toLowerCase().includes(q));
 }
 
-/** Key hints for the footer: what works on this screen. */
-export function footerHints(s: NavState): string {
-  if (s.prompt) return s.prompt.kind === 'command' ? 'enter run  esc cancel' : 'enter apply  esc cancel  ctrl-u clear';
-  if (s.help) return 'esc/? close help  q quit';
+type Hint = [keys: string, what: string];
+
+/** The keys that work on this screen, most useful first (the footer shows as many as fit, then `? help`). */
+function hintsFor(s: NavState): Hint[] {
+  if (s.prompt) return s.prompt.kind === 'command' ? [['enter', 'run'], ['esc', 'cancel'], ['ctrl-u', 'clear']] : [['enter', 'apply'], ['esc', 'cancel'], ['ctrl-u', 'clear']];
+  if (s.help) return [['j/k', 'scroll'], ['esc/?', 'close help'], ['q', 'quit']];
   const top = current(s);
   switch (top.kind) {
-    case 'overview': return '↑↓/jk move  enter open  / filter  s sort  S reverse  : cmd  ? help  q quit';
-    case 'node': return '↑↓ move  tab/1-5 section  enter open  ←→ [] time  l log  esc back  ? help';
-    case 'finding': return '↑↓ move  enter open line in log  esc back  ? help  q quit';
+    case 'overview': return [['↑↓', 'move'], ['enter', 'open'], ['/', 'filter'], ['s/S', 'sort'], [':', 'cmd'], ['q', 'quit']];
+    case 'node': return [['↑↓', 'move'], ['tab/1-5', 'section'], ['enter', 'open'], ['←→ []', 'time'], ['t', 'go to time'], ['l', 'log'], ['esc', 'back']];
+    case 'finding': return s.finding.expanded
+      ? [['j/k', 'scroll'], ['x/esc', 'back to the evidence'], ['q', 'quit']]
+      : [['↑↓', 'move'], ['enter', 'line in log'], ['x', 'read all'], ['esc', 'back'], ['q', 'quit']];
+    case 'gap': return [['←→', 'scroll commands'], ['esc', 'back'], ['q', 'quit']];
     case 'log':
-      return s.log.busy ? 'esc cancel search' : '↑↓ pgup/pgdn g/G  / filter  n/N match  e/E error  t time  f only-matches  i timeline  esc back  ?';
+      if (s.log.busy) return [['esc', 'cancel search']];
+      if (s.log.detail) return [['↑↓', 'previous/next line'], ['enter/esc', 'close']];
+      return [['↑↓ pgup/pgdn', 'scroll'], ['enter', 'line'], ['/', 'filter'], ['n/N', 'match'], ['e/E', 'error'], ['t', 'time'], ['f', 'only matches'], ['i', 'timeline'], ['esc', 'back']];
   }
+}
+
+/** The footer's key hints in at most `cols` columns: as many as fit, in order, and `? help` whenever help exists. */
+export function footerHints(s: NavState, cols = 200): string {
+  const hints = hintsFor(s);
+  const help = s.prompt || s.help ? '' : '? help';
+  const room = cols - 2 - (help ? help.length + 2 : 0);
+  const parts: string[] = [];
+  let used = 0;
+  for (const [k, what] of hints) {
+    const t = `${k} ${what}`;
+    if (used + t.length + (parts.length ? 2 : 0) > room) break;
+    used += t.length + (parts.length ? 2 : 0);
+    parts.push(t);
+  }
+  if (help) parts.push(help);
+  return parts.join('  ');
 }
 
 export interface HelpSection {
@@ -541,13 +619,35 @@ export interface HelpSection {
 export function helpFor(screen: Screen): HelpSection[] {
   const global: HelpSection = {
     title: 'Everywhere',
-    keys: [['?', 'this help'], [':', 'command: :q  :nodes  :node NAME  :log [NAME]  :sort KEY  :time T  :filter RE'], ['esc', 'back / cancel / clear filter'], ['q, ctrl-c', 'quit']],
+    keys: [['?', 'this help (j/k scroll it)'], [':', 'command: :q  :nodes  :node NAME  :log [NAME]  :sort KEY  :time T  :filter RE'], ['esc', 'back / cancel / clear filter'], ['q, ctrl-c', 'quit']],
   };
-  const per: Record<Screen['kind'], HelpSection> = {
-    overview: { title: 'Overview (one row per node)', keys: [['j/k ↑/↓ pgup/pgdn g/G', 'move'], ['enter', 'open the node'], ['/', 'filter by node name or cause (as you type)'], ['s / S', 'sort by the next column / reverse']] },
-    node: { title: 'Node (timeline, findings, stalls, ruled out, gaps, operations)', keys: [['tab, 1-5', 'switch section'], ['j/k ↑/↓', 'move in the section'], ['enter', 'open the finding / the log at the stall'], ['←/→ h, H/L', 'move the timeline cursor (H/L: 10 steps)'], ['[ / ]', 'previous / next event (stall, NotReady, restart)'], ['l', 'open the Log at the cursor time']] },
-    finding: { title: 'Finding (summary and evidence)', keys: [['j/k ↑/↓', 'move between evidence lines'], ['enter', 'open the Log at this line, with context']] },
-    log: { title: "Log (the node's kubelet, runtime and kernel lines by time)", keys: [['j/k ↑/↓ space/b pgdn/pgup', 'scroll'], ['g / G', 'first / last line'], ['←/→', 'scroll sideways'], ['/', 'filter: regex (RE2; lower case = any case)'], ['f', 'show only matching lines / all lines'], ['n / N', 'next / previous match'], ['e / E', 'next / previous error'], ['t', 'jump to a time: 10:03, 03-11 10:03, ISO, +5m, -30s'], ['v', 'whole lines as read / compact (time, source, level, message)'], ['i, tab', 'timeline of this node at the focused time']] },
+  const time: [string, string] = ['t, :time T', 'go to a time: 10:03, 10:03:30, 03-11 10:03, ISO, +5m, -30s, start, end'];
+  const per: Record<Screen['kind'], HelpSection[]> = {
+    overview: [{ title: 'Overview (one row per node)', keys: [['j/k ↑/↓ pgup/pgdn g/G', 'move'], ['enter', 'open the node'], ['/', 'filter by node name or cause (as you type)'], ['s / S', 'sort by the next column / reverse']] },
+      { title: 'Columns', keys: [['PLEG', 'unhealthy: PLEG stalled (no relist for longer than the threshold); healthy, NotReady: NotReady for another reason'], ['CAUSE CONF', 'the primary cause and how sure the rules are of it'], ['LONGEST', 'the longest stall: time without a completed relist'], ['FIRST STALL', 'when the node was first reported PLEG unhealthy']] }],
+    node: [{ title: 'Node (timeline, findings, stalls, ruled out, gaps, operations)', keys: [['tab, 1-5', 'switch section'], ['j/k ↑/↓', 'move in the section'], ['enter', 'open the finding / the log at the stall / the commands of a gap'], ['←/→ h, H/L', 'move the timeline cursor (H/L: 10 steps)'], ['[ / ]', 'previous / next event (stall, NotReady, restart)'], time, ['l', 'open the Log at the cursor time']] },
+      { title: 'Timeline', keys: [['█ ▒ |', 'PLEG stall, NotReady without a stall, kubelet start'], ['▁▂▃…█', 'CRI errors per column, one row per operation']] }],
+    finding: [{ title: 'Finding (summary, remedy, references and evidence)', keys: [['j/k ↑/↓', 'move between evidence lines'], ['enter', 'open the Log at this line, with context'], ['x', 'read the summary, remedy and references in full (j/k scroll; x or esc: back)']] }],
+    gap: [{ title: 'Gap (what is missing and the commands that collect it)', keys: [['←/→ h/l', 'scroll the commands sideways (each command is one line)'], ['g / G, home/end', 'to their start / to the end of the longest'], ['esc', 'back to the node']] }],
+    log: [{ title: "Log (the node's kubelet, runtime and kernel lines by time)", keys: [['j/k ↑/↓', 'previous / next line'], ['space/b pgdn/pgup', 'next / previous page'], ['g / G', 'first / last line'], ['enter', 'the selected line in full: every field, wrapped'], ['←/→', 'scroll sideways'], ['/', 'filter: regex (RE2; lower case = any case); the header counts the matches'], ['f', 'show only matching lines / all lines'], ['n / N', 'next / previous match'], ['e / E', 'next / previous error'], time, ['v', 'whole lines as read / compact (time, source, level, message)'], ['i, tab', 'timeline of this node at the focused time']] },
+      { title: 'Log columns', keys: [['time', 'in the zone of the header (with the date when the logs span days)'], ['K R N', 'source: K kubelet, R container runtime, N kernel'], ['F E W I', 'level: F fatal, E error, W warning, I info; blank when the line has none']] }],
   };
-  return [per[screen.kind], global];
+  return [...per[screen.kind], global];
+}
+
+/** The help as lines of at most `cols` columns: descriptions wrap under themselves. */
+export function helpLines(screen: Screen, cols: number): Array<{ text: string; bold?: boolean }> {
+  const lines: Array<{ text: string; bold?: boolean }> = [];
+  for (const sec of helpFor(screen)) {
+    if (lines.length) lines.push({ text: '' });
+    lines.push({ text: sec.title.length > cols ? sec.title.slice(0, cols - 1) + '…' : sec.title, bold: true });
+    const kw = Math.min(Math.floor(cols / 3), Math.max(...sec.keys.map(([k]) => k.length)) + 2);
+    for (const [k, what] of sec.keys) {
+      const keyText = k.length + 2 > kw ? k : k.padEnd(kw - 2);
+      if (k.length + 2 > kw) lines.push({ text: `  ${keyText}` });
+      const body = wrapWords(what, cols - 2 - kw);
+      body.forEach((b, i) => lines.push({ text: `  ${i === 0 && k.length + 2 <= kw ? keyText + '  ' : ' '.repeat(kw)}${b}` }));
+    }
+  }
+  return lines;
 }

@@ -9,6 +9,8 @@ export const ThemeContext = createContext<{ color: boolean }>({ color: true });
 
 export interface LineProps {
   color?: string;
+  /** Background colour (dropped, like colours, when they are off). */
+  bg?: string;
   bold?: boolean;
   dim?: boolean;
   inverse?: boolean;
@@ -17,10 +19,10 @@ export interface LineProps {
 }
 
 /** Text styled when colours are on; only bold/inverse/underline/dim when they are off. */
-export function T({ color, bold, dim, inverse, underline, children }: LineProps) {
+export function T({ color, bg, bold, dim, inverse, underline, children }: LineProps) {
   const theme = useContext(ThemeContext);
   return (
-    <Text color={theme.color ? color : undefined} bold={bold} dimColor={dim} inverse={inverse} underline={underline}>
+    <Text color={theme.color ? color : undefined} backgroundColor={theme.color ? bg : undefined} bold={bold} dimColor={dim} inverse={inverse} underline={underline}>
       {children}
     </Text>
   );

@@ -6,6 +6,15 @@ export type When = { ok: true; ms: number } | { ok: false; error: string };
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** The fields as given, or null when one is out of range (luxon would roll 25:00 over into the next day). */
+function inRange(o: { month?: number; day?: number; hour: number; minute: number; second: number }, year: number): boolean {
+  if (o.hour > 23 || o.minute > 59 || o.second > 59) return false;
+  if (o.month === undefined) return true;
+  if (o.month < 1 || o.month > 12 || (o.day ?? 0) < 1) return false;
+  const days = DateTime.fromObject({ year, month: o.month }).daysInMonth ?? 31;
+  return (o.day ?? 1) <= days;
+}
+
 export function parseWhen(input: string, ref: number | null, zone: string, bounds?: { start: number | null; end: number | null }): When {
   const s = input.trim();
   if (!s) return { ok: false, error: 'type a time: 10:03, 10:03:30, 03-11 10:03, 2024-03-11T10:03:00Z, +5m, -90s, start, end' };
@@ -23,13 +32,17 @@ export function parseWhen(input: string, ref: number | null, zone: string, bound
   const clock = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/.exec(s);
   if (clock) {
     const base = DateTime.fromMillis(ref ?? bounds?.start ?? Date.now(), { zone });
-    const d = base.set({ hour: Number(clock[1]), minute: Number(clock[2]), second: Number(clock[3] ?? 0), millisecond: Number((clock[4] ?? '0').padEnd(3, '0')) });
+    const f = { hour: Number(clock[1]), minute: Number(clock[2]), second: Number(clock[3] ?? 0) };
+    if (!inRange(f, base.year)) return { ok: false, error: `"${s}" is not a time of day (00:00 to 23:59:59)` };
+    const d = base.set({ ...f, millisecond: Number((clock[4] ?? '0').padEnd(3, '0')) });
     return d.isValid ? { ok: true, ms: d.toMillis() } : { ok: false, error: `"${s}" is not a time of day` };
   }
   const md = /^(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(s);
   if (md) {
     const base = DateTime.fromMillis(ref ?? bounds?.start ?? Date.now(), { zone });
-    const d = base.set({ month: Number(md[1]), day: Number(md[2]), hour: Number(md[3]), minute: Number(md[4]), second: Number(md[5] ?? 0), millisecond: 0 });
+    const f = { month: Number(md[1]), day: Number(md[2]), hour: Number(md[3]), minute: Number(md[4]), second: Number(md[5] ?? 0) };
+    if (!inRange(f, base.year)) return { ok: false, error: `"${s}" is not a date and time (MM-DD hh:mm[:ss])` };
+    const d = base.set({ ...f, millisecond: 0 });
     return d.isValid ? { ok: true, ms: d.toMillis() } : { ok: false, error: `"${s}" is not a date and time` };
   }
   const iso = DateTime.fromISO(s.replace(' ', 'T'), { zone, setZone: false });

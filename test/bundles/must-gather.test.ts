@@ -93,7 +93,7 @@ describe('3-node must-gather .tar.gz', () => {
       expect(n.coverage.to! > '2024-01-11T09:10' && n.coverage.to! <= '2024-01-11T09:45:01', `${n.name} ${n.coverage.to}`).toBe(true);
       expect(n.coverage.roles).toContain('kubelet-log');
       expect(n.coverage.roles).toContain('node-object');
-      expect(n.gaps.find((g) => g.missing === 'kubelet metrics')?.collect).toMatch(/^oc get --raw \/api\/v1\/nodes\/master-\d\/proxy\/metrics/);
+      expect(n.gaps.find((g) => g.missing === 'kubelet metrics')?.collect).toMatch(/^oc get --raw \/api\/v1\/nodes\/master-\d\/proxy\/metrics/m);
     }
     const s1 = a.nodes[1]!.stalls[0]!;
     expect(a.nodes[1]?.coverage.to! >= (s1.endedAt ?? s1.endedBetween!.from)).toBe(true);
@@ -110,7 +110,12 @@ describe('3-node must-gather .tar.gz', () => {
     const w = b.nodes.find((n) => n.name === 'worker-0');
     expect(w?.stalls).toHaveLength(1);
     expect(w?.stalls[0]?.lastRelistAt).toBe('2024-01-11T09:25:00.000Z');
-    expect(w?.gaps.find((g) => g.missing === 'kubelet log of this node')?.collect).toMatch(/^oc adm must-gather -- \/usr\/bin\/gather_service_logs worker/);
+    // The node's own journal from its stall on (still open when the must-gather ran: no end), or every worker's.
+    expect(w?.gaps.find((g) => g.missing === 'kubelet log of this node')?.collect.split('\n')).toEqual([
+      'oc adm node-logs worker-0 -u kubelet --since=2024-01-11T09:15:00Z > worker-0-kubelet.log',
+      'oc adm node-logs worker-0 -u crio --since=2024-01-11T09:15:00Z > worker-0-crio.log',
+      '# or every worker at once: oc adm must-gather -- /usr/bin/gather_service_logs worker',
+    ]);
     expect(w?.stalls[0]?.evidence[0]?.file).toBe('cluster-scoped-resources/core/nodes/worker-0.yaml');
   });
 });

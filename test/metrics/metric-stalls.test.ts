@@ -45,7 +45,7 @@ describe('stalls from metrics alone (issue 14.1)', () => {
   it('--fail-on stall exits 1 on them, and the text report shows the stall', () => {
     const r = cli(['analyze', SNAP1, SNAP2, '--fail-on', 'stall']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/PLEG UNHEALTHY/);
+    expect(r.stdout).toMatch(/PLEG unhealthy/);
     expect(r.stdout).toMatch(/#1 last relist 2024-03-11 10:07:12/);
   });
 

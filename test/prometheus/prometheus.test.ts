@@ -141,7 +141,7 @@ describe('--prometheus alone', () => {
     expect(Date.parse(pleg.to) - Date.parse(pleg.from)).toBeLessThan(2 * 3_600_000);
     const r = await run(['analyze', '--prometheus', prom.url, '--node', 'worker-2', ...span(), '--fail-on', 'stall']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/worker-2 {2}PLEG UNHEALTHY — cause: runtime_timeout/);
+    expect(r.stdout).toMatch(/worker-2 {2}PLEG unhealthy — cause: runtime_timeout/);
   }, 60_000);
 
   it('reads a 1.13 kubelet (µs summaries, old counter names) known only by IP:port through kube_node_info', async () => {

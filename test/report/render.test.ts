@@ -11,7 +11,7 @@ import { SEVERITIES } from '../../src/contract/analysis.js';
 import { clusterSentences, summarizeCluster, withCluster } from '../../src/report/cluster.js';
 import { renderJunit } from '../../src/report/junit.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
-import { renderHtml, timelineSvg, type NodeSeries } from '../../src/report/html.js';
+import { renderHtml, timelineHtml, type NodeSeries } from '../../src/report/html.js';
 import { failOnTriggered } from '../../src/cli/main.js';
 
 const HOSTILE = 'evil <script>alert(1)</script> & | pipe | `tick` ``` ]]> \x1b[2J\x07 \u202e rtl *em* [link](http://x) \ud800 end';
@@ -96,7 +96,7 @@ describe('cluster summary', () => {
     expect(c.podDensity).toEqual({ flapped: { known: 3, min: 100, median: 120, max: 140 }, others: { known: 2, min: 20, median: 25, max: 30 } });
     const s = clusterSentences(c, 'UTC').join('\n');
     expect(s).toContain('3 of 5 nodes had a PLEG stall: w1, w2, w3.');
-    expect(s).toContain('All flapped nodes share runtime containerd — so do 1 of the 2 other node(s).');
+    expect(s).toContain('All flapped nodes share runtime containerd — so do 1 of the 2 other nodes.');
     expect(s).toContain('Flapped nodes differ in kubelet: v1.28.4 ×2, v1.27.1 ×1.');
     expect(s).toContain('flapped nodes 100–140 running pods (median 120');
   });
@@ -201,22 +201,37 @@ describe('html', () => {
 
   it('draws stalls, NotReady, restarts and the time since the last relist; series lanes when the node has them', () => {
     const n = node('w1', { stalls: [['10:03:00', '10:07:00'], ['10:40:00', null]] });
-    const svg = timelineSvg(n, 'UTC')!;
-    expect(svg.match(/class="stall"/g)).toHaveLength(2);
-    expect(svg.match(/class="notready"/g)).toHaveLength(1);
-    expect(svg.match(/class="restart-at"/g)).toHaveLength(1);
-    expect(svg).toContain('class="age"');
-    expect(svg).not.toContain('lane-cri');
+    const tl = timelineHtml(n, 'UTC')!;
+    expect(tl.match(/class="stall"/g)).toHaveLength(2);
+    expect(tl.match(/class="notready"/g)).toHaveLength(1);
+    expect(tl.match(/class="restart-at"/g)).toHaveLength(1);
+    expect(tl).toContain('class="age"');
+    expect(tl).not.toContain('lane-cri');
+    // Text is HTML beside and over the shapes (it keeps its size at any width): lane names, the age lane's scale.
+    expect([...tl.matchAll(/class="tl-label"[^>]*>([^<]+)</g)].map((m) => m[1])).toEqual(['PLEG stalls', 'NotReady', 'since last relist']);
+    expect(tl).toContain('>threshold 3m00s<');
+    expect(tl).not.toMatch(/<text/);
     const series: NodeSeries = {
       criErrors: [{ at: '2024-03-11T10:01:00Z', seconds: 60, errors: 3, timeouts: 3 }, { at: '2024-03-11T10:03:00Z', seconds: 60, errors: 0, timeouts: 0 }],
       relist: [{ at: '2024-03-11T09:30:00Z', seconds: 0.5 }, { at: '2024-03-11T10:30:00Z', seconds: 2 }],
     };
-    const withSeries = timelineSvg({ ...n, series } as NodeReport, 'UTC')!;
+    const withSeries = timelineHtml({ ...n, series } as NodeReport, 'UTC')!;
     expect(withSeries.match(/class="cri"/g)).toHaveLength(1);
     expect(withSeries).toContain('class="relist"');
-    // Axis labels on round times of the display zone.
-    expect(timelineSvg(n, 'Asia/Kolkata')).toContain('>15:00<');
+    // Axis labels on round times of the display zone, which the axis names; none too close to an edge or another.
+    const ticks = (h: string) => [...h.matchAll(/class="tick" style="left:([\d.]+)%">([^<]+)</g)].map((m) => [Number(m[1]), m[2]] as const);
+    expect(timelineHtml(n, 'Asia/Kolkata')).toContain('>03-11 15:00<');
+    expect(timelineHtml(n, 'Asia/Kolkata')).toContain('time, Asia/Kolkata (+05:30)');
+    expect(tl).toContain('time, UTC');
     const odd = { ...n, coverage: { ...n.coverage, from: '2024-03-11T08:58:25.000Z', to: '2024-03-11T10:59:51.000Z' } };
-    expect([...timelineSvg(odd, 'UTC')!.matchAll(/text-anchor="middle">([^<]+)</g)].map((m) => m[1])).toEqual(['03-11 09:00', '09:30', '10:00', '10:30']);
+    expect(ticks(timelineHtml(odd, 'UTC')!).map(([, l]) => l)).toEqual(['03-11 09:30', '10:00', '10:30']);
+    // Over two days the date comes back on the first tick of each day; at 520 px (a 700 px screen) labels keep apart.
+    const twoDays = { ...n, coverage: { ...n.coverage, from: '2024-03-10T21:13:00.000Z', to: '2024-03-12T02:40:00.000Z' } };
+    const tk = ticks(timelineHtml(twoDays, 'UTC')!);
+    expect(tk.filter(([, l]) => /^\d\d-\d\d/.test(l)).map(([, l]) => l.slice(0, 5))).toEqual(['03-11', '03-12']);
+    for (let i = 1; i < tk.length; i++) {
+      const gap = ((tk[i]![0] - tk[i - 1]![0]) / 100) * 520;
+      expect(gap, `${tk[i - 1]![1]} / ${tk[i]![1]}`).toBeGreaterThan(((tk[i]![1].length + tk[i - 1]![1].length) / 2) * 7.5);
+    }
   });
 });

@@ -21,16 +21,16 @@ describe('text report', () => {
   it('lists quiet nodes together at the end and shows each flapped node in full', () => {
     const nodes = [node('w-1', false), node('w-2', true), node('w-3', false)];
     const t = renderText(analysis(nodes), { color: false, zone: 'UTC' });
-    expect(t).toMatch(/w-2 +PLEG UNHEALTHY/);
+    expect(t).toMatch(/w-2 +PLEG unhealthy/);
     expect(t).not.toMatch(/w-1 +PLEG healthy/);
-    expect(t).toContain('PLEG healthy, nothing to report: 2 node(s)\n  w-1, w-3');
+    expect(t).toContain('PLEG healthy, nothing to report: 2 nodes\n  w-1, w-3');
   });
   it('a single healthy node still gets its own section', () => {
     expect(renderText(analysis([node('solo', false)]), { color: false, zone: 'UTC' })).toMatch(/solo +PLEG healthy/);
   });
   it('warnings that differ only in a node name or number are shown once with a count', () => {
     const ws = Array.from({ length: 50 }, (_, i) => ({ file: 'host_service_logs/workers/kubelet_service.log', line: null, message: `worker-${i}: its log ends ${1900 + i} min before collection` }));
-    const t = renderText(analysis([node('a', true), node('b', true)], [...ws, { file: 'x.log', line: 3, message: 'over-long line cut' }]), { color: false, zone: 'UTC' });
+    const t = renderText(analysis([node('a', true), node('b', true)], [...ws, { file: 'x.log', line: 3, message: 'over-long line cut' }]), { color: false, zone: 'UTC', width: 200 });
     expect(t).toContain('worker-0: its log ends 1900 min before collection (and 49 more like it)');
     expect(t).toContain('x.log:3: over-long line cut');
     expect(t.match(/its log ends/g)).toHaveLength(1);

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { computeFacts } from '../../src/rules/facts.js';
 import { FACTS, POOLS, isKnownFact, isKnownPool } from '../../src/rules/fact-names.js';
-import { BUILTIN_GAPS, BUILTIN_RULES } from '../../src/rules/catalog.js';
+import { BUILTIN_RULES } from '../../src/rules/catalog.js';
+import { BUILTIN_GAPS } from '../../src/rules/gaps.js';
 import type { NodeModel } from '../../src/model/node.js';
 import type { MetricsSummary } from '../../src/model/metrics.js';
 import type { Condition } from '../../src/rules/spec.js';

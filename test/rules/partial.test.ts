@@ -20,7 +20,7 @@ describe('partial evidence (no stall in the input)', () => {
     expect(f.cause).toBe('runtime_timeout');
     expect(f.summary).toContain('2 "get state" timeout(s)');
     expect(f.summary).toContain('UpdateContainerResources of aaaabbbbcccc started and never finished');
-    expect(rules(n)).toContain('known-bug-containerd-updatecontainerresources-holds-status-lock');
+    expect(rules(n)).toContain('known-bug-containerd-update-lock');
   });
 
   it('a runtime that crash-loops: panic, new start lines', async () => {
@@ -152,11 +152,11 @@ describe('known bugs by version', () => {
 
   it('docker info on a RHEL 7 kernel with a kmem-accounting runc: memory pressure, with the link', async () => {
     const n = await nodeOf({ 'docker-info.txt': raw('# docker info', 'Containers: 12', 'Server Version: 18.06.1-ce', 'Kernel Version: 3.10.0-957.el7.x86_64', 'runc version: 69663f0bd4b60df09991c08812a60108003fa340') });
-    const f = n.findings.find((x) => x.ruleId === 'known-bug-runc-kmem-accounting-on-rhel7')!;
+    const f = n.findings.find((x) => x.ruleId === 'known-bug-runc-kmem-rhel7')!;
     expect(f.cause).toBe('memory_pressure');
     expect(f.references).toContain('https://github.com/kubernetes/kubernetes/issues/61937');
     // The runc version is stated: the docker-wide entry defers to it.
-    expect(rules(n)).not.toContain('known-bug-docker-kmem-accounting-on-rhel7');
+    expect(rules(n)).not.toContain('known-bug-docker-kmem-rhel7');
   });
 
   it('negative: a current runtime matches nothing', async () => {

@@ -44,17 +44,18 @@ describe('from the cluster to an evidence line and back (80×24)', () => {
     let f = d.frame();
     fitsIn(f, 80, 24);
     expect(lines(f)[0]).toMatch(/^ plegscope {2}Overview +UTC ?$/);
-    expect(f).toContain('3 nodes · 2 PLEG-stalled');
-    expect(f).toMatch(/▸ worker-3 +STALLED +disk_io +79% +1 +14m00s 03-11 10:03:00/);
-    expect(f).toMatch(/worker-5 +STALLED +runtime_timeout/);
+    expect(f).toContain('3 nodes · 2 PLEG unhealthy');
+    expect(f).toMatch(/^ {2}NODE +PLEG↓ +CAUSE +CONF +STALLS +LONGEST +FIRST STALL 03-11$/m);
+    expect(f).toMatch(/▸ worker-3 +unhealthy +disk_io +79% +1 +14m00s 10:03:00/);
+    expect(f).toMatch(/worker-5 +unhealthy +runtime_timeout/);
     expect(f).toMatch(/worker-1 +healthy/);
-    expect(lines(f).at(-1)).toContain('enter open  / filter  s sort');
+    expect(lines(f).at(-1)).toBe(' ↑↓ move  enter open  / filter  s/S sort  : cmd  q quit  ? help');
 
     await d.press(KEYS.enter);
     f = d.frame();
     fitsIn(f, 80, 24);
     expect(lines(f)[0]).toContain('Overview ▸ worker-3');
-    expect(f).toMatch(/STALLED disk_io 79% +v1\.28\.3 · containerd · 1 stall · 1 NotReady/);
+    expect(f).toMatch(/PLEG unhealthy disk_io 79% +v1\.28\.3 · containerd · 1 stall · 1 NotReady/);
     expect(f).toMatch(/PLEG +\|·+█+·+/);
     expect(f).toMatch(/list_podsandbox 6 +█ █/);
     expect(f).toContain('▲ 03-11 10:03:00');

@@ -7,60 +7,36 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { writeFixture, type Fixture } from './fixture.js';
+import { HAS_TMUX, Tmux, shq } from './tmux.js';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = process.env['PLEGSCOPE_TUI_BIN'] ?? join(ROOT, 'bin', 'plegscope');
-const HAS_TMUX = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
-const SOCKET = `plegscope-e2e-${process.pid}`;
 
 let fx: Fixture;
+const tm = new Tmux();
 beforeAll(() => {
   fx = writeFixture();
 });
 afterAll(() => {
-  if (HAS_TMUX) tmux('kill-server');
+  if (HAS_TMUX) tm.kill();
   fx.cleanup();
 });
 
-function tmux(...args: string[]): { status: number | null; out: string } {
-  const r = spawnSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-  return { status: r.status, out: (r.stdout ?? '') + (r.stderr ?? '') };
-}
-
-const screen = () => tmux('capture-pane', '-p', '-t', 'tui').out;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(test: (s: string) => boolean, what: string, ms = 15_000): Promise<string> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const s = screen();
-    if (test(s)) return s;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
-    await sleep(50);
-  }
-}
-
-async function keys(...ks: string[]): Promise<void> {
-  for (const k of ks) {
-    tmux('send-keys', '-t', 'tui', k);
-    await sleep(60);
-  }
-}
-
-const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const screen = () => tm.screen('tui');
+const waitFor = (test: (s: string) => boolean, what: string, ms = 15_000) => tm.waitFor('tui', test, what, ms);
+const keys = (...ks: string[]) => tm.keys('tui', ...ks);
 
 describe('plegscope tui in a real terminal', () => {
   it.skipIf(!HAS_TMUX)('drills from the overview to an evidence line in the log and quits cleanly (skipped when tmux is not installed)', async () => {
     // CI=true on purpose: ink draws only a last frame under CI unless the command sees a terminal and says otherwise.
     const codeFile = join(fx.dir, 'exit-code');
     const cmd = `cd ${shq(ROOT)} && CI=true ${shq(process.execPath)} ${shq(BIN)} tui ${shq(fx.dir)} --year 2024; echo "exit=$?" > ${shq(codeFile)}`;
-    const started = tmux('new-session', '-d', '-s', 'tui', '-x', '100', '-y', '30', cmd, ';', 'set-option', '-t', 'tui', 'remain-on-exit', 'on');
-    expect(started.status, started.out).toBe(0);
+    tm.start('tui', 100, 30, cmd);
 
     let s = await waitFor((x) => x.includes('sorted by'), 'the overview', 30_000);
     expect(s).toMatch(/^ plegscope {2}Overview +UTC/m);
-    expect(s).toMatch(/▸ worker-3 +STALLED +disk_io +79%/);
-    expect(s).toMatch(/worker-5 +STALLED +runtime_timeout/);
+    expect(s).toMatch(/▸ worker-3 +unhealthy +disk_io +79%/);
+    expect(s).toMatch(/worker-5 +unhealthy +runtime_timeout/);
     expect(s).toMatch(/worker-1 +healthy/);
 
     await keys('Enter');
@@ -81,15 +57,7 @@ describe('plegscope tui in a real terminal', () => {
     expect(s).toMatch(/RE level=error msg="ListPodSandbox failed"/);
 
     await keys('q');
-    const dead = await (async () => {
-      const end = Date.now() + 10_000;
-      for (;;) {
-        const r = tmux('display-message', '-p', '-t', 'tui', '#{pane_dead}').out.trim();
-        if (r === '1' || Date.now() > end) return r;
-        await sleep(50);
-      }
-    })();
-    expect(dead).toBe('1');
+    await tm.waitDead('tui', 10_000);
     expect(readFileSync(codeFile, 'utf8').trim()).toBe('exit=0');
     // The alternate screen is gone: what is left is the (empty) normal screen, not the TUI.
     expect(screen()).not.toContain('plegscope  Overview');

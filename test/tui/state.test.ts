@@ -170,6 +170,40 @@ describe('node, finding, log', () => {
   });
 });
 
+describe(':time and t wherever there is a time cursor', () => {
+  const open = () => run(initialState(), K('', { return: true }));
+  const type = (s: NavState, text: string) => run(s, ...[...text].map((c) => K(c)), K('', { return: true }));
+  it('moves the Node view\'s timeline cursor; says so when the time is outside the logs or there is no cursor', () => {
+    let s = open();
+    expect(current(s)).toEqual({ kind: 'node', node: 1 });
+    s = type(run(s, K(':')), 'time 10:30');
+    expect(s.focus).toBe(Date.parse('2024-03-11T10:30:00Z'));
+    s = type(run(s, K('t')), '-5m');
+    expect(s.focus).toBe(Date.parse('2024-03-11T10:25:00Z'));
+    s = type(run(s, K('t')), '25:00');
+    expect(s.message).toBe('"25:00" is not a time of day (00:00 to 23:59:59)');
+    expect(s.focus).toBe(Date.parse('2024-03-11T10:25:00Z'));
+    s = type(run(s, K(':')), 'time 12:00');
+    expect(s.message).toMatch(/^03-11 12:00:00 is outside this node's logs \(03-11 09:00:00 → 03-11 11:00:00\)$/);
+    expect(type(run(initialState(), K(':')), 'time 10:00').message).toMatch(/^:time moves a time cursor/);
+  });
+});
+
+describe('the Log view\'s line detail', () => {
+  it('enter opens it, esc or enter closes it, and a log opened again starts with the list', () => {
+    let s = run(initialState(), K('', { return: true }), K('l'));
+    expect(current(s).kind).toBe('log');
+    s = run(s, K('', { return: true }));
+    expect(s.log.detail).toBe(true);
+    expect(run(s, K('', { escape: true })).log.detail).toBe(false);
+    expect(current(run(s, K('', { escape: true }))).kind).toBe('log');
+    expect(run(s, K('', { return: true })).log.detail).toBe(false);
+    s = run(s, K('i'), K('l'));
+    expect(current(s).kind).toBe('log');
+    expect(s.log.detail).toBe(false);
+  });
+});
+
 describe('global keys', () => {
   it('? toggles help, q and ctrl-c quit, : runs commands and reports unknown ones', () => {
     let s = run(initialState(), K('?'));
@@ -216,6 +250,13 @@ describe('prompt parsers', () => {
     expect(parseWhen('10:03', ref, 'Europe/Berlin')).toEqual({ ok: true, ms: Date.parse('2024-03-11T09:03:00Z') });
     expect(parseWhen('end', ref, 'UTC', { start: 1, end: 2 })).toEqual({ ok: true, ms: 2 });
     expect(parseWhen('soon', ref, 'UTC').ok).toBe(false);
+    // Out of range is an error like a typo (luxon would roll 25:00 into the next day).
+    expect(parseWhen('25:00', ref, 'UTC')).toEqual({ ok: false, error: '"25:00" is not a time of day (00:00 to 23:59:59)' });
+    expect(parseWhen('10:60', ref, 'UTC').ok).toBe(false);
+    expect(parseWhen('10:00:61', ref, 'UTC').ok).toBe(false);
+    expect(parseWhen('02-30 10:00', ref, 'UTC').ok).toBe(false);
+    expect(parseWhen('13-01 10:00', ref, 'UTC').ok).toBe(false);
+    expect(parseWhen('02-29 10:00', ref, 'UTC')).toEqual({ ok: true, ms: Date.parse('2024-02-29T10:00:00Z') });
   });
 
   it('compiles user regexes with RE2 (smart case); rejects what RE2 cannot run', () => {

@@ -1,25 +1,22 @@
-// `?`: the keys that work on this screen, then the ones that work everywhere.
+// `?`: the keys that work on this screen, what its columns and codes mean, then the keys that work everywhere.
+// Descriptions wrap to the screen; j/k scroll when the help is longer than it.
 import { Box } from 'ink';
-import { fit } from '../format.js';
-import { helpFor, type Screen } from '../state.js';
+import { helpLines, type Screen } from '../state.js';
 import { Blank, Line } from '../ui.js';
 
-export function Help({ screen, rows, cols }: { screen: Screen; rows: number; cols: number }) {
-  const lines: Array<{ text: string; bold?: boolean }> = [];
-  for (const sec of helpFor(screen)) {
-    if (lines.length) lines.push({ text: '' });
-    lines.push({ text: sec.title, bold: true });
-    const kw = Math.min(28, Math.max(...sec.keys.map(([k]) => k.length)) + 2);
-    for (const [k, what] of sec.keys) lines.push({ text: `  ${fit(k, kw)}${what}` });
-  }
-  const shown = lines.slice(0, rows - 1);
+export function Help({ screen, rows, cols, top }: { screen: Screen; rows: number; cols: number; top: number }) {
+  const lines = helpLines(screen, cols);
+  const room = rows - 1;
+  const first = Math.max(0, Math.min(top, lines.length - room));
+  const shown = lines.slice(first, first + room);
+  const more = lines.length > room ? ` · lines ${first + 1}–${first + shown.length} of ${lines.length} (j/k)` : '';
   return (
     <Box flexDirection="column" height={rows}>
       {shown.map((l, i) => (
-        <Line key={i} bold={l.bold}>{l.text.slice(0, cols)}</Line>
+        <Line key={i} bold={l.bold}>{l.text}</Line>
       ))}
-      <Blank n={rows - 1 - shown.length} />
-      <Line dim>esc or ? closes this help</Line>
+      <Blank n={room - shown.length} />
+      <Line dim>{`esc or ? closes this help${more}`}</Line>
     </Box>
   );
 }

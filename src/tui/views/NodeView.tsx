@@ -3,9 +3,11 @@
 import { Box } from 'ink';
 import type { ReactElement } from 'react';
 import type { NodeData, TuiModel } from '../model.js';
-import { fit, fitLeft, fmtDuration, fmtPct, fmtSeconds, fmtTime, parseIsoMs, wrap } from '../format.js';
+import { fit, fitLeft, fmtDuration, fmtPct, fmtSeconds, fmtTime, oneDay, parseIsoMs, wrap } from '../format.js';
 import { chartRows, columnOf } from '../chart.js';
-import { CHART_LABEL, chartWidth, SECTION_TITLES, SECTIONS, sectionLength, timeSpan, verdictLabel, type NavState, type Section } from '../state.js';
+import { CHART_LABEL, chartWidth, SECTION_TITLES, SECTIONS, sectionLength, timeSpan, type NavState, type Section } from '../state.js';
+import { VERDICT, verdictKind } from '../../report/words.js';
+import { commandSlice } from './GapView.js';
 import { Blank, Line, SEVERITY_COLOR, T } from '../ui.js';
 import { sanitize, sanitizeLine } from '../../util/sanitize.js';
 import { scrollTop } from './Overview.js';
@@ -21,7 +23,7 @@ export function NodeView({ model, node, state, rows, cols }: { model: TuiModel; 
   const chart = span ? chartRows(node, span, width, maxOps) : [];
   const focus = state.focus;
   const cursorCol = span && focus !== null ? columnOf(focus, span, width) : null;
-  const verdict = verdictLabel(r);
+  const kind = verdictKind(r);
   const facts = [
     S(r.kubeletVersion) || 'kubelet ?',
     r.runtime ?? 'runtime ?',
@@ -35,7 +37,7 @@ export function NodeView({ model, node, state, rows, cols }: { model: TuiModel; 
   return (
     <Box flexDirection="column" height={rows}>
       <Line>
-        <T bold color={r.verdict.plegUnhealthy ? 'red' : verdict === 'healthy' ? 'green' : 'yellow'}>{verdict}</T>
+        <T bold color={kind === 'unhealthy' ? 'red' : kind === 'healthy' ? 'green' : 'yellow'}>{VERDICT[kind]}</T>
         {r.verdict.primaryCause ? <T bold>{` ${r.verdict.primaryCause} ${fmtPct(r.verdict.confidence)}`}</T> : null}
         {`  ${facts}`}
       </Line>
@@ -139,7 +141,7 @@ function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiM
         items.push(
           <Line key={i} inverse={sel}>
             {mark}
-            <T color="red">{`${fmtTime(from, zone, 'short')} → ${to !== null ? fmtTime(to, zone, 'clock') : 'end of log'}`}</T>
+            <T color="red">{`${fmtTime(from, zone, 'short')} → ${to !== null ? fmtTime(to, zone, oneDay([from, to], zone) ? 'clock' : 'short') : 'end of log'}`}</T>
             {`  ${fitLeft(fmtDuration(s.durationSeconds), 8)}  ${fit(s.endedBy, 10)} ${s.nodeNotReady ? 'NotReady' : '        '}  last relist ${fmtTime(parseIsoMs(s.lastRelistAt), zone, 'clock')}`}
           </Line>,
         );
@@ -172,8 +174,11 @@ function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiM
     const w = cols - 4;
     if (section === 'ruledOut') detail = wrap(sanitize(r.ruledOut[c]?.reason ?? ''), w, detailRows);
     else {
+      // The reason, then the first command as one line (cut, never wrapped: enter shows them all).
       const g = r.gaps[c];
-      detail = g ? wrap(sanitize(`${g.why} Collect: ${g.collect}`), w, detailRows) : [];
+      const cmds = g ? g.collect.split('\n').filter((l) => !l.startsWith('#')) : [];
+      const first = cmds[0] ? '$ ' + commandSlice(sanitizeLine(cmds[0], 4000), 0, w - 2) : null;
+      detail = g ? [...wrap(sanitize(g.why), w, detailRows - (first ? 1 : 0)), ...(first ? [first] : [])] : [];
     }
   }
   return (

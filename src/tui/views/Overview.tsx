@@ -1,10 +1,15 @@
 // Overview: one row per node — verdict, primary cause, confidence, stalls, longest stall, when — sortable, filterable.
+// Columns are as wide as what they hold; the node column gets the rest, and names too long for it are cut in the
+// middle where that keeps look-alikes apart. On a narrow screen the least useful columns go first.
 import { Box } from 'ink';
 import type { TuiModel } from '../model.js';
-import { fit, fitLeft, fmtDuration, fmtPct, fmtTime } from '../format.js';
-import { firstStallAt, longestStall, overviewRows, verdictLabel, type NavState, type SortKey } from '../state.js';
+import { fit, fitLeft, fmtDuration, fmtPct, fmtTime, oneDay } from '../format.js';
+import { firstStallAt, longestStall, overviewRows, type NavState, type SortKey } from '../state.js';
 import { Blank, Line, SEVERITY_COLOR, T } from '../ui.js';
 import { sanitizeLine } from '../../util/sanitize.js';
+import { shortNames } from '../../report/layout.js';
+import { VERDICT_CELL, verdictKind } from '../../report/words.js';
+import type { NodeReport } from '../../contract/analysis.js';
 
 export function scrollTop(cursor: number, visible: number, len: number): number {
   if (len <= visible) return 0;
@@ -14,29 +19,61 @@ export function scrollTop(cursor: number, visible: number, len: number): number 
 interface Col {
   key: SortKey;
   title: string;
-  width: number;
+  cell: (n: NodeReport) => string;
   right?: boolean;
+  /** Dropped first (highest) when the node column would get too narrow; 0 never. */
+  drop: number;
+}
+
+/** The node column never gets less than this while other columns can still go. */
+const NODE_MIN = 24;
+
+export interface OverviewLayout {
+  cols: Array<Col & { width: number }>;
+  nodeW: number;
+  names: Map<string, string>;
+}
+
+/** Column widths for these nodes at this terminal width. */
+export function overviewLayout(model: TuiModel, o: NavState['overview'], cols: number): OverviewLayout {
+  const reports = model.nodes.map((n) => n.report);
+  const firsts = reports.map(firstStallAt);
+  const sameDay = oneDay(firsts, model.zone);
+  const day = firsts.find((t) => t !== null);
+  const cause = (n: NodeReport): string => n.verdict.primaryCause ?? (n.verdict.plegUnhealthy ? 'unknown' : n.findings[0]?.cause ?? '—');
+  const all: Col[] = [
+    { key: 'verdict', title: 'PLEG', cell: (n) => VERDICT_CELL[verdictKind(n)], drop: 0 },
+    { key: 'cause', title: 'CAUSE', cell: cause, drop: 0 },
+    { key: 'confidence', title: 'CONF', right: true, cell: (n) => (n.verdict.plegUnhealthy || n.findings.length ? fmtPct(n.verdict.confidence) : '—'), drop: 0 },
+    { key: 'stalls', title: 'STALLS', right: true, cell: (n) => String(n.stalls.length), drop: 1 },
+    { key: 'longest', title: 'LONGEST', right: true, cell: (n) => (n.stalls.length ? fmtDuration(longestStall(n)) : '—'), drop: 0 },
+    // One day: the date goes into the heading and the cells show the clock.
+    { key: 'when', title: sameDay && day != null ? `FIRST STALL ${fmtTime(day, model.zone, 'day')}` : 'FIRST STALL', cell: (n) => fmtTime(firstStallAt(n), model.zone, sameDay ? 'clock' : 'short'), drop: 2 },
+  ];
+  const width = (c: Col): number => Math.max(c.title.length + (o.sort === c.key ? 1 : 0), ...reports.map((n) => c.cell(n).length));
+  let shown = all;
+  const longestName = Math.max(4, ...reports.map((n) => sanitizeLine(n.name, 300).length));
+  const room = (cs: Col[]): number => cols - 2 - cs.reduce((a, c) => a + width(c) + 1, 0);
+  for (const level of [1, 2]) {
+    if (room(shown) >= Math.min(NODE_MIN, longestName)) break;
+    shown = shown.filter((c) => c.drop !== level);
+  }
+  const nodeW = Math.max(6, Math.min(longestName, room(shown)));
+  const safe = reports.map((n) => sanitizeLine(n.name, 300));
+  const short = shortNames(safe, nodeW);
+  return {
+    cols: shown.map((c) => ({ ...c, width: width(c) })),
+    nodeW,
+    names: new Map(reports.map((n, i) => [n.name, short[i] as string])),
+  };
 }
 
 export function Overview({ model, state, rows, cols }: { model: TuiModel; state: NavState; rows: number; cols: number }) {
   const o = state.overview;
   const order = overviewRows(model, o);
-  const fixed: Col[] = [
-    { key: 'verdict', title: 'VERDICT', width: 9 },
-    { key: 'cause', title: 'CAUSE', width: cols >= 96 ? 18 : 16 },
-    { key: 'confidence', title: 'CONF', width: 5, right: true },
-    { key: 'stalls', title: 'STALLS', width: 6, right: true },
-    { key: 'longest', title: 'LONGEST', width: 9, right: true },
-    { key: 'when', title: 'FIRST STALL', width: 15 },
-  ];
-  const nodeW = Math.max(8, cols - 2 - fixed.reduce((a, c) => a + c.width + 1, 0));
-  const cols2: Col[] = [{ key: 'name', title: 'NODE', width: nodeW }, ...fixed];
-  const head = cols2
-    .map((c) => {
-      const t = c.title + (o.sort === c.key ? (o.desc ? '↑' : '↓') : '');
-      return c.right ? fitLeft(t, c.width) : fit(t, c.width);
-    })
-    .join(' ');
+  const lay = overviewLayout(model, o, cols);
+  const title = (key: SortKey, t: string): string => t + (o.sort === key ? (o.desc ? '↑' : '↓') : '');
+  const head = [fit(title('name', 'NODE'), lay.nodeW), ...lay.cols.map((c) => (c.right ? fitLeft(title(c.key, c.title), c.width) : fit(title(c.key, c.title), c.width)))].join(' ');
   const visible = Math.max(1, rows - 2);
   const cursor = Math.min(o.cursor, Math.max(0, order.length - 1));
   const top = scrollTop(cursor, visible, order.length);
@@ -50,29 +87,20 @@ export function Overview({ model, state, rows, cols }: { model: TuiModel; state:
       {shown.map((i, j) => {
         const n = (model.nodes[i] as (typeof model.nodes)[number]).report;
         const selected = top + j === cursor;
-        const verdict = verdictLabel(n);
-        const cause = n.verdict.primaryCause ?? (n.verdict.plegUnhealthy ? 'unknown' : n.findings[0]?.cause ?? '—');
+        const kind = verdictKind(n);
         const sev = n.findings[0]?.severity;
-        const cells = [
-          fit(sanitizeLine(n.name, 200), nodeW),
-          fit(verdict, 9),
-          fit(cause, fixed[1]?.width ?? 16),
-          fitLeft(n.verdict.plegUnhealthy || n.findings.length ? fmtPct(n.verdict.confidence) : '—', 5),
-          fitLeft(String(n.stalls.length), 6),
-          fitLeft(n.stalls.length ? fmtDuration(longestStall(n)) : '—', 9),
-          fit(fmtTime(firstStallAt(n), model.zone, 'short'), 15),
-        ];
-        const color = n.verdict.plegUnhealthy ? SEVERITY_COLOR[sev ?? 'high'] : verdict === 'NotReady' ? 'yellow' : verdict === 'healthy' ? 'green' : undefined;
+        const cells = [fit(lay.names.get(n.name) ?? n.name, lay.nodeW), ...lay.cols.map((c) => (c.right ? fitLeft(c.cell(n), c.width) : fit(c.cell(n), c.width)))];
+        const color = kind === 'unhealthy' ? SEVERITY_COLOR[sev ?? 'high'] : kind === 'notready' ? 'yellow' : n.findings.length === 0 ? 'green' : undefined;
         return (
           <Line key={n.name} inverse={selected}>
             {selected ? '▸ ' : '  '}
-            <T color={color} bold={n.verdict.plegUnhealthy}>{cells.join(' ')}</T>
+            <T color={color} bold={kind === 'unhealthy'}>{cells.join(' ')}</T>
           </Line>
         );
       })}
       <Blank n={visible - shown.length - (order.length === 0 ? 1 : 0)} />
       <Line dim>
-        {o.filter ? `  filter "${sanitizeLine(o.filter, 60)}": ${order.length} of ${model.nodes.length} nodes` : `  ${model.nodes.length} node${model.nodes.length === 1 ? '' : 's'} · sorted by ${o.sort}${o.desc ? ' (reversed)' : ''}`}
+        {o.filter ? `  filter "${sanitizeLine(o.filter, 60)}": ${order.length} of ${model.nodes.length} nodes` : `  ${model.nodes.length} node${model.nodes.length === 1 ? '' : 's'} · sorted by ${o.sort}${o.desc ? ' (reversed)' : ''} · LONGEST: the longest time without a relist`}
       </Line>
     </Box>
   );

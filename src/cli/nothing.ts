@@ -1,0 +1,11 @@
+// The one error both `analyze` and `tui` give when the input holds nothing plegscope reads (exit 2, one line).
+import type { Analysis } from '../contract/analysis.js';
+import { InputError } from '../input/artifact.js';
+import { count } from '../report/words.js';
+
+/** Throws when the analysis found no node: nothing recognised in `paths`. */
+export function requireNodes(paths: string[], analysis: Analysis): void {
+  if (analysis.nodes.length > 0) return;
+  const first = analysis.warnings[0];
+  throw new InputError(paths.join(' '), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${count(analysis.warnings.length, 'warning')}; first: ${first.file ? first.file + ': ' : ''}${first.message})` : ''}`);
+}

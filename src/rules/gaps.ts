@@ -1,0 +1,151 @@
+// The built-in evidence gaps: what was not in the input that would decide between the remaining causes, and the
+// command that collects it. Data, like the rules (catalog.ts); the engine renders the templates over the node's facts.
+//
+// Commands fit the incident and the bundle's world (facts `bundle.world`, `bundle.cli`): OpenShift's `oc adm
+// node-logs` / `oc debug node/` for a must-gather or an inspect, the node's own shell for a sosreport (sos runs there),
+// `docker exec` into kind's node containers, `kubectl debug node/` elsewhere. Journal queries are anchored on the
+// node's stalls (`collect.since`/`collect.until`: 10 min either side, in UTC), not on "the last day". One command per
+// line (`#` lines are comments); every value from the input is a quoted shell word (`|node` refuses a name no node can
+// have, and the gap then says so instead of suggesting a command; a name it lets through is [a-z0-9.-] only, so it
+// may stand inside double quotes).
+import type { Condition, GapSpec } from './spec.js';
+
+const world = (w: 'openshift' | 'node' | 'kind' | 'kubernetes'): Condition => ({ fact: 'bundle.world', op: '==', value: w });
+const stalled: Condition = { fact: 'stall.count', op: '>=', value: 1 };
+
+/** journalctl's window options for this node's incident. */
+const WINDOW = '{collect.since|since}{collect.until|until}';
+const OC_WINDOW = '{collect.since|ocsince}{collect.until|ocuntil}';
+/** Runs a command in the node's root filesystem from a pod (kubectl 1.20+; leaves a node-debugger-… pod behind). */
+const KUBECTL_DEBUG = 'kubectl debug node/{node.name|node} -q -i --image=busybox -- chroot /host';
+const METRICS_WHY = 'relist duration and per-operation CRI latency come from /metrics; two snapshots a few minutes apart during a stall show whether relist froze';
+const metrics = (cli: string): string => [
+  '# twice, 5 min apart, during the next stall:',
+  `${cli} get --raw /api/v1/nodes/{node.name|node}/proxy/metrics > {node.name|node}-$(date -u +%Y%m%dT%H%M%SZ).metrics`,
+].join('\n');
+
+export const BUILTIN_GAPS: GapSpec[] = [
+  {
+    id: 'no-metrics-sosreport',
+    when: [{ fact: 'metrics.present', op: 'falsy' }, { fact: 'bundle.kind', op: '==', value: 'sosreport' }],
+    missing: 'kubelet metrics',
+    why: "a sosreport never holds the kubelet's /metrics (its kubectl_get_--raw_.metrics file, on masters, is the API server's); relist duration and per-operation CRI latency come only from there",
+    collect: `${metrics('kubectl')}\n# from any machine with cluster access; hand the files to plegscope with the sosreport`,
+  },
+  {
+    id: 'no-metrics-must-gather',
+    when: [{ fact: 'metrics.present', op: 'falsy' }, world('openshift')],
+    missing: 'kubelet metrics',
+    why: 'a default must-gather holds no kubelet /metrics (only with gather_metrics); relist duration and per-operation CRI latency come from there',
+    collect: metrics('oc'),
+  },
+  {
+    id: 'no-metrics',
+    when: [{ fact: 'metrics.present', op: 'falsy' }, { fact: 'bundle.kind', op: '!=', value: 'sosreport' }, { fact: 'bundle.world', op: '!=', value: 'openshift' }],
+    missing: 'kubelet metrics',
+    why: METRICS_WHY,
+    collect: metrics('kubectl'),
+  },
+  {
+    id: 'must-gather-no-kubelet-log',
+    when: [{ fact: 'bundle.kind', op: '==', value: 'must-gather' }, { fact: 'has.kubelet-log', op: 'falsy' }],
+    missing: 'kubelet log of this node',
+    why: "a default must-gather collects only the masters' kubelet and CRI-O journals (host_service_logs/masters/); this node's are not in it",
+    collect: [
+      `oc adm node-logs {node.name|node} -u kubelet${OC_WINDOW} > {node.name|node}-kubelet.log`,
+      `oc adm node-logs {node.name|node} -u crio${OC_WINDOW} > {node.name|node}-crio.log`,
+      '# or every worker at once: oc adm must-gather -- /usr/bin/gather_service_logs worker',
+    ].join('\n'),
+  },
+  {
+    id: 'must-gather-skipped-node',
+    when: [{ fact: 'node.skipped', op: 'truthy' }],
+    missing: 'node-side files (dmesg, pod resources) of this node',
+    why: 'must-gather listed this node in nodes/skipped_nodes.txt: its gather pod did not run there, which is what a NotReady node does',
+    collect: [
+      `oc adm node-logs {node.name|node} -u kubelet -u crio${OC_WINDOW} > {node.name|node}-journal.log`,
+      `oc debug node/{node.name|node} -- chroot /host journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
+      '# if the API cannot reach the node, run the journalctl part on the node itself',
+    ].join('\n'),
+  },
+  // The runtime's log, from the incident's window.
+  {
+    id: 'no-runtime-log-openshift',
+    when: [stalled, { fact: 'has.runtime-log', op: 'falsy' }, world('openshift')],
+    missing: 'container runtime log',
+    why: 'whether the runtime was hung, restarting or stuck on one container is decided by its own log',
+    collect: `oc adm node-logs {node.name|node} -u crio${OC_WINDOW} > {node.name|node}-crio.log`,
+  },
+  {
+    id: 'no-runtime-log-node',
+    when: [stalled, { fact: 'has.runtime-log', op: 'falsy' }, world('node')],
+    missing: 'container runtime log',
+    why: 'whether the runtime was hung, restarting or stuck on one container is decided by its own log',
+    collect: `# on the node, as root:\njournalctl {runtime|units}${WINDOW} -o short-precise > {node.name|node}-runtime.log`,
+  },
+  {
+    id: 'no-runtime-log-kind',
+    when: [stalled, { fact: 'has.runtime-log', op: 'falsy' }, world('kind')],
+    missing: 'container runtime log',
+    why: 'whether the runtime was hung, restarting or stuck on one container is decided by its own log',
+    collect: `docker exec {node.name|node} journalctl -u containerd${WINDOW} -o short-precise > {node.name|node}-containerd.log`,
+  },
+  {
+    id: 'no-runtime-log',
+    when: [stalled, { fact: 'has.runtime-log', op: 'falsy' }, world('kubernetes')],
+    missing: 'container runtime log',
+    why: 'whether the runtime was hung, restarting or stuck on one container is decided by its own log',
+    collect: [
+      `${KUBECTL_DEBUG} journalctl {runtime|units}${WINDOW} -o short-precise > {node.name|node}-runtime.log`,
+      '# or on the node itself, as root:',
+      `journalctl {runtime|units}${WINDOW} -o short-precise > {node.name|node}-runtime.log`,
+    ].join('\n'),
+  },
+  // The kernel's log, from the incident's window (`-k` would read the current boot only).
+  {
+    id: 'no-kernel-log-openshift',
+    when: [stalled, { fact: 'has.kernel-log', op: 'falsy' }, world('openshift')],
+    missing: 'kernel log',
+    why: 'hung tasks, NFS timeouts, unregister_netdevice and OOM kills only show in the kernel log',
+    collect: `oc debug node/{node.name|node} -- chroot /host journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
+  },
+  {
+    id: 'no-kernel-log-node',
+    when: [stalled, { fact: 'has.kernel-log', op: 'falsy' }, world('node')],
+    missing: 'kernel log',
+    why: 'hung tasks, NFS timeouts, unregister_netdevice and OOM kills only show in the kernel log',
+    collect: `# on the node, as root:\njournalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
+  },
+  {
+    id: 'no-kernel-log-kind',
+    when: [stalled, { fact: 'has.kernel-log', op: 'falsy' }, world('kind')],
+    missing: 'kernel log',
+    why: "hung tasks, NFS timeouts, unregister_netdevice and OOM kills only show in the kernel log; kind's nodes share the kernel of the machine that runs Docker",
+    collect: `# on the machine that runs the kind cluster:\njournalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
+  },
+  {
+    id: 'no-kernel-log',
+    when: [stalled, { fact: 'has.kernel-log', op: 'falsy' }, world('kubernetes')],
+    missing: 'kernel log',
+    why: 'hung tasks, NFS timeouts, unregister_netdevice and OOM kills only show in the kernel log',
+    collect: [
+      `${KUBECTL_DEBUG} journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
+      '# or on the node itself, as root:',
+      `journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
+    ].join('\n'),
+  },
+  {
+    id: 'no-goroutines',
+    when: [stalled, { fact: 'goroutine.present', op: 'falsy' }, { fact: 'cri.timeouts', op: '==', value: 0 }],
+    missing: 'kubelet goroutine dump',
+    why: 'with no CRI error in the logs, only the relist goroutine\'s stack shows where it is blocked (runtime call, CNI, channel send)',
+    collect: '# during the next stall:\n{bundle.cli|sh} get --raw "/api/v1/nodes/{node.name|node}/proxy/debug/pprof/goroutine?debug=2" > {node.name|node}-goroutines.txt',
+  },
+  {
+    id: 'no-version',
+    when: [stalled, { fact: 'kubelet.version', op: 'absent' }],
+    missing: 'kubelet version',
+    why: 'the relist deadlock exists only before 1.14, and log wordings differ by version',
+    collect: "{bundle.cli|sh} get node {node.name|node} -o jsonpath='{.status.nodeInfo.kubeletVersion}'",
+  },
+];
