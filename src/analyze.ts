@@ -1,5 +1,6 @@
 // The pipeline, end to end: input → parse/signals → model → rules → the Analysis (the one contract every view reads).
 // Only this file knows every stage; each stage knows only the ones before it.
+import { plurals } from './util/plural.js';
 import type {
   Analysis, ArtifactInfo, EvidenceRef, Finding, InputInfo, NodeReport, OperationStats, Quantiles, Warning,
 } from './contract/analysis.js';
@@ -322,7 +323,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     generatedAt: (opts.now?.() ?? new Date()).toISOString(),
     inputs,
     nodes: reports,
-    warnings: sortWarnings(warnings),
+    warnings: sortWarnings(warnings).map((w) => ({ ...w, message: plurals(w.message) })),
   };
   const viewNodes: ViewIndex['nodes'] = new Map(nodes.map((n) => [n.name, {
     artifacts: n.artifacts,
@@ -467,7 +468,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     evidence: evidence(f.evidence, fileOf),
     remediation: f.spec.remediation,
     references: f.spec.references ?? [],
-    ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: c.grep.replace(/\{file:(\d+)\}/g, (_, id: string) => shellWord(fileOf(Number(id)))) })) } : {}),
+    ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: grepCommand(c.grep, fileOf) })) } : {}),
   }));
   const from = [n.windowStart, m?.windowStartMs ?? null].filter((x): x is number => x !== null);
   const to = [n.windowEnd, m?.windowEndMs ?? null].filter((x): x is number => x !== null);
@@ -511,6 +512,23 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
 }
 
 /** A path as one shell word (single-quoted unless it is plain). */
+/** The shell command a count check prints: `grep -cE 'pattern' file` for one plain file; a compressed file read with
+ *  its own tool (`zgrep`, `xzgrep`, `bzgrep`, `zstdgrep`); several files counted as one stream, as the report does. */
+function grepCommand(template: string, fileOf: (id: number) => string): string {
+  const m = /^\{grep\} ('(?:[^']|'\\'')*'|\S+) ((?:\{file:\d+\} ?)+)$/.exec(template);
+  if (!m) return template;
+  const files = [...(m[2] as string).matchAll(/\{file:(\d+)\}/g)].map((x) => fileOf(Number(x[1])));
+  const cat = (f: string): string => (/\.gz$/i.test(f) ? 'zcat' : /\.xz$/i.test(f) ? 'xzcat' : /\.bz2$/i.test(f) ? 'bzcat' : /\.zst$/i.test(f) ? 'zstdcat' : 'cat');
+  if (files.length === 1) {
+    const c = cat(files[0] as string);
+    const tool = c === 'cat' ? 'grep' : c === 'zcat' ? 'zgrep' : c === 'xzcat' ? 'xzgrep' : c === 'bzcat' ? 'bzgrep' : 'zstdgrep';
+    return `${tool} -cE ${m[1]} ${shellWord(files[0] as string)}`;
+  }
+  const tools = new Set(files.map(cat));
+  const stream = tools.size === 1 ? `${[...tools][0]} ${files.map(shellWord).join(' ')}` : `{ ${files.map((f) => `${cat(f)} ${shellWord(f)}`).join('; ')}; }`;
+  return `${stream} | grep -cE ${m[1]}`;
+}
+
 function shellWord(s: string): string {
   return /^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

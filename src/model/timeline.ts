@@ -230,16 +230,17 @@ export function buildTimeline(input: TimelineInput): Timeline {
       endEvidence = nextGroup?.events[0]?.ref ?? null;
     } else if (input.kubeletLast > last.ts + PROOF_WINDOW_MS) {
       // The unhealthy lines stopped while the kubelet kept logging. No line says exactly when it ended: after the last
-      // of them, and no later than the sync loop's next complaint would have come (it repeats "Skipping pod
-      // synchronization" at most 5 s apart while PLEG is unhealthy) or the next proof of a relist, if sooner.
-      const bound = last.ts + SKIP_CADENCE_MS;
-      endedAt = firstProof ? Math.min(firstProof.ts, bound) : bound;
-      endedBetween = { from: last.ts, to: endedAt };
+      // of them and before the next line that shows the kubelet at work (a relist proof, else any later line of this
+      // node) — both times in the input, kept as `endedBetween`. `endedAt` is an estimate inside that range: the sync
+      // loop repeats "Skipping pod synchronization" at most 5 s apart while PLEG is unhealthy, so it ended by then.
+      const next = firstProof?.ts ?? events.find((e) => e.ts > last.ts + SKIP_CADENCE_MS)?.ts ?? null;
+      endedAt = Math.min(last.ts + SKIP_CADENCE_MS, next ?? Infinity);
+      endedBetween = { from: last.ts, to: next };
       endedBy = 'recovered';
-      endProof = firstProof && firstProof.ts <= bound
+      endProof = firstProof
         ? `unhealthy lines stopped; next relist proof: ${firstProof.type === 'node-ready' ? 'NodeReady' : (firstProof as EventOf<'relist-proof'>).what}`
-        : 'unhealthy lines stopped while the kubelet kept logging (while unhealthy, the sync loop says so at most 5 s apart)';
-      endEvidence = firstProof && firstProof.ts <= bound ? firstProof.ref : null;
+        : 'unhealthy lines stopped while the kubelet kept logging';
+      endEvidence = firstProof?.ref ?? null;
     }
     // Lines left out after the last unhealthy one (a `...` in a paste): whatever the log shows later cannot say when
     // this stall ended.

@@ -4,7 +4,7 @@
 // the NodeReports alone, so every view (and a redacted analysis) computes the same thing.
 import { DateTime } from 'luxon';
 import type {
-  Analysis, ClusterNode, ClusterSummary, ClusterWave, NodeReport, PodRange, SharedTrait, Stall, TraitCount,
+  Analysis, ClusterNode, ClusterSummary, ClusterWave, CountCheck, NodeReport, PodRange, SharedTrait, Stall, TraitCount,
 } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { fmtDuration, textTable, wrapHanging } from './layout.js';
@@ -129,6 +129,32 @@ export const ENDED: Record<Stall['endedBy'], string> = {
   'end-of-log': 'still stalled at the end of the log',
   unknown: 'end not in the input',
 };
+
+/** When a stall ended, as the input shows it: the time and how; for an end that falls between two lines of the input
+ *  (its unhealthy lines stopped), the times of both, not the estimate `endedAt` holds; for none, why. */
+export function stallEnded(s: Stall, zone: string, withDate = false): string {
+  const t = (x: string): string => displayTime(x, zone, withDate);
+  const b = s.endedBetween;
+  if (b) return b.to ? `between ${t(b.from)} and ${t(b.to)} (${ENDED[s.endedBy]})` : `after ${t(b.from)} (${ENDED[s.endedBy]})`;
+  return s.endedAt ? `${t(s.endedAt)} (${ENDED[s.endedBy]})` : ENDED[s.endedBy];
+}
+
+/** How long a stall went without a relist: "at least" when its end is not in the input, "about" when its end is an
+ *  estimate between two lines. */
+export function stallDuration(s: Stall): string {
+  const d = fmtDuration(s.durationSeconds);
+  return s.endedBy === 'unknown' ? `at least ${d}` : s.endedBetween ? `about ${d}` : d;
+}
+
+/** When the last good relist was, or that its lines carry no date. */
+export function stallStart(s: Stall, zone: string, withDate = true): string {
+  return s.lastRelistAt === null ? 'time unknown (its lines carry no date)' : displayTime(s.lastRelistAt, zone, withDate);
+}
+
+/** What a count check's grep prints, and how much of it the finding counted: "30", or "45 (30 of them in the window)". */
+export function checkResult(c: CountCheck): string {
+  return c.total === c.count ? String(c.count) : `${c.total} (${c.count} of them ${c.window ?? 'in the window counted'})`;
+}
 
 /** A time span shown compactly: the end without its date when both fall on the same day. */
 export function displaySpan(from: string | null, to: string | null, zone: string, openLabel = 'end of log'): string {

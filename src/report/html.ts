@@ -7,7 +7,7 @@
 import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analysis.js';
 import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
-import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
+import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
 import { count, foldLabel, LONGEST_STALL, VERDICT, verdictKind, type FOLDED, type VerdictKind } from './words.js';
 
@@ -57,6 +57,7 @@ figure.timeline { margin: 8px 0 12px; }
 .tl-labels, .tl-plot { position: relative; } .tl-label { position: absolute; right: 0; white-space: nowrap; }
 .tl-plot svg { display: block; width: 100%; overflow: visible; } .tl-plot svg * { vector-effect: non-scaling-stroke; }
 .tl-note { position: absolute; font-size: 11px; line-height: 14px; background: rgba(255,255,255,.85); padding: 0 3px; white-space: nowrap; }
+table.checks td { vertical-align: top; } table.checks code { white-space: pre-wrap; word-break: break-all; }
 .tl-zone { text-align: right; padding-top: 2px; white-space: nowrap; }
 .tl-axis { position: relative; height: 18px; } .tick { position: absolute; top: 2px; transform: translateX(-50%); white-space: nowrap; }
 figcaption { font-size: 12px; color: var(--muted); margin-top: 4px; }
@@ -185,7 +186,7 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
     const x0 = s.x(Date.parse(st.lastRelistAt));
     const x1 = s.x(Date.parse(st.unhealthyFrom));
     const x2 = s.x(end(st.endedAt));
-    const tip = `<title>stall #${i + 1}: ${esc(fmtDuration(st.durationSeconds))} without a relist, ${esc(displaySpan(st.lastRelistAt, st.endedAt, zone))} (${esc(ENDED[st.endedBy])})</title>`;
+    const tip = `<title>stall #${i + 1}: ${esc(stallDuration(st))} without a relist, from ${esc(displayTime(st.lastRelistAt, zone))}, ended ${esc(stallEnded(st, zone, true))}</title>`;
     return [
       `<rect class="pre" x="${num(x0)}" y="3" width="${num(Math.max(1, x1 - x0))}" height="18">${tip}</rect>`,
       `<rect class="stall" data-stall="${i + 1}" data-from="${esc(st.unhealthyFrom)}" data-to="${esc(st.endedAt ?? '')}" x="${num(x1)}" y="3" width="${num(Math.max(2, x2 - x1))}" height="18">${tip}</rect>`,
@@ -299,6 +300,10 @@ function findingHtml(f: Finding, i: number, nEvidence: number): string {
     `<div class="muted"><code>${esc(f.cause)}</code> · confidence ${f.confidence.toFixed(2)} · rule <code>${esc(f.ruleId)}</code></div>` +
     `<p>${rich(f.summary)}</p>` +
     evidenceBlock(f.evidence, nEvidence) +
+    (f.checks?.length
+      ? `<details class="checks"><summary>Check the counts with grep (${f.checks.length})</summary><table class="checks"><tbody>${f.checks.map((c) =>
+        `<tr><td>${esc(c.what)}</td><td class="num">${esc(checkResult(c))}</td><td><code>${esc(c.grep)}</code></td></tr>`).join('')}</tbody></table></details>`
+      : '') +
     `<p><strong>Remedy:</strong> ${rich(f.remediation)}</p>` +
     (f.references.length ? `<p class="refs">References: ${f.references.map(reference).join(' · ')}</p>` : '') +
     '</article>';
@@ -331,8 +336,8 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
 
   if (n.stalls.length > 0) {
     out.push('<h3>Stalls</h3><table class="stalls"><thead><tr><th class="num">#</th><th>last relist</th><th>unhealthy from</th><th>ended</th><th class="num">without a relist</th><th class="num">max age</th><th>NotReady</th></tr></thead><tbody>');
-    n.stalls.forEach((st, i) => out.push(`<tr><td class="num">${i + 1}</td><td>${esc(displayTime(st.lastRelistAt, zone))}</td><td>${esc(displayTime(st.unhealthyFrom, zone))}</td>` +
-      `<td>${st.endedAt ? esc(displayTime(st.endedAt, zone)) + ' ' : ''}(${esc(ENDED[st.endedBy])})</td><td class="num">${fmtDuration(st.durationSeconds)}</td><td class="num">${fmtDuration(st.maxLastSeenAgoSeconds)}</td><td>${st.nodeNotReady ? 'yes' : 'no'}</td></tr>`));
+    n.stalls.forEach((st, i) => out.push(`<tr><td class="num">${i + 1}</td><td>${esc(stallStart(st, zone))}</td><td>${esc(displayTime(st.unhealthyFrom, zone))}</td>` +
+      `<td>${esc(stallEnded(st, zone, true))}</td><td class="num">${esc(stallDuration(st))}</td><td class="num">${fmtDuration(st.maxLastSeenAgoSeconds)}</td><td>${st.nodeNotReady ? 'yes' : 'no'}</td></tr>`));
     out.push('</tbody></table>');
     const lines = n.stalls.flatMap((st) => st.evidence);
     if (lines.length) out.push(evidenceBlock(lines, 0, 'stall'));

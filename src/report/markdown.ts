@@ -7,7 +7,7 @@
 // byte and interprets nothing). The only HTML is ours: `<details>` and `<summary>` with fixed text.
 import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analysis.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
-import { clusterOf, clusterSentences, displaySpan, displayTime, ENDED } from './cluster.js';
+import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
 import { metricsSpan } from './text.js';
 import { count, foldLabel, LONGEST_STALL, VERDICT, VERDICT_CELL, verdictKind, type FOLDED } from './words.js';
@@ -102,6 +102,10 @@ function findingBlock(f: Finding, i: number, nEvidence: number): string[] {
     '',
   ];
   append(out, evidence(f.evidence, nEvidence));
+  if (f.checks?.length) {
+    // Each count of the summary with the grep that gives it, in the bundle's folder (a comment says what it finds).
+    append(out, details(`Check the counts with grep (${f.checks.length})`, [...fenced(f.checks.flatMap((c) => [`# ${c.what}: ${checkResult(c)}`, c.grep]), 'sh'), '']));
+  }
   out.push(`**Remedy:** ${mdRich(f.remediation)}`, '');
   if (f.references.length > 0) out.push(`References: ${f.references.map(mdLink).join(' · ')}`, '');
   return out;
@@ -139,9 +143,9 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
   if (n.stalls.length > 0) {
     out.push('### Stalls', '');
     append(out, table(['#', 'last relist', 'unhealthy from', 'ended', 'without a relist', 'max age', 'NotReady'], n.stalls.map((s, i) => [
-      String(i + 1), cell(displayTime(s.lastRelistAt, zone)), cell(displayTime(s.unhealthyFrom, zone)),
-      cell(s.endedAt ? `${displayTime(s.endedAt, zone)} (${ENDED[s.endedBy]})` : ENDED[s.endedBy]),
-      fmtDuration(s.durationSeconds), fmtDuration(s.maxLastSeenAgoSeconds), s.nodeNotReady ? 'yes' : 'no',
+      String(i + 1), cell(stallStart(s, zone)), cell(displayTime(s.unhealthyFrom, zone)),
+      cell(stallEnded(s, zone, true)),
+      cell(stallDuration(s)), fmtDuration(s.maxLastSeenAgoSeconds), s.nodeNotReady ? 'yes' : 'no',
     ]), ['r', 'l', 'l', 'l', 'r', 'r', 'l']), '');
     append(out, evidence(n.stalls.flatMap((s) => s.evidence), 0, 'stall'));
   }

@@ -7,7 +7,7 @@ import type { Analysis, NodeReport, Quantiles, Severity } from '../contract/anal
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, textTable, wrapHanging, wrapWords } from './layout.js';
 import { count, foldLabel, VERDICT, verdictKind } from './words.js';
-import { renderClusterText } from './cluster.js';
+import { checkResult, renderClusterText, stallDuration, stallEnded, stallStart } from './cluster.js';
 
 export interface TextOptions {
   color: boolean;
@@ -137,7 +137,8 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     if (n.stalls.length > 0) {
       out.push(`  ${p.bold('Stalls')}`);
       n.stalls.forEach((s, i) => {
-        prose(`    #${i + 1} `, `last relist ${fmtTime(s.lastRelistAt, zone)} · unhealthy from ${fmtTime(s.unhealthyFrom, zone, false)} · ended ${s.endedAt ? fmtTime(s.endedAt, zone, false) : '—'} (${s.endedBy}) · ${fmtDuration(s.durationSeconds)} without a relist · max age ${fmtDuration(s.maxLastSeenAgoSeconds)}${s.nodeNotReady ? ' · NodeNotReady' : ''}`, 7);
+        const unhealthy = s.unhealthyFrom === null ? '' : ` · unhealthy from ${fmtTime(s.unhealthyFrom, zone, false)}`;
+        prose(`    #${i + 1} `, `last relist ${stallStart(s, zone)}${unhealthy} · ended ${stallEnded(s, zone)} · ${stallDuration(s)} without a relist · max age ${fmtDuration(s.maxLastSeenAgoSeconds)}${s.nodeNotReady ? ' · NodeNotReady' : ''}`, 7);
       });
     }
     const bar = timelineBar(n, W - 4);
@@ -167,6 +168,10 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
           else out.push(`       ${p.dim(ev.where)}`, `         ${cutMiddle(sanitize(e.text).replace(/\t/g, ' '), W - 9)}`);
         }
         if (f.evidence.length > nEvidence) out.push(p.dim(`       … ${foldLabel(f.evidence.length - nEvidence, true, 'evidence')}: --evidence all shows every one`));
+        // The counts the summary states, each with the grep that gives it: commands, never wrapped, pasteable whole
+        // (what it prints is a shell comment).
+        if (f.checks?.length) out.push(`       ${p.dim('check the counts:')}`);
+        for (const c of f.checks ?? []) out.push(`       ${p.dim('$')} ${sanitize(c.grep)}  ${p.dim(`# → ${checkResult(c)}`)}`);
         prose('       remedy: ', sanitize(f.remediation), 7, (s) => s.replace(/^( {7})remedy:/, `$1${p.dim('remedy:')}`));
       });
     }

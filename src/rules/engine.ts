@@ -1,6 +1,7 @@
 // Runs rule specs over one node's facts: fires, scores, ranks; then the verdict, ruled-out causes and gaps.
 // Confidence combines independent agreeing evidence as a noisy-OR over the base (each agreeing piece closes part of the
 // remaining doubt), and each piece of contrary evidence removes its share.
+import { plurals } from '../util/plural.js';
 import type { Cause, Finding, Gap, RuledOut, Severity, Verdict } from '../contract/analysis.js';
 import type { Condition, GapSpec, RuleSpec } from './spec.js';
 import type { Cite, CountCheck, FactSheet, FactValue, Facts } from './facts.js';
@@ -127,8 +128,9 @@ function evidencePhrases(template: string): string[] {
  *  word), node (a node name, checked and quoted), units (`-u` options of the runtime), since/until/ocsince/ocuntil
  *  (time options). */
 export function render(template: string, facts: Facts): string {
-  return template.replace(/\{([A-Za-z][\w.-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how));
+  return plurals(template.replace(/\{([A-Za-z][\w.-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how)));
 }
+
 
 /** Said instead of the commands when one of them would have to carry a value no node can have. */
 export const NO_COMMAND = '# no command suggested: this node\'s name is not one a Kubernetes node can have (RFC 1123: lower-case letters, digits, \'-\' and \'.\')';

@@ -42,7 +42,7 @@ export const FACTS: readonly string[] = [
   'goroutine.fsWaits', 'goroutine.fsWaitMinutes', 'goroutine.fsWaitFrame', 'goroutine.runtimeProgram',
   'goroutine.runtimeLockWaiters', 'goroutine.runtimeLockMinutes', 'goroutine.runtimeLockSite',
   'goroutine.runtimeLongestMinutes', 'runtime.statusCheckFailed', 'lines.runtimeDownForHang', 'evidence.runtimeHang',
-  'evidence.runtimeDown', 'evidence.storage', 'evidence.listTooBig', 'lines.unhealthy', 'lines.runtimeDown',
+  'evidence.runtimeDown', 'evidence.storage', 'evidence.listTooBig', 'lines.unhealthy', 'lines.runtimeDown', 'lines.statusCheckFailed',
   'lines.criTimeouts', 'lines.relistFailed', 'lines.stateTimeouts', 'lines.hungTasks', 'lines.oomKills', 'lines.nfs',
   'lines.sizeLimit', 'lines.channelFull',
   // `knownBug.<id>` (the bug's conditions hold) and `knownBug.<id>.versions` (the versions it names), per catalogued bug.

@@ -27,7 +27,8 @@ export interface CountCheck {
   count: number;
   total: number;
   window: string | null;
-  /** A `grep` that finds exactly the whole input's lines, on the files that hold them. */
+  /** A `grep` that finds exactly the whole input's lines, on the files that hold them: `{grep} 'pattern' {file:ID} …`,
+   *  made a command once the files' names are known (analyze.ts: the tool that reads each file's compression). */
   grep: string;
 }
 
@@ -39,6 +40,7 @@ const COUNTED: Array<{ key: string; what: string; pattern: string; test: (e: Sig
   { key: 'lines.unhealthy', what: 'lines saying when PLEG was last seen active', pattern: 'pleg was last seen active', test: (e) => e.type === 'relist-unhealthy' && e.ref.text.includes('pleg was last seen active') },
   { key: 'lines.runtimeDown', what: 'lines saying the container runtime is down', pattern: 'container runtime is down', test: (e) => (e.type === 'runtime-down' && e.reason === 'container runtime is down') || (e.type === 'relist-unhealthy' && e.runtimeDown) },
   { key: 'lines.criTimeouts', what: 'CRI calls that timed out (the CRI client\'s own lines)', pattern: 'from runtime service failed.*(DeadlineExceeded|code = 4 |deadline exceeded|operation timeout)', test: (e) => e.type === 'cri-error' && e.layer === 'client' && e.code === 'DeadlineExceeded' },
+  { key: 'lines.statusCheckFailed', what: 'failed runtime status checks', pattern: 'Container runtime sanity check failed', test: (e) => e.type === 'runtime-down' && e.reason.startsWith('Container runtime sanity check failed') },
   { key: 'lines.relistFailed', what: 'relists that failed (GenericPLEG: Unable to retrieve pods)', pattern: 'Unable to retrieve pods', test: (e) => e.type === 'relist-failed' },
   { key: 'lines.stateTimeouts', what: 'runtime "get state" timeouts', pattern: 'get state for.*deadline exceeded', test: (e) => e.type === 'runtime-daemon-error' && e.kind === 'state-timeout' },
   { key: 'lines.hungTasks', what: 'hung-task reports', pattern: 'blocked for more than [0-9]+ seconds', test: (e) => e.type === 'hung-task' },
@@ -581,7 +583,7 @@ function countChecks(node: NodeModel, inScope: (ts: number) => boolean, scope: s
     if (all.size === 0) continue;
     const count = [...all.values()].filter((x) => inScope(x.ts)).length;
     const files = [...new Set([...all.values()].map((x) => x.file))].sort((a, b) => a - b);
-    out[c.key] = { what: c.what, count, total: all.size, window: scope === 'in the whole input' ? null : scope, grep: `grep -cE ${shq(c.pattern)} ${files.map((id) => `{file:${id}}`).join(' ')}` };
+    out[c.key] = { what: c.what, count, total: all.size, window: scope === 'in the whole input' ? null : scope, grep: `{grep} ${shq(c.pattern)} ${files.map((id) => `{file:${id}}`).join(' ')}` };
   }
   return out;
 }

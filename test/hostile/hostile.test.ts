@@ -120,14 +120,14 @@ describe('4. archives', () => {
     const r = run(['analyze', g.nestedZips(dir) as string, '--format', 'json']);
     bounded(r, [0, 1]);
     const a = analyzed(r);
-    expect(warned(a, /^4086 more member\(s\) like .*: archive nested 5 levels deep: not opened \(limit 4\)$/)).toBe(true);
+    expect(warned(a, /^4086 more members like .*: archive nested 5 levels deep: not opened \(limit 4\)$/)).toBe(true);
     expect(a.warnings.length).toBeLessThanOrEqual(20);
   }, T);
 
   it('(c) 5000 entries sharing one deflate stream: not inflated 5000 times; the good log in the same zip analyzed', () => {
     const r = run(['analyze', g.overlappingZip(dir) as string, '--format', 'json']);
     bounded(r, [0, 1]);
-    expect(warned(analyzed(r), /^4989 more member\(s\) like x\/1\.bin: overlaps the stored bytes of x\/0\.bin \(a zip bomb\?\): not read$/)).toBe(true);
+    expect(warned(analyzed(r), /^4989 more members like x\/1\.bin: overlaps the stored bytes of x\/0\.bin \(a zip bomb\?\): not read$/)).toBe(true);
   }, T);
 
   it('(d) symlink entries that claim 100 bytes and inflate to 60 MiB: read up to 4 KiB each', () => {
@@ -140,7 +140,7 @@ describe('4. archives', () => {
   it('(e) 200 000 tiny members, then the log: members nothing reads counted past 10 000; the log analyzed', () => {
     const r = run(['analyze', g.manyMembersTarGz(dir) as string, '--format', 'json']);
     bounded(r, [0, 1]);
-    expect(warned(analyzed(r), /^190000 more member\(s\) that no reader uses .* only 10000 such members are listed per input$/)).toBe(true);
+    expect(warned(analyzed(r), /^190000 more members that no reader uses .* only 10000 such members are listed per input$/)).toBe(true);
   }, T);
 
   it('(f) 1 GiB of zeros as the first member: skipped, the log behind it analyzed', async () => {
@@ -174,13 +174,13 @@ describe('4. archives', () => {
       const b = readFileSync(full);
       const r = run(['analyze', g.write(dir, 'half-cut.tar.gz', b.subarray(0, Math.floor(b.length * 0.6))), '--format', 'json']);
       bounded(r, [0, 1]);
-      expect(warned(analyzed(r), /^archive is truncated after 2 member\(s\) \(last: b\/var\/log\/big\.log\): truncated gzip stream/)).toBe(true);
+      expect(warned(analyzed(r), /^archive is truncated after 2 members \(last: b\/var\/log\/big\.log\): truncated gzip stream/)).toBe(true);
     }, T);
     it('a .zip that lost its central directory: members read by their local headers', () => {
       const z = readFileSync(g.write(dir, 'whole.zip', g.zipOf([{ name: 'b/var/log/kubelet.log', data: Buffer.from(g.goodLog()) }, { name: 'b/var/log/big.log', data: g.quietLines(1 << 20) }]) as unknown as Buffer));
       const r = run(['analyze', g.write(dir, 'cut.zip', z.subarray(0, z.length - 100)), '--format', 'json']);
       bounded(r, [0, 1]);
-      expect(warned(analyzed(r), /^archive is truncated after 2 member\(s\).*2 member\(s\) found by their local headers/)).toBe(true);
+      expect(warned(analyzed(r), /^archive is truncated after 2 members.*2 members found by their local headers/)).toBe(true);
     }, T);
     it('a .tar.bz2 cut inside its only block: nothing is decodable, one line', async () => {
       const full = await g.writeTar(join(dir, 'one-block.tar.bz2'), entries(), 'bz2');

@@ -141,8 +141,8 @@ function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiM
         items.push(
           <Line key={i} inverse={sel}>
             {mark}
-            <T color="red">{`${fmtTime(from, zone, 'short')} → ${to !== null ? fmtTime(to, zone, oneDay([from, to], zone) ? 'clock' : 'short') : 'end of log'}`}</T>
-            {`  ${fitLeft(fmtDuration(s.durationSeconds), 8)}  ${fit(s.endedBy, 10)} ${s.nodeNotReady ? 'NotReady' : '        '}  last relist ${fmtTime(parseIsoMs(s.lastRelistAt), zone, 'clock')}`}
+            <T color="red">{`${from === null ? 'time unknown' : fmtTime(from, zone, 'short')} → ${to !== null ? `${s.endedBetween ? '≈' : ''}${fmtTime(to, zone, from !== null && oneDay([from, to], zone) ? 'clock' : 'short')}` : s.endedBy === 'unknown' ? 'end not in input' : 'end of log'}`}</T>
+            {`  ${fitLeft(`${s.endedBy === 'unknown' ? '≥' : s.endedBetween ? '≈' : ''}${fmtDuration(s.durationSeconds)}`, 8)}  ${fit(s.endedBy, 10)} ${s.nodeNotReady ? 'NotReady' : '        '}  last relist ${s.lastRelistAt === null ? 'time unknown' : fmtTime(parseIsoMs(s.lastRelistAt), zone, 'clock')}`}
           </Line>,
         );
         break;
