@@ -139,6 +139,11 @@ export function stallEnded(s: Stall, zone: string, withDate = false): string {
   return s.endedAt ? `${t(s.endedAt)} (${ENDED[s.endedBy]})` : ENDED[s.endedBy];
 }
 
+/** `ended 10:21:27 (recovered)`, `ended between … and … (recovered)`, or `still stalled at the end of the log`. */
+export function stallEndPhrase(s: Stall, zone: string, withDate = false): string {
+  return `${s.endedAt !== null || s.endedBetween ? 'ended ' : ''}${stallEnded(s, zone, withDate)}`;
+}
+
 /** How long a stall went without a relist: "at least" when its end is not in the input, "about" when its end is an
  *  estimate between two lines. */
 export function stallDuration(s: Stall): string {

@@ -7,7 +7,7 @@ import type { Analysis, NodeReport, Severity, Stall } from '../contract/analysis
 import { SEVERITIES } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { count } from './words.js';
-import { clusterOf, clusterSentences, stallDuration, stallEnded, stallStart } from './cluster.js';
+import { clusterOf, clusterSentences, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 
 export interface JunitOptions {
   /** The `--fail-on` level: a severity, `stall`, or undefined (then: everything notable fails). */
@@ -48,7 +48,7 @@ function ruleFails(sev: Severity, failOn: string | undefined): boolean {
 }
 
 function stallLine(s: Stall, i: number, zone: string): string {
-  return `stall #${i + 1}: ${stallDuration(s)} without a relist (last relist ${stallStart(s, zone)}, ended ${stallEnded(s, zone, true)})${s.nodeNotReady ? ', node NotReady' : ''}`;
+  return `stall #${i + 1}: ${stallDuration(s)} without a relist (last relist ${stallStart(s, zone)}, ${stallEndPhrase(s, zone, true)})${s.nodeNotReady ? ', node NotReady' : ''}`;
 }
 
 interface Resolved {

@@ -7,7 +7,7 @@ import type { Analysis, NodeReport, Quantiles, Severity } from '../contract/anal
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, textTable, wrapHanging, wrapWords } from './layout.js';
 import { count, foldLabel, VERDICT, verdictKind } from './words.js';
-import { checkResult, renderClusterText, stallDuration, stallEnded, stallStart } from './cluster.js';
+import { checkResult, renderClusterText, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 
 export interface TextOptions {
   color: boolean;
@@ -138,7 +138,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
       out.push(`  ${p.bold('Stalls')}`);
       n.stalls.forEach((s, i) => {
         const unhealthy = s.unhealthyFrom === null ? '' : ` · unhealthy from ${fmtTime(s.unhealthyFrom, zone, false)}`;
-        prose(`    #${i + 1} `, `last relist ${stallStart(s, zone)}${unhealthy} · ended ${stallEnded(s, zone)} · ${stallDuration(s)} without a relist · max age ${fmtDuration(s.maxLastSeenAgoSeconds)}${s.nodeNotReady ? ' · NodeNotReady' : ''}`, 7);
+        prose(`    #${i + 1} `, `last relist ${stallStart(s, zone)}${unhealthy} · ${stallEndPhrase(s, zone)} · ${stallDuration(s)} without a relist · max age ${fmtDuration(s.maxLastSeenAgoSeconds)}${s.nodeNotReady ? ' · NodeNotReady' : ''}`, 7);
       });
     }
     const bar = timelineBar(n, W - 4);

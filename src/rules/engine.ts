@@ -96,6 +96,8 @@ function fmt(v: FactValue | undefined, how: string | undefined): string {
     if (v === null || v === undefined || (how === 'node' && !isNodeName(String(v)))) throw new Refused();
     return shQuote(String(v));
   }
+  // An optional phrase: nothing when the fact is absent (or zero, false), else a space and the phrase.
+  if (how === 'opt') return v === null || v === undefined || v === 0 || v === false || v === '' ? '' : ` ${String(v)}`;
   if (v === null || v === undefined) return 'unknown';
   if (typeof v === 'number') {
     switch (how) {
@@ -126,7 +128,7 @@ function evidencePhrases(template: string): string[] {
 
 /** A template with its `{fact}` and `{fact|format}` placeholders filled. Formats: dur, pct, sec (prose); sh (a shell
  *  word), node (a node name, checked and quoted), units (`-u` options of the runtime), since/until/ocsince/ocuntil
- *  (time options). */
+ *  (time options), opt (an optional phrase: a space and the value, or nothing when the fact is absent or zero). */
 export function render(template: string, facts: Facts): string {
   return plurals(template.replace(/\{([A-Za-z][\w.-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how)));
 }

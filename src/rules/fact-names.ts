@@ -28,7 +28,7 @@ export const FACTS: readonly string[] = [
   'metrics.slowDiskOps', 'metrics.slowDiskOpNames', 'metrics.listP99', 'pleg.eventsPerMinute', 'goroutine.present',
   'goroutine.relistState', 'goroutine.relistWaitMinutes', 'goroutine.relistChanSend', 'goroutine.relistInCni',
   'goroutine.relistInCri', 'goroutine.relistInList', 'goroutine.relistInStatus', 'goroutine.deepestFrame',
-  'collect.since', 'collect.until', 'bundle.world', 'bundle.cli',
+  'collect.since', 'collect.until', 'bundle.world', 'bundle.cli', 'phrase.unhealthyLines', 'phrase.runtime', 'phrase.listShare',
   'scope', 'stall.undated', 'stall.disagreements', 'timeouts.runtimeWrapper', 'timeouts.csi',
   'relist.failedUnavailable', 'cri.sizeLimit', 'cri.sizeLimitBytes', 'cri.sizeLimitMax', 'runtime.stateTimeoutIds',
   'runtime.taskListTimeouts', 'runtime.daemonTimeouts', 'runtime.blockedCall', 'runtime.blockedCallId',

@@ -498,6 +498,9 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['lines.runtimeDownForHang'] = countLines(scoped, (e) => (e.type === 'runtime-down' && e.reason === 'container runtime is down') || (e.type === 'relist-unhealthy' && e.runtimeDown));
   const clientTimeouts = counted.filter((e) => e.layer === 'client' && e.code === 'DeadlineExceeded').length;
   const callerTimeouts = n('cri.timeouts') - clientTimeouts;
+  // Optional phrases of summaries (`{x|opt}`): there only when what they say is.
+  f['phrase.runtime'] = node.runtime ? `(${node.runtime})` : null;
+  f['phrase.listShare'] = n('cri.timeouts') ? `${n('cri.listTimeouts')} of the timed-out calls were the list calls every relist makes.` : null;
   f['evidence.runtimeHang'] = seen([
     [clientTimeouts, `${clientTimeouts} CRI call(s) timed out (DeadlineExceeded)`],
     [callerTimeouts, `${callerTimeouts} more timed-out CRI call(s) that only their callers logged`],
@@ -571,6 +574,8 @@ export function computeFacts(node: NodeModel): FactSheet {
   }
   const counts = countChecks(node, inScope, f['scope'] as string);
   for (const c of COUNTED) f[c.key] = counts[c.key]?.count ?? 0;
+  const unhealthyLines = f['lines.unhealthy'] as number;
+  f['phrase.unhealthyLines'] = unhealthyLines ? `(${unhealthyLines} line(s) report how long ago it was last seen active)` : null;
   return { facts: f, pools: p, counts };
 }
 
