@@ -190,12 +190,13 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   // Files on disk are read a few at a time so small files overlap their I/O (and keep every worker busy); archive
   // members one after the other.
   const lanes = disc.artifacts.some((a) => a.sequential) ? 1 : Math.max(4, 2 * (pool?.size ?? 0));
+  const inputNames = distinctInputNames(disc.inputs.map((i) => i.path));
   let anchorMs: number | null = null;
   const data: ArtifactData[] = [];
   let done = 0;
 
   const readOne = async (a: Artifact): Promise<void> => {
-    const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, signals: null, metrics: null, goroutines: null, truncated: false, inputName: inputName(disc.inputs[a.input]?.path ?? a.path), ...bundleFields(a) };
+    const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, ...(a.nodeHintFrom ? { nodeHintFrom: a.nodeHintFrom } : {}), signals: null, metrics: null, goroutines: null, truncated: false, inputName: inputNames[a.input] ?? inputName(a.path), ...bundleFields(a) };
     try {
       const doc = isDocument(a);
       if (LOG_ROLES.has(a.role) || unplaced(a) || doc) {
@@ -332,9 +333,32 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   return { analysis, evaluated, artifacts: disc.artifacts, views: { logs, nodes: viewNodes }, early: earlyStats };
 }
 
+/** Roles of evidence that can tell a node's PLEG state (the kubelet's log, its metrics, its Node status, a controller
+ *  that marked it NotReady, a kubelet goroutine dump, its /healthz). */
+const PLEG_ROLES = new Set<string>(['kubelet-log', 'metrics', 'node-object', 'node-describe', 'controller-log', 'goroutine-dump', 'healthz']);
+
 /** What the user called a path: a folder's or a file's name (`-` for stdin). */
 function inputName(p: string): string {
   return p.replace(/\/+$/, '').split('/').pop() || p;
+}
+
+/** Each input's name, told apart: `node-a/kubelet.log` and `node-b/kubelet.log` are `node-a` and `node-b` (the folder
+ *  that differs), not "kubelet.log" twice — two paths the user gave are never merged into one node by their name. */
+function distinctInputNames(paths: string[]): string[] {
+  const names = paths.map(inputName);
+  const count = new Map<string, number>();
+  for (const n of names) count.set(n, (count.get(n) ?? 0) + 1);
+  return paths.map((p, i) => {
+    const n = names[i] as string;
+    if ((count.get(n) ?? 0) < 2) return n;
+    const segs = p.replace(/\/+$/, '').split('/').filter((x) => x !== '' && x !== '.');
+    // The nearest folder above that tells this path from the others of the same name, else the path itself.
+    for (let k = segs.length - 2; k >= 0; k--) {
+      const parent = segs[k] as string;
+      if (paths.every((q, j) => j === i || names[j] !== n || !q.replace(/\/+$/, '').split('/').includes(parent))) return parent;
+    }
+    return p;
+  });
 }
 
 /** Whether what was extracted from an archive member during the index pass is what reading it now would give. */
@@ -477,7 +501,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     kubeletVersion: n.kubeletVersion,
     runtime: n.runtime,
     window: { start: iso(n.windowStart), end: iso(n.windowEnd) },
-    verdict: j.verdict,
+    verdict: { ...j.verdict, plegState: j.verdict.plegUnhealthy ? 'unhealthy' : n.roles.some((r) => PLEG_ROLES.has(r)) ? 'healthy' : 'unknown' },
     stalls: n.timeline.stalls.map((s) => ({
       lastRelistAt: iso(s.lastRelistAt),
       unhealthyFrom: iso(s.lastRelistAt + s.thresholdSeconds * 1000),

@@ -153,6 +153,9 @@ export interface Coverage {
 
 export interface Verdict {
   plegUnhealthy: boolean;
+  /** Addition (backward compatible): what the input says of PLEG. `unknown` when nothing in it can tell (no kubelet
+   *  log, metrics, Node status or describe output: a kernel or runtime log alone); `plegUnhealthy` is then false. */
+  plegState?: 'unhealthy' | 'healthy' | 'unknown';
   primaryCause: Cause | null;
   confidence: number;
 }

@@ -1,5 +1,6 @@
 // What src/input hands down the pipeline: one Artifact per readable file, with its role and format decided from
 // its content. Only src/input touches the filesystem; later stages read bytes through `open()`.
+import type { NodeHintFrom } from './names.js';
 import type { Readable } from 'node:stream';
 import type { InputKind, Role } from '../contract/analysis.js';
 
@@ -18,6 +19,9 @@ export interface Artifact {
   format: string;
   /** Node name suggested by the path (e.g. a directory named after the node), or null. */
   nodeHint: string | null;
+  /** Where `nodeHint` came from: the bundle's layout (`nodes/<name>/`, a sosreport's hostname), a loose folder, or the
+   *  file's own name (`node-a-kubelet.log`). Content (a journal host, `kubelet_node_name`) outranks all of them. */
+  nodeHintFrom?: NodeHintFrom;
   /** Time parsed from the file name (e.g. metrics-20240311T100000Z.txt), epoch ms, or null. */
   nameTime: number | null;
   /** mtime of the file on disk (epoch ms) or null (stdin); a weak anchor for year-less timestamps. */

@@ -9,7 +9,7 @@ import { InputError, type Artifact, type Compression, type Discovery, type Input
 import { CORRUPT, DEFAULT_TOOLS, HEAD_BYTES, TRUNCATED, decodeBounded, probe, type Probe, type Tools } from './decode.js';
 import { assess } from './assess.js';
 import { errorCode, fsErrorMessage } from './fserror.js';
-import { nameTime, nodeHint } from './names.js';
+import { nameTime, pathNode, type NodeHintFrom } from './names.js';
 import { PROBLEM_FORMATS, isContainerList } from './sniff.js';
 import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
@@ -235,7 +235,8 @@ class Discoverer {
       }
       if (!keep || f.problem && PROBLEM_FORMATS.has(f.format)) continue;
       const head = pl.role !== 'other' || f.head.length <= OTHER_HEAD_BYTES ? f.head : Buffer.from(f.head.subarray(0, OTHER_HEAD_BYTES));
-      const hint = pl.nodeHint ?? nodeHint(archive ? `${given}/${f.path}` : path.posix.join(given.split(path.sep).join('/'), f.path));
+      const byPath = pl.nodeHint ? null : pathNode(archive ? `${given}/${f.path}` : path.posix.join(given.split(path.sep).join('/'), f.path), pl.display, pl.bundleKind === 'directory');
+      const hint = pl.nodeHint ?? byPath?.name ?? null;
       this.artifacts.push({
         id: this.artifacts.length,
         input,
@@ -243,6 +244,7 @@ class Discoverer {
         role: pl.role,
         format: f.format,
         nodeHint: hint,
+        ...(hint ? { nodeHintFrom: pl.nodeHint ? 'layout' as const : byPath?.from } : {}),
         nameTime: nameTime(pl.display),
         mtime: f.mtime,
         compression: f.compression,
@@ -439,7 +441,7 @@ class Discoverer {
       path: source.path,
       role: verdict.role,
       format: verdict.format,
-      nodeHint: stdin ? null : nodeHint(hintPath),
+      ...pathHint(stdin ? null : pathNode(hintPath, named ? source.path.split(/[\\/]/).pop() ?? source.path : source.path, true)),
       nameTime: stdin ? null : nameTime(source.path),
       mtime: source.mtime,
       compression,
@@ -522,4 +524,9 @@ function comparePathSegments(a: string, b: string): number {
     if (x !== y) return x < y ? -1 : 1;
   }
   return as.length - bs.length;
+}
+
+/** An artifact's node hint fields from what its path says. */
+function pathHint(p: { name: string; from: NodeHintFrom } | null): { nodeHint: string | null; nodeHintFrom?: NodeHintFrom } {
+  return p ? { nodeHint: p.name, nodeHintFrom: p.from } : { nodeHint: null };
 }

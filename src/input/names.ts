@@ -72,3 +72,62 @@ export function nodeHint(displayPath: string): string | null {
   }
   return null;
 }
+
+/** Words that name what a file or folder holds, not whose it is (`kubelet.log`, `logs/`, `metrics-…`). */
+const CONTENT_WORDS = new Set([
+  'kubelet', 'kubenswrapper', 'containerd', 'crio', 'cri-o', 'docker', 'dockerd', 'runtime', 'runc', 'kernel', 'dmesg',
+  'journal', 'journalctl', 'messages', 'syslog', 'goroutine', 'goroutines', 'stacks', 'stack', 'dump', 'dumps', 'metrics',
+  'describe', 'node', 'nodes', 'log', 'logs', 'var', 'tmp', 'data', 'output', 'out', 'files', 'incident', 'incidents',
+  'bundle', 'case', 'ticket', 'excerpt', 'excerpts', 'paste', 'pastes', 'before', 'after', 'old', 'new', 'current',
+  'previous', 'rotated', 'archive', 'backup', 'collected', 'collection', 'snapshots', 'snapshot', 'prometheus', 'cri',
+  'system', 'host', 'hosts', 'all', 'other', 'misc', 'extra', 'debug', 'kube', 'k8s', 'kubernetes', 'openshift',
+]);
+const ROLE_WORD = 'kubelet|kubenswrapper|containerd|crio|cri-o|docker|dockerd|runtime|kernel|dmesg|journal|journalctl|messages|syslog|goroutines?|stacks?|metrics|describe';
+const ROLE_FIRST = new RegExp(`^(?:${ROLE_WORD})(?:[-_.]|$)`);
+/** `<node>-kubelet.log`, `<node>_dmesg.txt`, `<node>.metrics`, `<node>-crio.log.gz` (what the gap advice writes). */
+const RE_NODE_THEN_ROLE = new RegExp(`^(.+?)[-_.](?:${ROLE_WORD})(?:[-_.].*)?$`);
+/** `<node>-20240311T101000Z.metrics`, `<node>_2024-03-11T10:10:00Z.txt`. */
+const RE_NODE_THEN_TIME = /^(.+?)[-_](?:\d{8}T\d{4,6}Z?|\d{4}-\d{2}-\d{2}(?:[T_][\d:_-]+Z?)?)(?:\.[A-Za-z0-9]+)*$/;
+
+/** Whether a path segment can be a node's name: RFC 1123, not a word for contents, not a date or a number. */
+function nodeLike(s: string): boolean {
+  if (!RE_NODE_NAME.test(s) || /^\d+$/.test(s) || nameTime(s) !== null) return false;
+  // `kubelet-old`, `crio-node1`: named for what they hold, whatever follows.
+  return !CONTENT_WORDS.has(s) && !ROLE_FIRST.test(s);
+}
+
+/** The node a file's own name gives, as plegscope's gap advice names files (`node-a-kubelet.log`, `node-a-<time>.metrics`). */
+export function fileNameNode(fileName: string): string | null {
+  const base = (fileName.split(/[\\/]/).pop() ?? fileName).replace(/\.(?:gz|xz|bz2|zst)$/i, '');
+  for (const re of [RE_NODE_THEN_ROLE, RE_NODE_THEN_TIME]) {
+    const m = re.exec(base);
+    if (m && nodeLike(m[1] as string)) return m[1] as string;
+  }
+  return null;
+}
+
+/** The node a loose folder names (`node-5/kubelet.log`, `worker-3/logs/dmesg.txt`): the nearest folder above the file,
+ *  below the input, whose name can be a node's. `relPath` is relative to the folder the user named. */
+export function folderNode(relPath: string): string | null {
+  const segments = relPath.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
+  for (let i = segments.length - 2; i >= 0; i--) if (nodeLike(segments[i] as string)) return segments[i] as string;
+  return null;
+}
+
+/** Where a node name read from a path came from: a bundle's `nodes/<name>/` layout, a loose folder, the file's name. */
+export type NodeHintFrom = 'layout' | 'folder' | 'file-name';
+
+/**
+ * The node a path names, if any. `fullPath` is the path as the user typed it plus the path inside (for the `nodes/<name>/`
+ * layout); `relPath` is the path below the folder they named (the file's name alone for a file they named). Loose files
+ * only (`loose`): a bundle's layout says whose its files are. The file's own name is the nearest, then its folders.
+ */
+export function pathNode(fullPath: string, relPath: string, loose: boolean): { name: string; from: NodeHintFrom } | null {
+  const layout = nodeHint(fullPath);
+  if (layout) return { name: layout, from: 'layout' };
+  if (!loose) return null;
+  const file = fileNameNode(relPath);
+  if (file) return { name: file, from: 'file-name' };
+  const folder = folderNode(relPath);
+  return folder ? { name: folder, from: 'folder' } : null;
+}

@@ -20,6 +20,8 @@ export interface ArtifactData {
   role: Role;
   format: string;
   nodeHint: string | null;
+  /** Where the path's node name came from (layout, folder, file name): what content says outranks it. */
+  nodeHintFrom?: 'layout' | 'folder' | 'file-name';
   signals: ArtifactSignals | null;
   metrics: MetricsSource | null;
   goroutines: ParsedGoroutines | null;
@@ -124,12 +126,34 @@ function eventsOfHost(sig: ArtifactSignals, host: string | null): SignalEvent[] 
   return m.get(host) ?? [];
 }
 
+const DAY_MS = 86_400_000;
+
+/** When a nameless snapshot lies more than a day outside the time a node's logs cover: the times, in words; else null. */
+function farFrom(n: { parts: Array<{ artifact: ArtifactData; host: string | null }> }, snapshots: Snapshot[]): { at: string; span: string } | null {
+  let start = Infinity;
+  let end = -Infinity;
+  for (const p of n.parts) {
+    for (const w of p.artifact.signals?.hosts ?? []) {
+      if (p.host !== null && w.host !== p.host) continue;
+      if (Number.isFinite(w.first)) start = Math.min(start, w.first);
+      if (Number.isFinite(w.last)) end = Math.max(end, w.last);
+    }
+  }
+  const t = snapshots.find((s) => s.timeMs !== null)?.timeMs ?? null;
+  if (t === null || !Number.isFinite(start) || (t >= start - DAY_MS && t <= end + DAY_MS)) return null;
+  const day = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + 'Z';
+  return { at: day(t), span: `${day(start)} → ${day(end)}` };
+}
+
 export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; warnings: ModelWarning[] } {
   const set = new NodeSet();
   const warnings: ModelWarning[] = [];
   const orphanLogs: ArtifactData[] = [];
   const orphanSnapshots: Array<{ artifact: ArtifactData; snapshots: Snapshot[] }> = [];
   const orphanDumps: ArtifactData[] = [];
+  // Logs that name no node but whose path does, and the hosts each path name was seen with.
+  const hinted: ArtifactData[] = [];
+  const hintHosts = new Map<string, Set<string>>();
 
   // 1. Logs with a journal host, or a node name the kubelet printed, name their node.
   for (const a of artifacts) {
@@ -153,13 +177,23 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         if (only) set.get(only).parts.push({ artifact: a, host: null });
       }
       for (const n of sig.nodeNames) if (hosts.length === 1) set.get(hosts[0] as string).aliases.add(n);
-    } else if (sig.nodeNames.length > 0 || a.nodeHint) {
-      const name = sig.nodeNames[0] ?? (a.nodeHint as string);
-      set.get(name).parts.push({ artifact: a, host: null });
+    } else if (sig.nodeNames.length > 0) {
+      set.get(sig.nodeNames[0] as string).parts.push({ artifact: a, host: null });
+    } else if (a.nodeHint) {
+      hinted.push(a);
     } else {
       orphanLogs.push(a);
     }
+    // A folder or file name the user gave a node (`node-5/`, `node-5-kubelet.log`) and the host its lines name are
+    // the same node when every such file says the same host: the name becomes the host's alias.
+    if (hosts.length === 1 && a.nodeHint && a.nodeHintFrom !== 'layout') {
+      const hs = hintHosts.get(a.nodeHint) ?? new Set<string>();
+      hs.add(hosts[0] as string);
+      hintHosts.set(a.nodeHint, hs);
+    }
   }
+  for (const [hint, hs] of hintHosts) if (hs.size === 1) set.get([...hs][0] as string).aliases.add(hint);
+  for (const a of hinted) set.get(a.nodeHint as string).parts.push({ artifact: a, host: null });
   // A Prometheus query names the node it was asked for: an explicit identity.
   for (const a of artifacts) if (a.format === 'prometheus-query' && a.nodeHint) set.get(a.nodeHint);
   for (const a of artifacts) {
@@ -192,10 +226,10 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     const o = g ?? (anonymous ? null : only());
     if (o) set.get(o).parts.push({ artifact: a, host: null });
     else if (anonymous) set.get(a.inputName ?? a.path.split('/').pop() ?? a.path).parts.push({ artifact: a, host: null });
-    else if (a.role === 'cli-output' || a.role === 'node-describe') {
-      // Command output and describe text say nothing of whose they are (a kind export's docker-info.txt is the host's):
-      // among several nodes they are not given a node of their own.
-      warnings.push({ artifact: a.id, message: `no node identity among ${set.nodes.size} nodes: left unattached` });
+    else if (a.role !== 'kubelet-log') {
+      // Only a kubelet's log can tell a node's PLEG state. A kernel or runtime log, command output, describe text with
+      // no node named (a kind export's docker-info.txt is the host's) is not made a node of its own among several.
+      warnings.push({ artifact: a.id, message: `no node name in this file (no journal host, no node in its folder or file name) among ${set.nodes.size} nodes: not tied to a node. Put it in a folder named after its node, or name it <node>-${a.role === 'kernel-log' ? 'dmesg.txt' : a.role === 'runtime-log' ? 'runtime.log' : 'output.txt'}` });
     } else {
       const name = `unattributed:${a.path}`;
       set.get(name).parts.push({ artifact: a, host: null });
@@ -203,22 +237,32 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     }
   }
   for (const { artifact, snapshots } of orphanSnapshots) {
-    const o = (artifact.group ? groupNode.get(artifact.group) : undefined) ?? only();
     const label = snapshots[0]?.node;
-    if (o) {
-      for (const s of snapshots) set.get(o).snapshots.push(s);
-      if (label && shortName(label) !== shortName(o)) warnings.push({ artifact: artifact.id, message: `metrics labelled "${label}" attached to the only node of the input, ${o}` });
-    } else if (set.nodes.size === 0 && label) {
+    // A snapshot that names its node (kubelet_node_name, a node label, the file's path) is that node's, even when no
+    // log of it is in the input: one node's metrics are never another's evidence.
+    if (label) {
       for (const s of snapshots) set.get(label).snapshots.push(s);
+      continue;
+    }
+    const group = artifact.group ? groupNode.get(artifact.group) : undefined;
+    const o = group ?? only();
+    if (o) {
+      // The only node of the input takes a nameless snapshot only if it is of the same time as the node's logs.
+      const far = group ? null : farFrom(set.get(o), snapshots);
+      if (far) {
+        warnings.push({ artifact: artifact.id, message: `metrics with no node name, taken ${far.at}, not attached to ${o}: its logs cover ${far.span} (more than a day apart). Name the file ${o}-<time>.metrics if it is ${o}'s` });
+        continue;
+      }
+      for (const s of snapshots) set.get(o).snapshots.push(s);
     } else if (set.nodes.size === 0 || anonymous) {
       for (const s of snapshots) set.get(artifact.inputName ?? 'node').snapshots.push(s);
     } else {
-      warnings.push({ artifact: artifact.id, message: `metrics with no node identity${label ? ` ("${label}" matches no node)` : ''} among ${set.nodes.size} nodes: left unattached` });
+      warnings.push({ artifact: artifact.id, message: `metrics with no node name (no kubelet_node_name, no node label, no node in the path) among ${set.nodes.size} nodes: left unattached` });
     }
   }
 
   // A dump alone (nothing else names a node) is a node of its own input.
-  if (anonymous) for (const d of orphanDumps) if (!d.group || !groupNode.has(d.group)) set.get(d.inputName ?? 'node');
+  if (anonymous) for (const d of orphanDumps) if (!d.group || !groupNode.has(d.group)) set.get(d.nodeHint ?? d.inputName ?? 'node');
 
   const extra = attachBundleData(set, artifacts, groupNode, only, warnings);
 
@@ -272,7 +316,8 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       }
     }
     // Dumps name no node: they go with their bundle group's node, the input's only node, or the node named like their input.
-    const dumps = orphanDumps.filter((d) => (d.group ? groupNode.get(d.group) === n.name : set.nodes.size === 1 || (anonymous && (d.inputName ?? 'node') === n.name)));
+    const dumps = orphanDumps.filter((d) => (d.nodeHint && set.find(d.nodeHint) !== null ? set.find(d.nodeHint) === n.name
+      : d.group ? groupNode.get(d.group) === n.name : set.nodes.size === 1 || (anonymous && (d.inputName ?? 'node') === n.name)));
     for (const d of dumps) arts.set(d.id, d);
     const metrics = n.snapshots.length ? summarize(n.snapshots) : null;
     // A node known only from its Node object: its "log" ends with the last status it posted.

@@ -9,7 +9,7 @@ import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
-import { count, foldLabel, LONGEST_STALL, VERDICT, verdictKind, type FOLDED, type VerdictKind } from './words.js';
+import { count, foldLabel, LONGEST_STALL, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind } from './words.js';
 
 /**
  * Time series the timeline draws when a node carries them (proposed addition to NodeReport: `series?: NodeSeries`).
@@ -262,7 +262,7 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
     `<div class="tl-zone">${esc(`time, ${zoneName(zone, a)}`)}</div><div class="tl-axis">${axis.join('')}</div></div>`;
 }
 
-const BADGE_CLASS: Record<VerdictKind, string> = { unhealthy: 'unhealthy', notready: 'other', healthy: 'healthy' };
+const BADGE_CLASS: Record<VerdictKind, string> = { unhealthy: 'unhealthy', notready: 'other', healthy: 'healthy', unknown: 'other' };
 
 function badge(n: NodeReport): string {
   const k = verdictKind(n);
@@ -424,6 +424,11 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
       '</tbody></table></section>');
   }
   analysis.nodes.forEach((n, i) => body.push(nodeHtml(n, i, zone, nEvidence)));
+  const loose = unattached(analysis);
+  if (loose.length > 0) {
+    body.push(`<section id="unattached"><h2>${UNATTACHED} (${count(loose.length, 'file')})</h2><p class="muted">Read, but in no node's verdict.</p><ul>` +
+      loose.map((x) => `<li><code>${esc(x.path)}</code> (${esc(x.role)}): ${esc(sanitizeLine(unattachedWhy(analysis, x.path), 300))}</li>`).join('') + '</ul></section>');
+  }
   if (analysis.warnings.length > 0) {
     const li = (w: (typeof analysis.warnings)[number]) => `<li>${w.file ? `<code>${esc(w.file)}${w.line ? ':' + w.line : ''}</code>: ` : ''}${esc(sanitizeLine(w.message, 300))}</li>`;
     const rest = analysis.warnings.slice(50);

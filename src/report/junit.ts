@@ -6,7 +6,7 @@
 import type { Analysis, NodeReport, Severity, Stall } from '../contract/analysis.js';
 import { SEVERITIES } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
-import { count } from './words.js';
+import { count, unattached, verdictKind } from './words.js';
 import { clusterOf, clusterSentences, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 
 export interface JunitOptions {
@@ -39,6 +39,8 @@ interface Case {
   name: string;
   failure: { message: string; type: string; body: string } | null;
   out: string | null;
+  /** Not decided by this input (a node whose PLEG state it cannot tell, files tied to no node): why. */
+  skipped?: string;
 }
 
 function ruleFails(sev: Severity, failOn: string | undefined): boolean {
@@ -62,7 +64,9 @@ function nodeCases(n: NodeReport, rules: ReadonlyArray<{ id: string; fired: bool
   const cases: Case[] = [];
   const stallText = n.stalls.map((s, i) => stallLine(s, i, zone)).join('\n');
   const stallFails = n.stalls.length > 0 && (failOn === undefined || failOn === 'stall');
-  cases.push({
+  if (verdictKind(n) === 'unknown') {
+    cases.push({ name: 'pleg-healthy', failure: null, out: null, skipped: 'PLEG state unknown: no kubelet log, metrics or node status of this node in the input' });
+  } else cases.push({
     name: 'pleg-healthy',
     failure: stallFails ? {
       message: `PLEG unhealthy: ${count(n.stalls.length, 'stall')}, cause ${n.verdict.primaryCause ?? 'unknown'}`,
@@ -130,9 +134,10 @@ export function renderJunit(analysis: Analysis, evaluated: Evaluated, options: J
     tests += cases.length;
     failures += nf;
     const classname = `plegscope.${n.name.replace(/\./g, '_')}`;
-    const lines = [`  <testsuite name="${text(n.name)}" tests="${cases.length}" failures="${nf}" errors="0" skipped="0" time="0">`];
+    const ns = cases.filter((c) => c.skipped).length;
+    const lines = [`  <testsuite name="${text(n.name)}" tests="${cases.length}" failures="${nf}" errors="0" skipped="${ns}" time="0">`];
     lines.push('    <properties>');
-    lines.push(`      <property name="verdict" value="${n.verdict.plegUnhealthy ? 'pleg-unhealthy' : 'pleg-healthy'}"/>`);
+    lines.push(`      <property name="verdict" value="${n.verdict.plegUnhealthy ? 'pleg-unhealthy' : verdictKind(n) === 'unknown' ? 'pleg-unknown' : 'pleg-healthy'}"/>`);
     lines.push(`      <property name="primaryCause" value="${n.verdict.primaryCause ?? ''}"/>`);
     lines.push(`      <property name="confidence" value="${n.verdict.confidence.toFixed(2)}"/>`);
     lines.push(`      <property name="kubeletVersion" value="${text(n.kubeletVersion ?? '')}"/>`);
@@ -140,17 +145,30 @@ export function renderJunit(analysis: Analysis, evaluated: Evaluated, options: J
     lines.push('    </properties>');
     for (const c of cases) {
       const open = `    <testcase name="${text(c.name)}" classname="${text(classname)}" time="0"`;
-      if (!c.failure && !c.out) {
+      if (!c.failure && !c.out && !c.skipped) {
         lines.push(open + '/>');
         continue;
       }
       lines.push(open + '>');
+      if (c.skipped) lines.push(`      <skipped message="${text(c.skipped)}"/>`);
       if (c.failure) lines.push(`      <failure message="${text(c.failure.message)}" type="${text(c.failure.type)}">${block(c.failure.body)}</failure>`);
       if (c.out) lines.push(`      <system-out>${block(c.out)}</system-out>`);
       lines.push('    </testcase>');
     }
     lines.push('  </testsuite>');
     suites.push(lines.join('\n'));
+  }
+  // Files no node could be tied to: listed, not judged (a CI reader sees them without opening the report).
+  const loose = unattached(analysis);
+  if (loose.length > 0) {
+    tests += 1;
+    suites.push([
+      '  <testsuite name="inputs" tests="1" failures="0" errors="0" skipped="1" time="0">',
+      '    <testcase name="unattached files" classname="plegscope.inputs" time="0">',
+      `      <skipped message="${text(`${count(loose.length, 'file')} not tied to a node: ${loose.map((a) => a.path).join(', ')}`)}"/>`,
+      '    </testcase>',
+      '  </testsuite>',
+    ].join('\n'));
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -10,7 +10,7 @@ import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
 import { metricsSpan } from './text.js';
-import { count, foldLabel, LONGEST_STALL, VERDICT, VERDICT_CELL, verdictKind, type FOLDED } from './words.js';
+import { count, foldLabel, LONGEST_STALL, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, type FOLDED } from './words.js';
 
 export interface MarkdownOptions {
   /** IANA zone or fixed offset for displayed times. */
@@ -231,6 +231,12 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   }
 
   for (const n of analysis.nodes) append(out, nodeSection(n, zone, top, nEvidence));
+
+  const loose = unattached(analysis);
+  if (loose.length > 0) {
+    out.push(`## ${UNATTACHED} (${count(loose.length, 'file')})`, '', 'Read, but in no node\'s verdict.', '');
+    append(out, loose.map((x) => `- ${mdCode(x.path)} (${x.role}): ${mdText(sanitizeLine(unattachedWhy(analysis, x.path), 300))}`), '');
+  }
 
   if (analysis.warnings.length > 0) {
     out.push(`## Warnings (${analysis.warnings.length})`, '');

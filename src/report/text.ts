@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import type { Analysis, NodeReport, Quantiles, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, textTable, wrapHanging, wrapWords } from './layout.js';
-import { count, foldLabel, VERDICT, verdictKind } from './words.js';
+import { count, foldLabel, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind } from './words.js';
 import { checkResult, renderClusterText, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 
 export interface TextOptions {
@@ -215,6 +215,12 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     out.push('', `${p.green(VERDICT.healthy)}, nothing to report: ${count(quietNodes.length, 'node')}`);
     const names = quietNodes.map((n) => sanitize(n.name));
     prose('  ', `${names.slice(0, 40).join(', ')}${names.length > 40 ? `, … ${names.length - 40} more (all in --format json)` : ''}`);
+  }
+  const loose = unattached(analysis);
+  if (loose.length > 0) {
+    out.push('', `${p.bold(`${UNATTACHED} (${count(loose.length, 'file')})`)} ${p.dim('— read, but in no node\'s verdict')}`);
+    for (const x of loose.slice(0, 20)) prose('  - ', `${sanitize(x.path)} (${x.role}): ${sanitize(unattachedWhy(analysis, x.path))}`, 4);
+    if (loose.length > 20) out.push(p.dim(`  … ${loose.length - 20} more in --format json`));
   }
   if (analysis.warnings.length > 0) {
     out.push('', p.bold(`Warnings (${analysis.warnings.length})`));

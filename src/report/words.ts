@@ -1,12 +1,14 @@
 // The words every view uses for the same thing: a node's verdict, the durations tables show. One place, so the text
 // report, Markdown, HTML, JUnit and the TUI say the same about the same node.
-import type { NodeReport } from '../contract/analysis.js';
+import type { Analysis, ArtifactInfo, NodeReport } from '../contract/analysis.js';
 
-export type VerdictKind = 'unhealthy' | 'notready' | 'healthy';
+export type VerdictKind = 'unhealthy' | 'notready' | 'healthy' | 'unknown';
 
-/** Stalled; else NotReady for a reason that is not PLEG (relists worked); else healthy. */
+/** Stalled; else NotReady for a reason that is not PLEG (relists worked); else healthy — when the input can tell: a node
+ *  known only from its kernel or runtime log, or command output, has no PLEG state in the input at all. */
 export function verdictKind(n: NodeReport): VerdictKind {
   if (n.verdict.plegUnhealthy) return 'unhealthy';
+  if (n.verdict.plegState === 'unknown') return 'unknown';
   return n.notReady.length > 0 ? 'notready' : 'healthy';
 }
 
@@ -15,6 +17,7 @@ export const VERDICT: Record<VerdictKind, string> = {
   unhealthy: 'PLEG unhealthy',
   notready: 'PLEG healthy — NotReady for another reason',
   healthy: 'PLEG healthy',
+  unknown: 'PLEG state unknown — no kubelet log, metrics or node status in the input',
 };
 
 /** The verdict in a table cell under a "PLEG" heading. */
@@ -22,6 +25,7 @@ export const VERDICT_CELL: Record<VerdictKind, string> = {
   unhealthy: 'unhealthy',
   notready: 'healthy, NotReady',
   healthy: 'healthy',
+  unknown: 'unknown',
 };
 
 /** Headings of the duration columns: a stall's duration is the time without a completed relist (from the last good
@@ -45,3 +49,20 @@ export function foldLabel(n: number, after: boolean, kind: keyof typeof FOLDED):
 export function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/** Roles of files that are some node's own evidence (a cluster's objects and a controller's log are not). */
+const NODE_EVIDENCE = new Set<string>(['kubelet-log', 'runtime-log', 'kernel-log', 'metrics', 'goroutine-dump', 'healthz']);
+
+/** Files the analysis read but could tie to no node (every view lists them: their evidence is in no node's verdict). */
+export function unattached(a: Analysis): ArtifactInfo[] {
+  return a.inputs.flatMap((i) => i.artifacts).filter((x) => x.node === null && NODE_EVIDENCE.has(x.role));
+}
+
+/** Why a file is tied to no node: the warning the analysis gave for it, else a general reason. */
+export function unattachedWhy(a: Analysis, file: string): string {
+  return a.warnings.find((w) => w.file === file && /not tied to a node|not attached|left unattached/.test(w.message))?.message
+    ?? 'no node name in it, its folder or its file name';
+}
+
+/** The heading of the list of files tied to no node. */
+export const UNATTACHED = 'Not tied to a node';

@@ -139,7 +139,7 @@ export function current(s: NavState): Screen {
 // ---------------------------------------------------------------------------------------------------------------
 // Derived data the views and the reducer share.
 
-const VERDICT_RANK = { unhealthy: 0, notready: 1, healthy: 2 } as const;
+const VERDICT_RANK = { unhealthy: 0, notready: 1, unknown: 2, healthy: 3 } as const;
 
 function verdictRank(n: NodeReport): number {
   return VERDICT_RANK[verdictKind(n)];
