@@ -1,6 +1,7 @@
 // The pipeline, end to end: input → parse/signals → model → rules → the Analysis (the one contract every view reads).
 // Only this file knows every stage; each stage knows only the ones before it.
 import { plurals } from './util/plural.js';
+import { YEARFUL, YearAnchors, type YearFrom } from './anchors.js';
 import type {
   Analysis, ArtifactInfo, EvidenceRef, Finding, InputInfo, NodeReport, OperationStats, Quantiles, Warning,
 } from './contract/analysis.js';
@@ -98,7 +99,6 @@ const DEFAULT_MAX_WORKERS = 7;
 /** Enough of a range's start to find its first dated line. */
 const RANGE_HEAD_BYTES = 16 * 1024;
 /** Formats whose stamps carry a year: read first, they anchor the year of the year-less ones. */
-const YEARFUL = /^(journal-short-iso|journal-json|json-log|cri-log|rfc3339|logrus|docker-json|dmesg-T|openmetrics)/;
 
 /** What an archive member's early read found, with the options it was read with. */
 interface EarlyRead {
@@ -185,13 +185,18 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
 
   // Year-carrying formats first: their times anchor the year of the year-less ones (journal short, klog headers).
   // Bundle files anchored by their collection time need no help: they stay in archive order (one pass over a tar).
-  const yearful = disc.artifacts.filter((a) => YEARFUL.test(a.format) || selfAnchored(a));
-  const rest = disc.artifacts.filter((a) => !YEARFUL.test(a.format) && !selfAnchored(a));
+  // Metrics snapshots too (their samples carry epoch times, their kubelet_node_name says whose they are).
+  const first = (a: Artifact): boolean => YEARFUL.test(a.format) || selfAnchored(a) || a.role === 'metrics';
+  const yearful = disc.artifacts.filter(first);
+  const rest = disc.artifacts.filter((a) => !first(a));
   // Files on disk are read a few at a time so small files overlap their I/O (and keep every worker busy); archive
   // members one after the other.
   const lanes = disc.artifacts.some((a) => a.sequential) ? 1 : Math.max(4, 2 * (pool?.size ?? 0));
   const inputNames = distinctInputNames(disc.inputs.map((i) => i.path));
-  let anchorMs: number | null = null;
+  const anchors = new YearAnchors(disc.artifacts);
+  const now = Date.now();
+  /** How each year-less log's year was chosen (reported when it was assumed). */
+  const yearFrom = new Map<number, { from: YearFrom; year: number | null }>();
   const data: ArtifactData[] = [];
   let done = 0;
 
@@ -201,7 +206,9 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       const doc = isDocument(a);
       if (LOG_ROLES.has(a.role) || unplaced(a) || doc) {
         const zoneName = artifactZone(a, opts.tz, (m) => warn(a, null, m));
-        const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: artifactNotAfter(a, anchorMs ?? a.mtime), noPrefilter: opts.noPrefilter, custom };
+        d.zone = zoneName;
+        const anchor = YEARFUL.test(a.format) ? { notAfterMs: artifactNotAfter(a, a.mtime), from: null } : anchors.anchor(a, opts.year, now);
+        const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: anchor.notAfterMs, noPrefilter: opts.noPrefilter, custom };
         const here = { ...job, zone: zoneOf(zoneName), custom: compiled };
         const onRead = opts.onRead ? (bytes: number, n: number) => opts.onRead?.({ artifact: a, bytes, lines: n }) : undefined;
         let sig: ArtifactSignals;
@@ -237,6 +244,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
         } else {
           if (role !== 'other') a.role = d.role = role;
           d.signals = sig;
+          if (anchor.from) yearFrom.set(a.id, { from: anchor.from, year: yearOfLogs(sig) });
           logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));
           // A healthz output has no times by nature.
           for (const w of sig.warnings) if (!(w.code === 'undated' && a.role === 'healthz')) warn(a, w.line, w.message);
@@ -266,7 +274,8 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   try {
     await phase(yearful);
     for (const d of data) {
-      for (const h of d.signals?.hosts ?? []) anchorMs = Math.max(anchorMs ?? -Infinity, h.last + 86400000);
+      if (d.signals) anchors.note(disc.artifacts[d.id] as Artifact, d.signals.hosts);
+      if (d.metrics) anchors.noteSnapshot(snapshotNode(d.metrics) ?? d.nodeHint, snapshotTime(d.metrics));
     }
     await phase(rest);
   } finally {
@@ -310,6 +319,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
       lines: lines.get(a.id) ?? 0,
       warnings: perArtifactWarnings.get(a.id) ?? 0,
       ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
+      ...yearInfo(yearFrom.get(a.id)),
     })),
   }));
   if (prom && prom.queries.size > 0) {
@@ -331,6 +341,31 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     criErrors: n.events.flatMap((e) => (e.type === 'cri-error' ? [{ op: e.op, ts: e.ts, layer: e.layer }] : [])),
   }]));
   return { analysis, evaluated, artifacts: disc.artifacts, views: { logs, nodes: viewNodes }, early: earlyStats };
+}
+
+/** The year a log's year-less stamps were read in, and where it came from (only for logs that have such stamps). */
+function yearInfo(y: { from: YearFrom; year: number | null } | undefined): Pick<ArtifactInfo, 'year'> {
+  return y && y.year !== null && y.from !== 'option' ? { year: { value: y.year, from: y.from } } : {};
+}
+
+/** The node a snapshot names itself (`kubelet_node_name{node=…}` of a direct scrape), or null. */
+function snapshotNode(m: MetricsSource): string | null {
+  for (const x of m.parsed.samples) if (x.name === 'kubelet_node_name' && x.labels['instance'] === undefined && x.labels['node']) return x.labels['node'];
+  return null;
+}
+
+/** The latest time a snapshot's samples carry (or its file name gives), or null. */
+function snapshotTime(m: MetricsSource): number | null {
+  let t = -Infinity;
+  for (const x of m.parsed.samples) if (x.tsMs !== null && x.tsMs > t) t = x.tsMs;
+  return Number.isFinite(t) ? t : m.nameTime;
+}
+
+/** The year of a log's first dated line, or null when none is dated. */
+function yearOfLogs(sig: ArtifactSignals): number | null {
+  let first = Infinity;
+  for (const h of sig.hosts) if (Number.isFinite(h.first)) first = Math.min(first, h.first);
+  return Number.isFinite(first) ? new Date(first).getUTCFullYear() : null;
 }
 
 /** Roles of evidence that can tell a node's PLEG state (the kubelet's log, its metrics, its Node status, a controller

@@ -20,7 +20,7 @@ import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../input/text-file.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
-import { checkZone, parseYear, UsageError } from './options.js';
+import { checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP, UsageError } from './options.js';
 
 export function failOnTriggered(analysis: Analysis, failOn: string | undefined): boolean {
   if (!failOn) return false;
@@ -41,6 +41,7 @@ interface AnalyzeFlags extends PrometheusFlags {
   output?: string;
   year?: number;
   tz?: string;
+  displayTz?: string;
   failOn?: string;
   color?: boolean;
   debug?: boolean;
@@ -78,6 +79,7 @@ function readPack(file: string): LoadedPack {
 
 async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number> {
   if (flags.tz !== undefined) checkZone(flags.tz);
+  displayZone(flags);
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
   const pack = flags.rules ? readPack(flags.rules) : null;
   const prometheus = prometheusAsk(flags, paths);
@@ -113,7 +115,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     a = r.analysis;
     if (flags.redactMap) writeOutputFile(flags.redactMap, renderRedactionMap(r.mapping));
   }
-  const zone = flags.tz ?? 'UTC';
+  const zone = displayZone(flags);
   let text: string;
   switch (flags.format) {
     case 'json': text = renderJson(a); break;
@@ -149,7 +151,8 @@ export function buildProgram(): Command {
     .addOption(new Option('-f, --format <format>', 'report format: text, json (the contract), markdown (CI summaries, tickets), junit (CI test results), html (one self-contained page)').choices(['text', 'json', 'markdown', 'junit', 'html']).default('text'))
     .option('-o, --output <file>', 'write the report to FILE instead of stdout')
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
-    .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC); default: the zone a bundle records, else UTC')
+    .option('--tz <zone>', TZ_HELP)
+    .option('--display-tz <zone>', DISPLAY_TZ_HELP)
     .addOption(new Option('--fail-on <level>', 'exit 1 when a finding at or above this severity exists (or any stall)').choices([...SEVERITIES, 'stall']))
     .option('--redact', 'replace node/host names, IPs, pod and namespace names, UIDs and container IDs with consistent pseudonyms, in every format')
     .option('--redact-map <file>', 'with --redact: write the pseudonym → original mapping to FILE (keep it apart from the report)')

@@ -9,15 +9,28 @@ export function parseYear(v: string): number {
   return n;
 }
 
-/** `--tz`: an IANA name, UTC, or a UTC offset that exists on Earth (−12:00 … +14:00, minutes 00–59). */
-export function checkZone(v: string): void {
+/** `--tz`, `--display-tz`: an IANA name, UTC, or a UTC offset that exists on Earth (−12:00 … +14:00, minutes 00–59). */
+export function checkZone(v: string, option = '--tz'): void {
   const fixed = /^[+-](\d{2}):?(\d{2})$/.exec(v);
   if (fixed && (Number(fixed[1]) > 14 || Number(fixed[2]) > 59)) {
-    throw new UsageError(`--tz: "${v}" is not a UTC offset (hours 00 to 14, minutes 00 to 59)`);
+    throw new UsageError(`${option}: "${v}" is not a UTC offset (hours 00 to 14, minutes 00 to 59)`);
   }
   try {
     resolveZone(v);
   } catch {
-    throw new UsageError(`--tz: unknown time zone "${v}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
+    throw new UsageError(`${option}: unknown time zone "${v}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
   }
 }
+
+/** The zone the report shows times in: --display-tz; else the zone the input was read in (--tz), so that report times
+ *  match the log lines they cite; else UTC. */
+export function displayZone(flags: { tz?: string; displayTz?: string }): string {
+  if (flags.displayTz !== undefined) checkZone(flags.displayTz, '--display-tz');
+  const z = flags.displayTz ?? flags.tz ?? 'UTC';
+  // A fixed offset as the time library names it (`+01:00` → `UTC+01:00`).
+  const fixed = /^([+-])(\d{2}):?(\d{2})$/.exec(z);
+  return fixed ? `UTC${fixed[1]}${fixed[2]}:${fixed[3]}` : z;
+}
+
+export const TZ_HELP = 'time zone of timestamps that carry none (IANA name, +hh:mm, UTC); default: the zone a bundle records, else UTC';
+export const DISPLAY_TZ_HELP = 'time zone of the times the report shows; default: --tz, else UTC';

@@ -1,7 +1,7 @@
 // `plegscope tui <paths…>`: the interactive triage view (src/tui). Registered on the program by main.ts.
 import { Option, type Command } from 'commander';
 import { InputError } from '../input/artifact.js';
-import { checkZone, parseYear } from './options.js';
+import { checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP } from './options.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { loadRulePack, mergeRules, RulePackError } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
@@ -11,6 +11,7 @@ import { requireNodes } from './nothing.js';
 interface TuiFlags extends PrometheusFlags {
   year?: number;
   tz: string;
+  displayTz?: string;
   rules?: string;
   color?: boolean;
 }
@@ -26,7 +27,8 @@ export function registerTui(program: Command): Command {
     .description('browse the analysis by keyboard: nodes → timeline → findings → evidence lines in the merged log')
     .argument('[paths...]', 'the same inputs as analyze: logs, metrics, folders, bundles, archives (not - : the terminal is the keyboard)')
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
-    .option('--tz <zone>', 'time zone of zone-less timestamps and of displayed times (IANA name, +hh:mm, UTC); default: the zone a bundle records, else UTC')
+    .option('--tz <zone>', TZ_HELP)
+    .option('--display-tz <zone>', DISPLAY_TZ_HELP)
     .option('--rules <file>', 'add a rule pack (YAML or JSON), as for analyze')
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
     .addOption(new Option('--debug', 'print stack traces on errors').hideHelp());
@@ -46,6 +48,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
       const prometheus = prometheusAsk(flags, paths);
       if (paths.includes('-')) throw new InputError('-', 'tui reads keys from the terminal, so it cannot read the input from stdin: save it to a file first');
       if (flags.tz !== undefined) checkZone(flags.tz);
+      displayZone(flags);
       let rules;
       let customSignals;
       if (flags.rules) {
@@ -60,7 +63,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
         }
       }
       const { runTui } = await import('../tui/run.js');
-      process.exitCode = await runTui({ paths, prometheus, year: flags.year, tz: flags.tz, zone: flags.tz ?? 'UTC', color: colorOn(flags.color), rules, customSignals, accept: (a) => requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], a) });
+      process.exitCode = await runTui({ paths, prometheus, year: flags.year, tz: flags.tz, zone: displayZone(flags), color: colorOn(flags.color), rules, customSignals, accept: (a) => requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], a) });
     });
 }
 

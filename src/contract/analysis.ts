@@ -52,6 +52,10 @@ export interface ArtifactInfo {
   /** Addition (backward compatible): the earliest and latest time read in the file (logs), when known. */
   from?: string | null;
   to?: string | null;
+  /** Addition (backward compatible): for a log whose stamps carry no year (journal short, klog), the year they were read
+   *  in and where it came from: `bundle` (collection time), `content` (a full date in the file), `same-host` (a dated log
+   *  of the same host), or assumed: `file-name`, `file-date` (modification time), `today`. Absent with --year. */
+  year?: { value: number; from: 'bundle' | 'content' | 'same-host' | 'file-name' | 'file-date' | 'today' };
 }
 
 export interface InputInfo {

@@ -215,12 +215,27 @@ function maxAgePoint(f: Found): Point {
  * log stall the metrics also show gains the metric sample that corroborates it. `idOf` maps a metrics file (or query)
  * to its artifact id, for evidence.
  */
-export function withMetricStalls(timeline: Timeline, snapshots: Snapshot[], idOf: (file: string) => number): Timeline {
+/** A log stall and a metrics stall whose last relists lie this close to a whole number of half hours apart are one stall
+ *  whose log times were read in the wrong zone (the metrics carry absolute times). */
+const ZONE_STEP_MS = 30 * 60_000;
+const ZONE_SLACK_MS = 90_000;
+
+/** How far (ms, a multiple of 30 min) a log stall's last relist is from the metrics' one, when they are the same stall
+ *  read in two zones; null when they are not. */
+function zoneShift(logLastRelist: number, metricLastRelist: number): number | null {
+  const d = logLastRelist - metricLastRelist;
+  if (Math.abs(d) < ZONE_STEP_MS - ZONE_SLACK_MS || Math.abs(d) > 14 * 3_600_000 + ZONE_SLACK_MS) return null;
+  const steps = Math.round(d / ZONE_STEP_MS);
+  return Math.abs(d - steps * ZONE_STEP_MS) <= ZONE_SLACK_MS ? steps * ZONE_STEP_MS : null;
+}
+
+export function withMetricStalls(timeline: Timeline, snapshots: Snapshot[], idOf: (file: string) => number, onZoneShift?: (shiftMs: number) => void): Timeline {
   if (snapshots.length === 0) return timeline;
   const found = metricStalls(snapshots);
   if (found.length === 0) return timeline;
   const logStalls = timeline.stalls;
   const added: StallModel[] = [];
+  const shifts = new Set<number>();
   for (const f of found) {
     const mine = span(f);
     const same = logStalls.find((s) => overlaps(mine, [s.lastRelistAt, s.endedAt ?? s.lastLineAt]));
@@ -229,8 +244,16 @@ export function withMetricStalls(timeline: Timeline, snapshots: Snapshot[], idOf
       if (r && !same.evidence.some((e) => e.artifact === r.artifact && e.line === r.line)) same.evidence.push(r);
       continue;
     }
+    // The log's stall, hours away: the logs' zone-less times were read in another zone than the node's. One stall,
+    // told once (the log's lines carry the story); the user is told how to read them right.
+    const shifted = f.bound ? null : logStalls.map((s) => zoneShift(s.lastRelistAt, f.lastRelistAt)).find((x) => x !== null && x !== undefined);
+    if (shifted !== null && shifted !== undefined) {
+      shifts.add(shifted);
+      continue;
+    }
     added.push(toStall(f, idOf));
   }
+  for (const x of shifts) onZoneShift?.(x);
   if (added.length === 0) return timeline;
   return { ...timeline, stalls: [...logStalls, ...added].sort((a, b) => a.lastRelistAt - b.lastRelistAt) };
 }

@@ -20,6 +20,8 @@ export interface ArtifactData {
   role: Role;
   format: string;
   nodeHint: string | null;
+  /** The zone the file's zone-less times were read in (logs). */
+  zone?: string;
   /** Where the path's node name came from (layout, folder, file name): what content says outranks it. */
   nodeHintFrom?: 'layout' | 'folder' | 'file-name';
   signals: ArtifactSignals | null;
@@ -127,6 +129,17 @@ function eventsOfHost(sig: ArtifactSignals, host: string | null): SignalEvent[] 
 }
 
 const DAY_MS = 86_400_000;
+
+/** `01:00` for an offset in ms. */
+function hhmm(ms: number): string {
+  const m = Math.round(ms / 60_000);
+  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+}
+
+/** The zone a node's logs were read in (as the extractor reports it), or UTC. */
+function logZone(parts: Array<{ artifact: ArtifactData }>): string {
+  return parts.map((p) => p.artifact.zone).find((z): z is string => typeof z === 'string') ?? 'UTC';
+}
 
 /** When a nameless snapshot lies more than a day outside the time a node's logs cover: the times, in words; else null. */
 function farFrom(n: { parts: Array<{ artifact: ArtifactData; host: string | null }> }, snapshots: Snapshot[]): { at: string; span: string } | null {
@@ -331,7 +344,11 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     const timeline = withMetricStalls(buildTimeline({
       events, kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : logEnd, logEnd,
       logStart: Number.isFinite(start) ? start : NaN, kubeletLog: Number.isFinite(kubeletLast),
-    }), n.snapshots, (file) => artifacts.find((x) => x.path === file)?.id ?? -1);
+    }), n.snapshots, (file) => artifacts.find((x) => x.path === file)?.id ?? -1, (shift) => {
+      const h = Math.abs(shift) / 3_600_000;
+      const zone = shift > 0 ? `+${hhmm(shift)}` : `-${hhmm(-shift)}`;
+      warnings.push({ artifact: n.parts[0]?.artifact.id ?? null, message: `${n.name}: its logs and its metrics put the same stall ${h} h apart: the logs' times carry no zone and were read as ${logZone(n.parts)}; if the node's clock ran at UTC${zone}, read them with --tz ${zone}` });
+    });
     const versions = timeline.restarts.map((r) => r.version).filter((v): v is string => v !== null);
     const stated = versionsOf(events);
     const rtInfo = [...events].reverse().find((e) => e.type === 'runtime-info');

@@ -9,7 +9,7 @@ import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
-import { count, foldLabel, LONGEST_STALL, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind } from './words.js';
+import { count, foldLabel, LONGEST_STALL, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote } from './words.js';
 
 /**
  * Time series the timeline draws when a node carries them (proposed addition to NodeReport: `series?: NodeSeries`).
@@ -57,7 +57,7 @@ figure.timeline { margin: 8px 0 12px; }
 .tl-labels, .tl-plot { position: relative; } .tl-label { position: absolute; right: 0; white-space: nowrap; }
 .tl-plot svg { display: block; width: 100%; overflow: visible; } .tl-plot svg * { vector-effect: non-scaling-stroke; }
 .tl-note { position: absolute; font-size: 11px; line-height: 14px; background: rgba(255,255,255,.85); padding: 0 3px; white-space: nowrap; }
-table.checks td { vertical-align: top; } table.checks code { white-space: pre-wrap; word-break: break-all; }
+header .note { color: #8a5a00; } table.checks td { vertical-align: top; } table.checks code { white-space: pre-wrap; word-break: break-all; }
 .tl-zone { text-align: right; padding-top: 2px; white-space: nowrap; }
 .tl-axis { position: relative; height: 18px; } .tick { position: absolute; top: 2px; transform: translateX(-50%); white-space: nowrap; }
 figcaption { font-size: 12px; color: var(--muted); margin-top: 4px; }
@@ -403,7 +403,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   const arts = analysis.inputs.flatMap((i) => i.artifacts);
   const unhealthy = analysis.nodes.filter((n) => n.verdict.plegUnhealthy).length;
   const body: string[] = [];
-  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p></header>`);
+  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p>${yearNote(analysis) ? `<p class="note">${esc(yearNote(analysis) as string)}</p>` : ''}</header>`);
   if (analysis.nodes.length === 0) body.push('<p>No kubelet log, runtime log or metrics found in the input.</p>');
 
   const cluster = clusterOf(analysis);

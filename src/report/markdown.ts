@@ -10,7 +10,7 @@ import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
 import { metricsSpan } from './text.js';
-import { count, foldLabel, LONGEST_STALL, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, type FOLDED } from './words.js';
+import { count, foldLabel, LONGEST_STALL, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, type FOLDED } from './words.js';
 
 export interface MarkdownOptions {
   /** IANA zone or fixed offset for displayed times. */
@@ -205,6 +205,8 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   const out: string[] = ['# plegscope report', ''];
   out.push(`plegscope ${mdText(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')} from ${count(arts.length, 'file')}` +
     (roles.size ? ` (${[...roles.entries()].map(([r, k]) => `${r} ×${k}`).join(', ')})` : ''), '');
+  const years = yearNote(analysis);
+  if (years) out.push(`> **Note:** ${mdText(years)}`, '');
   if (analysis.nodes.length === 0) out.push('No kubelet log, runtime log or metrics found in the input.', '');
 
   const cluster = clusterOf(analysis);

@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import type { Analysis, NodeReport, Quantiles, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, textTable, wrapHanging, wrapWords } from './layout.js';
-import { count, foldLabel, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind } from './words.js';
+import { count, foldLabel, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote } from './words.js';
 import { checkResult, renderClusterText, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 
 export interface TextOptions {
@@ -108,6 +108,8 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   for (const a of arts) roles.set(a.role, (roles.get(a.role) ?? 0) + 1);
   const head = wrapWords(`plegscope ${analysis.tool.version} — ${count(analysis.nodes.length, 'node')} from ${count(arts.length, 'file')} (${[...roles.entries()].map(([r, n]) => `${r}×${n}`).join(', ') || 'nothing readable'})`, W);
   out.push(...head.map((l, i) => (i === 0 ? l.replace(/^plegscope/, p.bold('plegscope')) : l)));
+  const years = yearNote(analysis);
+  if (years) prose('', sanitize(years), 2, (s) => p.yellow(s));
   if (analysis.nodes.length === 0) {
     out.push('', 'No kubelet log, runtime log or metrics found in the input.');
   }

@@ -66,3 +66,19 @@ export function unattachedWhy(a: Analysis, file: string): string {
 
 /** The heading of the list of files tied to no node. */
 export const UNATTACHED = 'Not tied to a node';
+
+const ASSUMED: Record<string, string> = { 'file-name': 'the date in the file name', 'file-date': 'the file\'s modification date', today: 'this year' };
+
+/** When year-less stamps were read in a year the input does not state: one sentence saying which files, which year,
+ *  from what, and how to set it; null when no year was assumed. */
+export function yearNote(a: Analysis): string | null {
+  const groups = new Map<string, string[]>();
+  for (const x of a.inputs.flatMap((i) => i.artifacts)) {
+    if (!x.year || !(x.year.from in ASSUMED)) continue;
+    const k = `${x.year.value} (${ASSUMED[x.year.from]})`;
+    groups.set(k, [...(groups.get(k) ?? []), x.path]);
+  }
+  if (groups.size === 0) return null;
+  const parts = [...groups].map(([k, files]) => `as ${k} in ${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''}`);
+  return `Times without a year were read ${parts.join('; ')}: nothing in the input states the year. If it is another, pass --year YYYY.`;
+}
