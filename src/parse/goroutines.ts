@@ -174,9 +174,9 @@ export class GoroutineParser {
   /** A dump written to a journal says whose it is in every line's identifier. */
   private identVote(ident: string): void {
     if (/^(?:kubelet|kubenswrapper|hyperkube|k3s|rke2|atomic-openshift-node|origin-node)/.test(ident)) this.votes.kubelet++;
-    else if (/^dockerd/.test(ident)) this.votes.dockerd++;
-    else if (/^containerd/.test(ident)) this.votes.containerd++;
-    else if (/^crio/.test(ident)) this.votes['cri-o']++;
+    else if (ident.startsWith('dockerd')) this.votes.dockerd++;
+    else if (ident.startsWith('containerd')) this.votes.containerd++;
+    else if (ident.startsWith('crio')) this.votes['cri-o']++;
   }
 
   private vote(g: Goroutine): void {
