@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHECKPOINT_EVERY, LineScanner } from '../../src/parse/lines.js';
-import { MultiSearch } from '../../src/parse/multisearch.js';
+import { MatchList, MultiSearch } from '../../src/parse/multisearch.js';
 
 function scan(text: string, needles: string[] | null, chunk: number, maxLineBytes?: number) {
   const seen: Array<[number, number, string]> = [];
@@ -92,17 +92,49 @@ describe('LineScanner: samples by file position, head hook, kept tail', () => {
 });
 
 describe('MultiSearch', () => {
-  it('finds the earliest needle of many, short ones too, and says which', () => {
-    const ms = new MultiSearch(['from runtime service failed', 'SyncLoop (PLEG)', 'oom', 'Kubelet version']);
-    const t = Buffer.from('xx Kubelet version yy SyncLoop (PLEG) zz oom from runtime service failed');
-    const found: string[] = [];
-    for (let p = 0; ;) {
-      const at = ms.next(t, p);
-      if (at < 0) break;
-      found.push(ms.needles[ms.lastNeedle]!);
-      p = at + 1;
+  const all = (ms: MultiSearch, t: Uint8Array, from = 0, end = t.length) => {
+    const out = new MatchList();
+    ms.findAll(t, from, end, out);
+    return Array.from({ length: out.length }, (_, k) => [out.starts[k], ms.needles[out.needles[k]!]] as const);
+  };
+
+  it('finds every needle of many, short ones and overlapping ones too, in order, and says which', () => {
+    const ms = new MultiSearch(['from runtime service failed', 'SyncLoop (PLEG)', 'oom', 'Kubelet version', 'network plugin', 'network plugin is not ready']);
+    const t = Buffer.from('xx Kubelet version yy SyncLoop (PLEG) zz oom from runtime service failed; network plugin is not ready');
+    expect(all(ms, t)).toEqual([
+      [3, 'Kubelet version'], [22, 'SyncLoop (PLEG)'], [41, 'oom'], [45, 'from runtime service failed'], [74, 'network plugin'], [74, 'network plugin is not ready'],
+    ]);
+    expect(all(ms, t, 0, 10)).toEqual([]);
+    // Only occurrences wholly inside [from, end).
+    expect(all(ms, t, 4, 100)).toEqual([[22, 'SyncLoop (PLEG)'], [41, 'oom'], [45, 'from runtime service failed'], [74, 'network plugin']]);
+  });
+
+  it('agrees with a plain search on random text, whatever the size (one cursor or four, several slices)', () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const needles = ['PLEG is not healthy', 'Kubelet version', 'abcabcab', 'bcabcabcab', 'xyz', 'cabcabcabcabcab', 'ünïcode needle'];
+    const ms = new MultiSearch(needles);
+    for (const size of [50, 5000, 70_000, 600_000]) {
+      const parts: string[] = [];
+      let len = 0;
+      while (len < size) {
+        const p = rnd(10) === 0 ? needles[rnd(needles.length)]! : 'abcxyz \n'.slice(rnd(4), 4 + rnd(5));
+        parts.push(p);
+        len += p.length;
+      }
+      const t = Buffer.from(parts.join(''));
+      const want: Array<readonly [number, string]> = [];
+      for (let i = 0; i < t.length; i++) {
+        needles.forEach((n) => {
+          const b = Buffer.from(n);
+          if (t.subarray(i, i + b.length).equals(b)) want.push([i, n]);
+        });
+      }
+      want.sort((a, b) => a[0] - b[0] || needles.indexOf(a[1]) - needles.indexOf(b[1]));
+      expect(all(ms, t)).toEqual(want);
+      const from = rnd(t.length >> 1);
+      const end = from + rnd(t.length - from);
+      expect(all(ms, t, from, end)).toEqual(want.filter(([at, n]) => at >= from && at + Buffer.byteLength(n) <= end));
     }
-    expect(found).toEqual(['Kubelet version', 'SyncLoop (PLEG)', 'oom', 'from runtime service failed']);
-    expect(ms.next(t, 0, 10)).toBe(-1);
   });
 });
