@@ -5,6 +5,7 @@
 // (Buffer#indexOf: ~10 GB/s, ~20 ns a line) up to the next line that matters; only those are decoded (UTF-8).
 import type { Readable } from 'node:stream';
 import { MatchList, type MultiSearch } from './multisearch.js';
+import { CHECKPOINT, WINDOW } from './kernel.js';
 
 export interface LineVisitor {
   /** A line to parse (UTF-8, without the newline). `lineNo` is 1-based, `offset` the byte offset of its start;
@@ -43,7 +44,7 @@ export interface ScanResult {
   checkpoints: Array<[number, number]>;
 }
 
-export const CHECKPOINT_EVERY = 1024;
+export const CHECKPOINT_EVERY = CHECKPOINT;
 
 const DEFAULT_MAX_LINE = 256 * 1024;
 
@@ -157,6 +158,11 @@ export class LineScanner {
 
   /** Bytes in. The scanner keeps no reference to `chunk` afterwards: the caller may reuse its memory. */
   push(chunk: Buffer): void {
+    if (chunk.length > WINDOW && this.search !== null) {
+      // At most the kernel's main area at a time (lines cut by a piece's end are carried, as between chunks).
+      for (let o = 0; o < chunk.length; o += WINDOW) this.push(chunk.subarray(o, o + WINDOW));
+      return;
+    }
     const abs = this.chunkAbs;
     let from = 0;
     if (this.carrying) {
@@ -213,32 +219,46 @@ export class LineScanner {
 
   /**
    * The complete lines buf[from, to) (to - 1 is a newline; buf[0] is at `abs` in the input): every needle found at
-   * once, then the lines counted up to the next one that matters (a needle's, the sample's, a marker, the head), which
-   * is visited.
+   * once, then the lines counted up to the next one that matters (a needle's, the sample's, a marker, an over-long
+   * one, the head), which is visited.
    */
   private scan(buf: Buffer, from: number, to: number, abs: number): void {
-    if (this.search !== null) {
-      this.matches.length = 0;
-      this.search.findAll(buf, from, to, this.matches);
-      this.mi = 0;
+    const search = this.search;
+    if (search === null) {
+      this.scanAll(buf, from, to, abs);
+      return;
     }
+    this.matches.length = 0;
+    this.mi = 0;
+    search.loadChunk(buf, from, to, this.matches);
+    const kernel = search.kernel;
     const checkpoints = this.checkpoints;
-    const maxLine = this.maxLine;
-    let lineNo = this.lineNo;
     let pos = from;
-    let ev = this.nextEvent(pos, abs);
+    for (;;) {
+      const ev = this.nextEvent(pos, abs);
+      const nl = kernel.advance(pos - from, to - from, (ev < pos ? pos : ev) - from, this.maxLine, this.lineNo);
+      for (let c = 0; c < kernel.checkpointCount; c++) {
+        const [n, start] = kernel.checkpoint(c);
+        checkpoints.push([n, abs + from + start]);
+      }
+      this.lineNo = kernel.lineNo;
+      if (nl < 0) break;
+      this.atLine(buf, kernel.lineStart + from, nl + from, abs);
+      pos = nl + from + 1;
+    }
+    this.setLast(buf, to - 2 < from ? from : Math.max(from, buf.lastIndexOf(10, to - 2) + 1), to - 1, abs);
+  }
+
+  /** scan() without a prefilter: every line is visited. */
+  private scanAll(buf: Buffer, from: number, to: number, abs: number): void {
+    let pos = from;
     while (pos < to) {
       const nl = buf.indexOf(10, pos);
-      lineNo++;
-      if (lineNo % CHECKPOINT_EVERY === 0) checkpoints.push([lineNo, abs + pos]);
-      if (nl - pos > maxLine || nl >= ev || buf[pos] === 45) {
-        this.lineNo = lineNo;
-        this.atLine(buf, pos, nl, abs);
-        ev = this.nextEvent(nl + 1, abs);
-      }
+      this.lineNo++;
+      if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, abs + pos]);
+      this.atLine(buf, pos, nl, abs);
       pos = nl + 1;
     }
-    this.lineNo = lineNo;
     this.setLast(buf, to - 2 < from ? from : Math.max(from, buf.lastIndexOf(10, to - 2) + 1), to - 1, abs);
   }
 

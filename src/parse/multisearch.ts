@@ -4,41 +4,20 @@
 // the bytes: with needles of 12+ bytes it moves ~8 bytes at a time through ordinary text. Needles shorter than MIN_WM
 // get one indexOf pass each.
 //
-// What makes it fast in V8 (measured on a 100 MiB kubelet journal, one core):
-// - The walk is a chain of dependent loads (position → bytes → table → position): ~5 ns a step whatever the work in
-//   it. Four cursors walk four quarters of the buffer in one loop, so the CPU runs their chains side by side: 4× the
-//   steps per second.
+// What makes it fast (measured on a 100 MiB kubelet journal, one core):
+// - The walk is a chain of dependent loads (position → bytes → table → position): a few ns a step whatever the work
+//   in it. Four cursors walk four quarters of the buffer in one loop, so the CPU runs their chains side by side.
 // - A step that lands on a q-gram ending some needle's window (shift 0) is only noted; candidates are checked after the
 //   walk, first against the q-gram that starts the window (a bit table), then byte by byte. Common words end some
-//   needle's first m bytes (`Started kube…` in a journal where every line says `kubelet[…]`): thousands of such
-//   positions per MB, nearly all turned away by the second q-gram.
-// - The tables are small (64 KiB of shifts, 8 KiB of window-start bits): they stay in the first-level caches.
+//   needle's first m bytes (`Started kube…` in a journal where every line says `kubelet[…]`): 14 000 such positions
+//   per MB, all but ~700 turned away by the second q-gram.
+// - The walk and the first test run in WebAssembly (kernel.ts): in JavaScript the same loop ran at half the speed,
+//   and at a tenth of it until V8 had optimized it, over the first 10–20 MB. The tables are small (64 KiB of shifts,
+//   8 KiB of start bits): they stay in the first-level caches.
+import { CAND, gram, Kernel, pairKey, Q, SHIFT_BITS, SIDE_WINDOW, SLICE, WINDOW } from './kernel.js';
 
 /** Needles shorter than this are searched with one indexOf each (a shorter m would slow the walk for all). */
 const MIN_WM = 8;
-/** Bytes per hashed q-gram. */
-const Q = 3;
-const SHIFT_BITS = 16;
-const SHIFT_MASK = (1 << SHIFT_BITS) - 1;
-const START_BITS = 16;
-const START_MASK = (1 << START_BITS) - 1;
-/** Cursors walking the buffer together (see above); below LANE_MIN bytes one walks it alone. */
-const LANES = 4;
-const LANE_MIN = 4096;
-/** Window ends walked at a time: the candidates of a slice fit one reused array. */
-const SLICE = 256 * 1024;
-/** A shift-table entry's flag: the q-gram ends some needle's window (a candidate; the walk moves on by 1). */
-const CAND = 0x80;
-
-/** Hash of the q-gram (Q = 3 bytes) that ends at `i`. Collisions only shorten shifts or add candidates. */
-function gram(t: Uint8Array, i: number): number {
-  return ((t[i - 2] as number) << 10 ^ (t[i - 1] as number) << 5 ^ (t[i] as number)) & SHIFT_MASK;
-}
-
-/** The window-start test key of a candidate: its end gram's hash and its start gram's. */
-function pairKey(end: number, start: number): number {
-  return (Math.imul(end, 0x9e3779b1) ^ start) >>> 0 & START_MASK;
-}
 
 /** Matches found by `findAll`: start offsets and needle indexes, in order of start (then needle). */
 export class MatchList {
@@ -81,181 +60,121 @@ export class MatchList {
 
 export class MultiSearch {
   readonly needles: readonly string[];
-  /** Each needle's bytes (UTF-8: the lines are searched as bytes). */
-  private readonly bytes: Uint8Array[];
+  /** Every needle's bytes (UTF-8: lines are searched as bytes), one after another; where each starts, how long. */
+  private readonly all: Uint8Array;
+  private readonly at: Int32Array;
+  private readonly len: Int32Array;
   /** Window length: the shortest needle of the walk. */
   private readonly m: number;
-  private readonly shift: Uint8Array;
-  /** Bits of (end gram, start gram) pairs of the needles' windows: the first check of a candidate. */
-  private readonly startBits: Uint8Array;
-  /** Needles (indexes) by the hash of their window's end gram. */
-  private readonly buckets: Array<number[] | undefined> = [];
+  /** Needles by the hash of their window's end gram: the first (-1: none) and each one's next, in index order. */
+  private readonly first: Int32Array;
+  private readonly nextInBucket: Int32Array;
   /** Needles searched with indexOf (shorter than MIN_WM). */
   private readonly short: number[] = [];
-  /** Candidate window ends of the last walk (reused). */
-  private readonly cand = new Int32Array(SLICE + 8);
-  /** Steps and candidates walked so far (deterministic counters for the bench). */
+  /** The walk and the scanner's line count (kernel.ts), with this needle set's tables. */
+  readonly kernel: Kernel;
+  /** Steps and candidates walked so far, and candidates that passed the start-gram test: deterministic counters of the
+   *  work done (the bench prints them). */
   readonly stats = { steps: 0, candidates: 0, verified: 0 };
 
   constructor(needles: readonly string[]) {
     this.needles = [...new Set(needles)].filter((n) => n.length > 0);
-    this.bytes = this.needles.map((n) => Buffer.from(n, 'utf8'));
+    const bytes = this.needles.map((n) => Buffer.from(n, 'utf8'));
+    this.all = Buffer.concat(bytes);
+    this.len = Int32Array.from(bytes, (b) => b.length);
+    this.at = new Int32Array(bytes.length);
+    for (let k = 1; k < bytes.length; k++) this.at[k] = (this.at[k - 1] as number) + (this.len[k - 1] as number);
     const long: number[] = [];
-    this.bytes.forEach((b, i) => (b.length >= MIN_WM ? long : this.short).push(i));
-    this.m = long.length ? Math.min(...long.map((i) => (this.bytes[i] as Uint8Array).length), 64) : 0;
+    bytes.forEach((b, i) => (b.length >= MIN_WM ? long : this.short).push(i));
+    this.m = long.length ? Math.min(...long.map((i) => this.len[i] as number), 64) : 0;
     const m = this.m;
-    this.shift = new Uint8Array(1 << SHIFT_BITS).fill(Math.max(1, m - Q + 1));
-    this.startBits = new Uint8Array((1 << START_BITS) >> 3);
-    for (const index of long) {
-      const p = this.bytes[index] as Uint8Array;
+    const shift = new Uint8Array(1 << SHIFT_BITS).fill(Math.max(1, m - Q + 1));
+    const startBits = new Uint8Array(8192);
+    this.first = new Int32Array(1 << SHIFT_BITS).fill(-1);
+    this.nextInBucket = new Int32Array(bytes.length).fill(-1);
+    // In reverse, each put first: a bucket lists its needles in index order.
+    for (const index of long.reverse()) {
+      const p = bytes[index] as Uint8Array;
       for (let j = Q - 1; j < m; j++) {
         const h = gram(p, j);
         const s = m - 1 - j;
-        if (s < (this.shift[h] as number)) this.shift[h] = s;
+        if (s < (shift[h] as number)) shift[h] = s;
       }
       const end = gram(p, m - 1);
       const key = pairKey(end, gram(p, Q - 1));
-      this.startBits[key >> 3] = (this.startBits[key >> 3] as number) | (1 << (key & 7));
-      (this.buckets[end] ??= []).push(index);
+      startBits[key >> 3] = (startBits[key >> 3] as number) | (1 << (key & 7));
+      this.nextInBucket[index] = this.first[end] as number;
+      this.first[end] = index;
     }
-    for (let h = 0; h < this.shift.length; h++) if (this.shift[h] === 0) this.shift[h] = CAND | 1;
+    for (let h = 0; h < shift.length; h++) if (shift[h] === 0) shift[h] = CAND | 1;
+    this.kernel = new Kernel(shift, startBits);
   }
 
   /**
    * Every occurrence of every needle that lies inside t[from, end), appended to `out` in order of start (then of needle
-   * index). Occurrences of different needles may overlap; each is reported.
+   * index). Occurrences of different needles may overlap; each is reported. Searched in the kernel's side area, a
+   * window at a time: a scanner's chunk in its main area stays untouched (a visitor searches its lines meanwhile).
    */
   findAll(t: Uint8Array, from: number, end: number, out: MatchList): void {
     const first = out.length;
     const m = this.m;
     if (m > 0) {
-      // Window ends [from + m - 1, end), a slice at a time (the candidates of a slice fit the reused array).
-      for (let a = from + m - 1; a < end; a += SLICE) {
-        const b = Math.min(end, a + SLICE);
-        if (b - a < LANE_MIN) this.verify(t, from, end, this.walk1(t, a, b), out);
-        else this.walk4(t, from, end, a, b, out);
+      // Windows that overlap by m - 1 bytes: every window end is walked in exactly one of them.
+      for (let w = from; w + m <= end; w += SIDE_WINDOW - (m - 1)) {
+        const to = Math.min(end, w + SIDE_WINDOW);
+        this.kernel.side.set(t.subarray(w, to));
+        this.walked(t, w, from, end, this.kernel.walk(true, m - 1, to - w, m), out);
+        if (to === end) break;
       }
     }
-    if (this.short.length > 0) {
-      const view = Buffer.from(t.buffer, t.byteOffset + from, end - from);
-      for (const k of this.short) {
-        const p = this.bytes[k] as Buffer;
-        for (let at = view.indexOf(p); at >= 0; at = view.indexOf(p, at + 1)) out.push(from + at, k);
-      }
-    }
+    this.findShort(t, from, end, out);
     if (out.length - first > 1) out.sort(first);
   }
 
-  /** One cursor over window ends [i, end): the candidates, from cand[0] on; their count. */
-  private walk1(t: Uint8Array, i: number, end: number): number {
-    const shift = this.shift;
-    const cand = this.cand;
-    let n = 0;
-    let steps = 0;
-    while (i < end) {
-      const v = shift[gram(t, i)] as number;
-      cand[n] = i;
-      n += v >> 7;
-      i += v & 127;
-      steps++;
-    }
-    this.stats.steps += steps;
-    return n;
-  }
-
   /**
-   * Four cursors, each over a quarter of the window ends [a, b), stepped together (each finishes alone); cursor k notes
-   * its candidates from cand[k * quarter] on (it cannot have more than its positions). Verified lane by lane, in order.
+   * A scanner's chunk: buf[from, to) (at most WINDOW bytes) copied into the kernel's main area, where `kernel.advance`
+   * then counts its lines (position p of buf is p - from there), and every needle in it appended to `out` as findAll
+   * does.
    */
-  private walk4(t: Uint8Array, from: number, end: number, a: number, b: number, out: MatchList): void {
-    const shift = this.shift;
-    const cand = this.cand;
-    const q = Math.floor((b - a) / LANES);
-    let i0 = a;
-    let i1 = a + q;
-    let i2 = a + 2 * q;
-    let i3 = a + 3 * q;
-    const e0 = i1;
-    const e1 = i2;
-    const e2 = i3;
-    let n0 = 0;
-    let n1 = q;
-    let n2 = 2 * q;
-    let n3 = 3 * q;
-    let rounds = 0;
-    // Branch-free: each table entry holds the shift (≥ 1) and, in bit 7, whether the position is a candidate; the
-    // position is always written, and the count moves on when it is one.
-    while (i0 < e0 && i1 < e1 && i2 < e2 && i3 < b) {
-      const v0 = shift[gram(t, i0)] as number;
-      const v1 = shift[gram(t, i1)] as number;
-      const v2 = shift[gram(t, i2)] as number;
-      const v3 = shift[gram(t, i3)] as number;
-      cand[n0] = i0;
-      cand[n1] = i1;
-      cand[n2] = i2;
-      cand[n3] = i3;
-      n0 += v0 >> 7;
-      n1 += v1 >> 7;
-      n2 += v2 >> 7;
-      n3 += v3 >> 7;
-      i0 += v0 & 127;
-      i1 += v1 & 127;
-      i2 += v2 & 127;
-      i3 += v3 & 127;
-      rounds++;
-    }
-    this.stats.steps += 4 * rounds;
-    n0 = this.rest(t, i0, e0, n0);
-    n1 = this.rest(t, i1, e1, n1);
-    n2 = this.rest(t, i2, e2, n2);
-    n3 = this.rest(t, i3, b, n3);
-    this.verifyFrom(t, from, end, 0, n0, out);
-    this.verifyFrom(t, from, end, q, n1, out);
-    this.verifyFrom(t, from, end, 2 * q, n2, out);
-    this.verifyFrom(t, from, end, 3 * q, n3, out);
-  }
-
-  /** One cursor from `i` to `end`, noting candidates from cand[n] on: the count it reaches. */
-  private rest(t: Uint8Array, i: number, end: number, n: number): number {
-    const shift = this.shift;
-    const cand = this.cand;
-    let steps = 0;
-    while (i < end) {
-      const v = shift[gram(t, i)] as number;
-      cand[n] = i;
-      n += v >> 7;
-      i += v & 127;
-      steps++;
-    }
-    this.stats.steps += steps;
-    return n;
-  }
-
-  private verify(t: Uint8Array, from: number, end: number, n: number, out: MatchList): void {
-    this.verifyFrom(t, from, end, 0, n, out);
-  }
-
-  /** Candidates cand[c0, c1) (window ends) checked: the window's start gram, then each needle of the bucket. */
-  private verifyFrom(t: Uint8Array, from: number, end: number, c0: number, c1: number, out: MatchList): void {
+  loadChunk(buf: Uint8Array, from: number, to: number, out: MatchList): void {
+    if (to - from > WINDOW) throw new RangeError(`a chunk of ${to - from} bytes (at most ${WINDOW})`);
+    const first = out.length;
+    this.kernel.main.set(buf.subarray(from, to));
     const m = this.m;
-    const cand = this.cand;
-    const bits = this.startBits;
-    this.stats.candidates += c1 - c0;
-    for (let c = c0; c < c1; c++) {
-      const i = cand[c] as number;
-      const h = gram(t, i);
-      const key = pairKey(h, gram(t, i - m + Q));
-      if (((bits[key >> 3] as number) & (1 << (key & 7))) === 0) continue;
-      this.stats.verified++;
-      const start = i - m + 1;
-      for (const k of this.buckets[h] as number[]) {
-        const p = this.bytes[k] as Uint8Array;
-        const len = p.length;
+    if (m > 0) {
+      for (let a = m - 1; a < to - from; a += SLICE) this.walked(buf, from, from, to, this.kernel.walk(false, a, Math.min(to - from, a + SLICE), m), out);
+    }
+    this.findShort(buf, from, to, out);
+    if (out.length - first > 1) out.sort(first);
+  }
+
+  /** The candidates of the kernel's last walk (window ends, as positions from `origin` in t) checked byte by byte. */
+  private walked(t: Uint8Array, origin: number, from: number, end: number, n: number, out: MatchList): void {
+    const m = this.m;
+    const all = this.all;
+    const kernel = this.kernel;
+    for (let c = 0; c < n; c++) {
+      const start = origin + kernel.candidate(c) - m + 1;
+      for (let k = this.first[gram(t, start + m - 1)] as number; k >= 0; k = this.nextInBucket[k] as number) {
+        const len = this.len[k] as number;
         if (start < from || start + len > end) continue;
+        const p = this.at[k] as number;
         let j = 0;
-        while (j < len && t[start + j] === p[j]) j++;
+        while (j < len && t[start + j] === all[p + j]) j++;
         if (j === len) out.push(start, k);
       }
+    }
+    this.stats.steps += kernel.steps;
+    this.stats.candidates += kernel.candidates;
+    this.stats.verified += n;
+  }
+
+  private findShort(t: Uint8Array, from: number, end: number, out: MatchList): void {
+    if (this.short.length === 0) return;
+    const view = Buffer.from(t.buffer, t.byteOffset + from, end - from);
+    for (const k of this.short) {
+      const p = this.all.subarray(this.at[k] as number, (this.at[k] as number) + (this.len[k] as number));
+      for (let x = view.indexOf(p); x >= 0; x = view.indexOf(p, x + 1)) out.push(from + x, k);
     }
   }
 }

@@ -43,6 +43,47 @@ describe('LineScanner', () => {
   });
 });
 
+describe('LineScanner: the kernel\'s line count agrees with a plain one', () => {
+  // Random text: empty lines (many newlines per 16 bytes: checkpoints inside a block), journal markers, over-long lines,
+  // needles, CRLF. With the prefilter (the kernel's line count) and without (every line visited), whatever the chunks
+  // (one larger than the kernel's window, pieces of 7 bytes): the same line count, checkpoints, long lines, last line,
+  // and the lines that matter visited with the same number, offset and text.
+  let seed = 11;
+  const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  const parts: string[] = [];
+  let size = 0;
+  while (size < 2_600_000) {
+    const r = rnd(100);
+    const line = r < 20 ? '' : r < 23 ? '-- Reboot --' : r < 24 ? 'y'.repeat(3000 + rnd(3000)) + (rnd(2) ? ' PLEG is not healthy' : '') : r < 27 ? `x ${rnd(1e6)} PLEG is not healthy ünï` : `line ${rnd(1e9)} chatter`.repeat(1 + rnd(4)) + (rnd(10) === 0 ? '\r' : '');
+    parts.push(line);
+    size += line.length + 1;
+  }
+  const buf = Buffer.from(parts.join('\n') + '\nlast line without newline');
+  const run = (needles: string[] | null, chunks: number[]) => {
+    const seen: string[] = [];
+    const sc = new LineScanner({ line: (t, n, off, _b, _f, _t, sampled) => seen.push(`${n}:${off}:${sampled}:${t}`) }, { prefilter: needles ? new MultiSearch(needles) : null, headLines: 5, sampleBytes: 50_000, maxLineBytes: 4096 });
+    for (let i = 0, k = 0; i < buf.length; i += chunks[k++ % chunks.length]!) sc.push(buf.subarray(i, i + chunks[k % chunks.length]!));
+    return { seen, res: sc.finish() };
+  };
+  const plain = run(null, [1 << 20]);
+  const matters = (v: string) => {
+    const [n, , sampled, ...rest] = v.split(':');
+    const t = rest.join(':');
+    return Number(n) <= 5 || sampled === 'true' || t.startsWith('-- ') || t.slice(0, 4096).includes('PLEG is not healthy');
+  };
+  for (const chunks of [[3 << 20], [65_536, 7, 1 << 20], [1_000_003]]) {
+    it(`chunks of ${chunks.join(', ')} bytes`, () => {
+      const fast = run(['PLEG is not healthy'], chunks);
+      expect(fast.res.lines).toBe(plain.res.lines);
+      expect(fast.res.checkpoints).toEqual(plain.res.checkpoints);
+      expect(fast.res.longLineCount).toBe(plain.res.longLineCount);
+      expect(fast.res.longLines).toEqual(plain.res.longLines);
+      expect(fast.res.lastLine).toEqual(plain.res.lastLine);
+      expect(fast.seen.filter(matters)).toEqual(plain.seen.filter(matters));
+    });
+  }
+});
+
 describe('LineScanner: samples by file position, head hook, kept tail', () => {
   const lines = Array.from({ length: 5000 }, (_, i) => `line ${String(i).padStart(5, '0')} ordinary chatter`);
   const text = lines.join('\n') + '\n';
