@@ -1,6 +1,6 @@
 // Command line: commands, options, exit codes (design.md §6): 0 analyzed, 1 `--fail-on` matched, 2 unusable input or
 // usage. Errors are one line naming the file and the problem; a stack trace only with --debug.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option } from './commander.js';
 import { writeFileSync } from 'node:fs';
 import { analyze } from '../analyze.js';
 import type { Analysis, Severity } from '../contract/analysis.js';
@@ -11,13 +11,11 @@ import { renderJson } from '../report/json.js';
 import { renderText } from '../report/text.js';
 import type { Evaluated } from '../report/junit.js';
 import { renderClusterText, withCluster } from '../report/cluster.js';
-import { redact, rekeyByNode, renderRedactionMap } from '../report/redact.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
-import { rulesList, rulesShow } from './rules-command.js';
 import { registerTui } from './tui-command.js';
 import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, UsageError, type PrometheusFlags } from './scan-command.js';
-import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
+import type { LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
 
 export function failOnTriggered(analysis: Analysis, failOn: string | undefined): boolean {
@@ -48,8 +46,11 @@ interface AnalyzeFlags extends PrometheusFlags {
   redactMap?: string;
 }
 
-function readPack(file: string): LoadedPack {
+// What only some runs need is loaded when asked for (rule packs, redaction, the rules listing, renderers): start-up
+// time counts on every run.
+async function readPack(file: string): Promise<LoadedPack> {
   const text = readSmallTextFile(file);
+  const { loadRulePack, RulePackError } = await import('../rules/pack.js');
   try {
     return loadRulePack(text, file);
   } catch (err) {
@@ -71,12 +72,12 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     throw new UsageError(`--tz: unknown time zone "${flags.tz}" (use an IANA name like Europe/Berlin, or +02:00, or UTC)`);
   }
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
-  const pack = flags.rules ? readPack(flags.rules) : null;
-  const prometheus = prometheusAsk(flags, paths);
+  const pack = flags.rules ? await readPack(flags.rules) : null;
+  const prometheus = await prometheusAsk(flags, paths);
   const showProgress = process.stderr.isTTY === true && !flags.output?.startsWith('/dev/');
   const run = await analyze({
     paths,
-    rules: pack ? mergeRules(BUILTIN_RULES, pack.pack) : undefined,
+    rules: pack ? (await import('../rules/pack.js')).mergeRules(BUILTIN_RULES, pack.pack) : undefined,
     customSignals: pack?.signals,
     year: flags.year,
     tz: flags.tz,
@@ -96,6 +97,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   let a = withCluster(run.analysis);
   let evaluated: Evaluated = run.evaluated;
   if (flags.redact) {
+    const { redact, rekeyByNode, renderRedactionMap } = await import('../report/redact.js');
     const r = redact(a);
     evaluated = rekeyByNode(a, r.analysis, evaluated);
     a = r.analysis;
@@ -168,12 +170,14 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
     });
 
   const rules = program.command('rules').description('show the cause catalog (built-in rules, plus a pack with --rules)');
-  const catalog = (file?: string) => (file ? mergeRules(BUILTIN_RULES, readPack(file).pack) : BUILTIN_RULES);
-  rules.command('list').description('one line per rule').option('--rules <file>', 'include a rule pack').action((o: { rules?: string }) => {
-    process.stdout.write(rulesList(catalog(o.rules)));
+  const catalog = async (file?: string) => (file ? (await import('../rules/pack.js')).mergeRules(BUILTIN_RULES, (await readPack(file)).pack) : BUILTIN_RULES);
+  rules.command('list').description('one line per rule').option('--rules <file>', 'include a rule pack').action(async (o: { rules?: string }) => {
+    const { rulesList } = await import('./rules-command.js');
+    process.stdout.write(rulesList(await catalog(o.rules)));
   });
-  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').option('--rules <file>', 'include a rule pack').action((id: string, o: { rules?: string }) => {
-    const out = rulesShow(catalog(o.rules), id);
+  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').option('--rules <file>', 'include a rule pack').action(async (id: string, o: { rules?: string }) => {
+    const { rulesShow } = await import('./rules-command.js');
+    const out = rulesShow(await catalog(o.rules), id);
     if (out === null) throw new UsageError(`rules show: no rule "${id}" (see "plegscope rules list")`);
     process.stdout.write(out);
   });

@@ -1,6 +1,6 @@
 // The default report: verdict per node first, then the stall timeline (a one-line chart), the ranked findings with
 // their best evidence lines, what was ruled out, the gaps and the per-operation latency table. Reads only the Analysis.
-import { DateTime } from 'luxon';
+import { DateTime } from '../util/datetime.js';
 import type { Analysis, NodeReport, Quantiles, Severity } from '../contract/analysis.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 
