@@ -77,6 +77,8 @@ export class LineScanner {
   /** The needles found in the chunk being scanned, and the first one whose line is not passed yet. */
   private readonly matches = new MatchList();
   private mi = 0;
+  /** While a line is visited: where its matches begin in `matches` (they end at `mi`); -1 otherwise. */
+  private lineMatches = -1;
   private readonly scratch = new MatchList();
   /** A copy of the last line so far (its first maxLine + 1 bytes), its number (0: none yet) and position. */
   private lastBuf = Buffer.alloc(256);
@@ -273,13 +275,35 @@ export class LineScanner {
     let mi = this.mi;
     const active = this.active;
     while (mi < m.length && (m.starts[mi] as number) < nl) {
-      if (active === null || active[m.needles[mi] as number] === 1) woken = true;
+      if ((m.starts[mi] as number) >= pos && (active === null || active[m.needles[mi] as number] === 1)) woken = true;
       mi++;
     }
+    const first = this.mi;
     this.mi = mi;
     // (A needle past the cut of an over-long line is not in the text the visitor gets.)
     if (woken && long) woken = this.wokenIn(buf, pos, nl);
-    if (woken || sampled || this.search === null || this.lineNo <= this.headLines || isMarker(buf, pos)) this.emit(buf, pos, nl, abs, sampled);
+    if (woken || sampled || this.search === null || this.lineNo <= this.headLines || isMarker(buf, pos)) {
+      this.lineMatches = first;
+      this.emit(buf, pos, nl, abs, sampled);
+      this.lineMatches = -1;
+    }
+  }
+
+  /**
+   * For the visitor of a line: the needles of `search` wholly inside buf[from, to) of that line, as the chunk's search
+   * found them, into `out` (as search.findAll would give them). False when the scanner has none to give (no
+   * prefilter, another needle set, a line joined from two chunks): the visitor searches the line itself then.
+   */
+  needlesIn(search: MultiSearch, from: number, to: number, out: MatchList): boolean {
+    if (search !== this.search || this.lineMatches < 0) return false;
+    const m = this.matches;
+    out.length = 0;
+    for (let k = this.lineMatches; k < this.mi; k++) {
+      const at = m.starts[k] as number;
+      const needle = m.needles[k] as number;
+      if (at >= from && at + search.byteLength(needle) <= to) out.push(at, needle);
+    }
+    return true;
   }
 
   /** Where in the chunk the next line that matters holds a byte: the next active needle, the sample, the head. */

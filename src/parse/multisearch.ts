@@ -110,6 +110,11 @@ export class MultiSearch {
     this.kernel = new Kernel(shift, startBits);
   }
 
+  /** Length in bytes of needle `k`. */
+  byteLength(k: number): number {
+    return this.len[k] as number;
+  }
+
   /**
    * Every occurrence of every needle that lies inside t[from, end), appended to `out` in order of start (then of needle
    * index). Occurrences of different needles may overlap; each is reported. Searched in the kernel's side area, a

@@ -420,8 +420,11 @@ export class SignalExtractor implements LineVisitor {
     let base = false;
     let proof = false;
     const found = this.found;
-    found.length = 0;
-    this.search.findAll(buf, from, to, found);
+    // What the scanner's search of the chunk found in this line, else a search of the line.
+    if (!this.scanner.needlesIn(this.search, from, to, found)) {
+      found.length = 0;
+      this.search.findAll(buf, from, to, found);
+    }
     for (let f = 0; f < found.length; f++) {
       const k = found.needles[f] as number;
       const isBase = this.isBaseNeedle[k] === 1;
