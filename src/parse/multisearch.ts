@@ -106,7 +106,8 @@ export class MultiSearch {
       this.nextInBucket[index] = this.first[end] as number;
       this.first[end] = index;
     }
-    for (let h = 0; h < shift.length; h++) if (shift[h] === 0) shift[h] = CAND | 1;
+    // Window ends (shift 0) are candidates: the walk notes them and moves on by 1.
+    for (const index of long) shift[gram(bytes[index] as Uint8Array, m - 1)] = CAND | 1;
     this.kernel = new Kernel(shift, startBits);
   }
 
