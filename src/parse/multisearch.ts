@@ -18,6 +18,9 @@ import { CAND, gram, Kernel, pairKey, Q, SHIFT_BITS, SIDE_WINDOW, SLICE, WINDOW 
 
 /** Needles shorter than this are searched with one indexOf each (a shorter m would slow the walk for all). */
 const MIN_WM = 8;
+/** Needles in one bucket past which it is looked up by text rather than compared one by one (a rule pack's
+ *  `literalneedle0` … `literalneedle9999` all share their window). */
+const BIG_BUCKET = 16;
 
 /** Matches found by `findAll`: start offsets and needle indexes, in order of start (then needle). */
 export class MatchList {
@@ -61,7 +64,7 @@ export class MatchList {
 export class MultiSearch {
   readonly needles: readonly string[];
   /** Every needle's bytes (UTF-8: lines are searched as bytes), one after another; where each starts, how long. */
-  private readonly all: Uint8Array;
+  private readonly all: Buffer;
   private readonly at: Int32Array;
   private readonly len: Int32Array;
   /** Window length: the shortest needle of the walk. */
@@ -69,6 +72,8 @@ export class MultiSearch {
   /** Needles by the hash of their window's end gram: the first (-1: none) and each one's next, in index order. */
   private readonly first: Int32Array;
   private readonly nextInBucket: Int32Array;
+  /** Buckets of more than BIG_BUCKET needles, by end-gram hash: their needles' lengths, and each needle by its text. */
+  private readonly big = new Map<number, { lens: number[]; byText: Map<string, number> }>();
   /** Needles searched with indexOf (shorter than MIN_WM). */
   private readonly short: number[] = [];
   /** The walk and the scanner's line count (kernel.ts), with this needle set's tables. */
@@ -86,7 +91,7 @@ export class MultiSearch {
     for (let k = 1; k < bytes.length; k++) this.at[k] = (this.at[k - 1] as number) + (this.len[k - 1] as number);
     const long: number[] = [];
     bytes.forEach((b, i) => (b.length >= MIN_WM ? long : this.short).push(i));
-    this.m = long.length ? Math.min(...long.map((i) => this.len[i] as number), 64) : 0;
+    this.m = long.reduce((m, i) => Math.min(m, this.len[i] as number), long.length ? 64 : 0);
     const m = this.m;
     const shift = new Uint8Array(1 << SHIFT_BITS).fill(Math.max(1, m - Q + 1));
     const startBits = new Uint8Array(8192);
@@ -107,7 +112,23 @@ export class MultiSearch {
       this.first[end] = index;
     }
     // Window ends (shift 0) are candidates: the walk notes them and moves on by 1.
-    for (const index of long) shift[gram(bytes[index] as Uint8Array, m - 1)] = CAND | 1;
+    const sizes = new Map<number, number>();
+    for (const index of long) {
+      const end = gram(bytes[index] as Uint8Array, m - 1);
+      shift[end] = CAND | 1;
+      sizes.set(end, (sizes.get(end) ?? 0) + 1);
+    }
+    for (const [end, size] of sizes) {
+      if (size <= BIG_BUCKET) continue;
+      const byText = new Map<string, number>();
+      const lens = new Set<number>();
+      for (let k = this.first[end] as number; k >= 0; k = this.nextInBucket[k] as number) {
+        lens.add(this.len[k] as number);
+        const text = this.all.toString('latin1', this.at[k], (this.at[k] as number) + (this.len[k] as number));
+        if (!byText.has(text)) byText.set(text, k);
+      }
+      this.big.set(end, { lens: [...lens].sort((a, b) => a - b), byText });
+    }
     this.kernel = new Kernel(shift, startBits);
   }
 
@@ -161,7 +182,13 @@ export class MultiSearch {
     const kernel = this.kernel;
     for (let c = 0; c < n; c++) {
       const start = origin + kernel.candidate(c) - m + 1;
-      for (let k = this.first[gram(t, start + m - 1)] as number; k >= 0; k = this.nextInBucket[k] as number) {
+      const h = gram(t, start + m - 1);
+      const big = this.big.size > 0 ? this.big.get(h) : undefined;
+      if (big) {
+        this.lookUp(t, start, from, end, big, out);
+        continue;
+      }
+      for (let k = this.first[h] as number; k >= 0; k = this.nextInBucket[k] as number) {
         const len = this.len[k] as number;
         if (start < from || start + len > end) continue;
         const p = this.at[k] as number;
@@ -173,6 +200,17 @@ export class MultiSearch {
     this.stats.steps += kernel.steps;
     this.stats.candidates += kernel.candidates;
     this.stats.verified += n;
+  }
+
+  /** A candidate of a big bucket: the text at each of its needles' lengths looked up. */
+  private lookUp(t: Uint8Array, start: number, from: number, end: number, big: { lens: number[]; byText: Map<string, number> }, out: MatchList): void {
+    if (start < from) return;
+    const text = Buffer.from(t.buffer, t.byteOffset, t.length);
+    for (const len of big.lens) {
+      if (start + len > end) break;
+      const k = big.byText.get(text.toString('latin1', start, start + len));
+      if (k !== undefined) out.push(start, k);
+    }
   }
 
   private findShort(t: Uint8Array, from: number, end: number, out: MatchList): void {

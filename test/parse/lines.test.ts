@@ -150,6 +150,20 @@ describe('MultiSearch', () => {
     expect(all(ms, t, 4, 100)).toEqual([[22, 'SyncLoop (PLEG)'], [41, 'oom'], [45, 'from runtime service failed'], [74, 'network plugin']]);
   });
 
+  it('thousands of needles sharing their first bytes (a rule pack): the same matches as a naive search, in linear time', () => {
+    const needles = ['Kubelet version', ...Array.from({ length: 3000 }, (_, i) => `literalneedle${i}zz`), 'literalneedle7', 'literal'];
+    const ms = new MultiSearch(needles);
+    const line = 'a literalneedle7zz b literalneedle2999zz c literalneedle77 literalneedl d literal Kubelet version literalneedle12zz\n';
+    const t = Buffer.from(line.repeat(20_000));
+    const want: Array<readonly [number, string]> = [];
+    const one = Buffer.from(line);
+    for (const n of ms.needles) for (let at = one.indexOf(n); at >= 0; at = one.indexOf(n, at + 1)) want.push([at, n]);
+    want.sort((a, b) => a[0] - b[0] || ms.needles.indexOf(a[1]) - ms.needles.indexOf(b[1]));
+    const got = all(ms, t);
+    expect(got.filter(([at]) => at < line.length)).toEqual(want);
+    expect(got).toHaveLength(want.length * 20_000);
+  });
+
   it('agrees with a plain search on random text, whatever the size (one cursor or four, several slices)', () => {
     let seed = 7;
     const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
