@@ -65,7 +65,7 @@ export interface Reads {
   early: { read: number; kept: number; reread: number };
 }
 
-export const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log', 'controller-log', 'healthz']);
+const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log', 'controller-log', 'healthz']);
 /** A loose text file nothing in its head placed (no envelope, no known document): read as a log all the same, since
  *  a pasted excerpt is recognised by its messages; its role is then what its lines turned out to be. Inside bundles
  *  the layout says which files are logs. */
@@ -94,7 +94,7 @@ const YEARFUL = /^(journal-short-iso|journal-json|json-log|cri-log|rfc3339|logru
  * measured on a 1 GiB journal on 2 vCPUs, a worker saved 9 % of the wall time with both cores free and cost 10 % with
  * one busy. PLEGSCOPE_WORKERS=N or `workers` sets it (0: this thread only).
  */
-export function wantedWorkers(opts: { workers?: number }): number {
+function wantedWorkers(opts: { workers?: number }): number {
   const env = process.env['PLEGSCOPE_WORKERS'] !== undefined ? Number(process.env['PLEGSCOPE_WORKERS']) : undefined;
   const cores = availableParallelism();
   const wanted = opts.workers ?? (env !== undefined && Number.isInteger(env) ? env : cores >= 3 ? Math.min(cores - 1, DEFAULT_MAX_WORKERS) : 0);
@@ -117,11 +117,11 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
   const offloadAt = Math.min(OFFLOAD_BYTES, splitAt);
   const poolAt = splitAt < SPLIT_BYTES ? splitAt : POOL_BYTES;
   // Started as soon as the walk lists enough large files, so the workers boot while the files are being probed.
-  let starting: Promise<SignalPool | null> | null = null;
+  const started: { pool: Promise<SignalPool | null> | null } = { pool: null };
   const onFileSizes = (sizes: number[]): void => {
     let big = 0;
     for (const n of sizes) if (n >= offloadAt) big += n;
-    if (!starting && size > 0 && big > 0 && big >= poolAt) starting = startPool(size);
+    if (!started.pool && size > 0 && big > 0 && big >= poolAt) started.pool = startPool(size);
   };
   const custom = opts.customSignals ?? [];
   const compiled = custom.map(compileCustom);
@@ -155,10 +155,10 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
   try {
     disc = await discover(opts.paths, { stdin: opts.stdin, limits: opts.limits, onFileSizes, ...(opts.earlyReads !== false ? { readEarly } : {}) });
   } catch (err) {
-    await (await (starting as Promise<SignalPool | null> | null))?.close();
+    await (await started.pool)?.close();
     throw err;
   }
-  const pool = await (starting as Promise<SignalPool | null> | null);
+  const pool = await started.pool;
   const offload = (a: Artifact): a is Artifact & { file: NonNullable<Artifact['file']> } => pool !== null && LOG_ROLES.has(a.role) && a.file !== undefined && a.file.size >= offloadAt;
   const warnings: Warning[] = disc.warnings.map((w) => ({ file: w.file, line: w.line, message: w.message }));
   const perArtifact = new Map<number, number>();
