@@ -268,7 +268,7 @@ console.log(`Throughput on one thread, ${oneThread}; grep -F -c likewise; median
 console.log(table(rows));
 const smallRatio = small.ratios.length ? median(small.ratios) : null;
 console.log(`\nStart-up: ${relative(ROOT, excerpt)} (text report) ${f(median(small.a) * 1000, 0)} ms, node -e 0 ${f(median(small.b) * 1000, 0)} ms: ratio ${f(smallRatio)} (goal <= ${GOALS.startupRatioAtMost}), peak RSS ${f(Math.max(...small.rss), 0)} MiB`);
-console.log(`\nThreads on ${tj.mib} MiB (${availableParallelism()} cores; default/one-thread wall, goal <= ${GOALS.threadsRatioAtMost}):`);
+console.log(`\nThreads on ${tj.mib} MiB (${availableParallelism()} cores; default/one-thread wall, goal <= ${GOALS.threadsRatioAtMost})${availableParallelism() < 3 ? ': on one or two cores the default is one thread (README "Cores to spare"), so both runs are the same program and the ratio is the machine\'s noise' : ''}:`);
 for (const [k, v] of Object.entries(threads)) {
   console.log(`  ${k === 'bothFree' ? 'both cores free' : 'one core busy  '}  default ${f(v.defaultS, 3)} s, one thread ${f(v.oneThreadS, 3)} s: ratio ${f(v.ratio)}${v.error ? ` (error: ${v.error})` : ''}`);
 }
