@@ -1,20 +1,28 @@
 #!/usr/bin/env node
-// `npm run bench`: plegscope's throughput and memory against `grep -F` on the same large kubelet journal.
+// `npm run bench`: plegscope's speed where users are (issue 18), every figure against a yardstick in the same run.
 //
-// design.md §7 sets the bar: throughput at least a quarter of grep -F scanning for the PLEG keywords, and peak RSS
-// under 200 MB whether the input is 10 MB or 2 GB. This script generates the inputs (bench/out/, git-ignored,
-// reused when already there with the same parameters), runs both tools on a warm page cache and prints a table and
-// one JSON line for CI logs.
+// 1. Throughput on one thread against `grep -F -c` for the PLEG keywords, on generated kubelet journals of 100 MiB,
+//    500 MiB, 1 GiB and 2 GiB: plegscope pinned to one core (`taskset -c 0`, else PLEGSCOPE_WORKERS=0), grep likewise,
+//    run in turn (A B A B …) on a warm page cache; the ratio of their throughputs is taken pair by pair and the median
+//    is printed (goal ≥ 0.5), with plegscope's peak RSS (goal ≤ 200 MB) and its stalls against the generator's truth.
+// 2. Start-up: a 50 KB excerpt analyzed as users run it (text report) against `node -e 0`, in turn; median ratio of
+//    wall times (goal ≤ 1.5).
+// 3. Threads: the default (workers as plegscope chooses them) against one thread (PLEGSCOPE_WORKERS=0) on the 1 GiB
+//    journal, with both cores free and with one core busy (a spinning process pinned to the last core); median ratio
+//    of wall times (goal ≤ 1: the default never costs more).
+// 4. Deterministic counters of the prefilter over the 100 MiB journal (no timing): positions the walk stepped on,
+//    candidates, candidates left after the start-gram test, matches; per MiB.
+// Then one JSON line for CI logs.
 //
-//   node bench/run.mjs                  generate if needed, then measure
-//   node bench/run.mjs --generate-only  only make the journals (works before the CLI exists)
-//   BENCH_MB=600 node bench/run.mjs     size of the journal timed against grep, in MiB (default 1024)
-//   BENCH_HUGE_MB=2048                  the journal whose peak RSS is measured too (default 2048; 0 skips it)
-//   BENCH_RUNS=3                        timed runs per measurement; the best one is reported (default 1)
+//   node bench/run.mjs                  generate the journals if needed (bench/out/, git-ignored), then measure
+//   node bench/run.mjs --generate-only  only make the journals
+//   BENCH_SIZES=100,500                 the journal sizes in MiB (default 100,500,1024,2048)
+//   BENCH_RUNS=5                        pairs per measurement (default 5; 20 for the start-up, which is short)
 //   BENCH_NO_GNU_TIME=1                 measure peak RSS with the in-process preload even if /usr/bin/time exists
 
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, openSync, closeSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeJournal, generateKubeletJournal } from '../test/support/journal-gen.mjs';
@@ -26,12 +34,13 @@ const GEN_VERSION = 3; // bump when the generator's output changes, so stale jou
 const START = Date.UTC(2024, 2, 11, 9, 0, 0);
 const KEYWORDS = ['PLEG is not healthy', 'runtime service failed', 'Unable to retrieve pods', 'NodeNotReady'];
 const MIX = { style: 'structured', envelope: 'short', host: 'worker-3', rate: 6, pods: 60, crashLoopPods: 2, seed: 'bench-v1' };
+const BIN = join(ROOT, 'bin', 'plegscope');
+const GOALS = { throughputRatioAtLeast: 0.5, startupRatioAtMost: 1.5, threadsRatioAtMost: 1, peakRssBelowMB: 200 };
 
 const args = new Set(process.argv.slice(2));
-const bigMiB = Number(process.env.BENCH_MB || 1024);
-const hugeMiB = Number(process.env.BENCH_HUGE_MB ?? 2048);
-const runs = Math.max(1, Number(process.env.BENCH_RUNS || 1));
-if (!(bigMiB >= 1)) { console.error('bench: BENCH_MB must be a positive number'); process.exit(2); }
+const sizes = (process.env.BENCH_SIZES || '100,500,1024,2048').split(',').map(Number);
+const runs = Math.max(1, Number(process.env.BENCH_RUNS || 5));
+if (!sizes.every((s) => s >= 1)) { console.error('bench: BENCH_SIZES must be sizes in MiB, comma-separated'); process.exit(2); }
 
 const log = (...a) => console.error('[bench]', ...a);
 
@@ -42,7 +51,8 @@ function calibrate() {
 }
 
 /** A journal of `mib` MiB with two stalls (hung runtime, then one stuck container); reused when it already exists. */
-async function ensureJournal(name, mib) {
+async function ensureJournal(mib) {
+  const name = `kubelet-${mib}MiB`;
   const file = join(OUT, `${name}.log`);
   const meta = join(OUT, `${name}.truth.json`);
   const target = Math.round(mib * MiB);
@@ -50,25 +60,87 @@ async function ensureJournal(name, mib) {
   if (existsSync(file) && existsSync(meta)) {
     try {
       const m = JSON.parse(readFileSync(meta, 'utf8'));
-      if (m.key === key && statSync(file).size === m.truth.bytes) { log(`reusing ${relative(ROOT, file)} (${(m.truth.bytes / MiB).toFixed(0)} MiB)`); return { file, truth: m.truth }; }
+      if (m.key === key && statSync(file).size === m.truth.bytes) { log(`reusing ${relative(ROOT, file)}`); return { file, truth: m.truth }; }
     } catch { /* regenerate */ }
   }
   mkdirSync(OUT, { recursive: true });
   const perMs = calibrate();
-  const spanMs = (target / perMs) * 1.4; // longer than needed: targetBytes cuts the end exactly
   const est = target / perMs;
   const stalls = [
     { at: START + Math.round(est * 0.35), durationMs: 14 * 60e3, cause: 'list_timeout', endedBy: 'recovered' },
     { at: START + Math.round(est * 0.7), durationMs: 12 * 60e3, cause: 'container_status_timeout', endedBy: 'recovered' },
   ];
   log(`generating ${relative(ROOT, file)}: ${mib} MiB, ~${(est / 3600e3).toFixed(1)} h of kubelet log, 2 stalls`);
-  const t0 = performance.now();
-  const truth = await writeJournal(file, { ...MIX, start: START, durationMs: Math.round(spanMs), targetBytes: target, stalls });
-  const dt = (performance.now() - t0) / 1000;
-  log(`  ${(truth.bytes / MiB).toFixed(1)} MiB, ${truth.lines} lines in ${dt.toFixed(1)} s (${(truth.bytes / MiB / dt).toFixed(0)} MiB/s); stalls: ${truth.stalls.length}`);
+  const truth = await writeJournal(file, { ...MIX, start: START, durationMs: Math.round(est * 1.4), targetBytes: target, stalls });
   const slim = { ...truth, incidents: truth.incidents.map(({ calls, relists, relistOk, ...rest }) => rest) };
   writeFileSync(meta, `${JSON.stringify({ key, truth: slim }, null, 1)}\n`);
   return { file, truth: slim };
+}
+
+/** The first ~50 KB of a journal, cut at a line: the most common real input is an excerpt this size. */
+function ensureExcerpt(from) {
+  const file = join(OUT, 'kubelet-50KB.log');
+  const buf = Buffer.alloc(50 * 1024);
+  const fd = openSync(from, 'r');
+  const n = readSync(fd, buf, 0, buf.length, 0);
+  closeSync(fd);
+  writeFileSync(file, buf.subarray(0, buf.lastIndexOf(10, n - 1) + 1));
+  return file;
+}
+
+const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const TIME = existsSync('/usr/bin/time') && !process.env.BENCH_NO_GNU_TIME ? '/usr/bin/time' : null;
+const PRELOAD = join(OUT, 'rss-preload.mjs');
+
+/**
+ * Runs a command once: wall seconds, exit status, stdout (when asked), and the peak RSS of the node process it runs
+ * (GNU time, else a preload reporting process.resourceUsage().maxRSS) when `rss`.
+ */
+function runOnce({ argv, env = {}, pin = false, rss = false, stdout = null }) {
+  const rssFile = join(OUT, `rss-${process.pid}.txt`);
+  rmSync(rssFile, { force: true });
+  let cmd = argv;
+  let extraEnv = {};
+  if (rss && argv[0] === process.execPath) {
+    if (TIME) cmd = [TIME, '-f', '%M', '-o', rssFile, ...argv];
+    else {
+      writeFileSync(PRELOAD, "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => { try { writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)); } catch {} });\n");
+      cmd = [argv[0], '--import', PRELOAD, ...argv.slice(1)];
+      extraEnv = { BENCH_RSS_FILE: rssFile };
+    }
+  }
+  if (pin && hasTaskset) cmd = ['taskset', '-c', '0', ...cmd];
+  const fd = stdout ? openSync(stdout, 'w') : openSync('/dev/null', 'w');
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd[0], cmd.slice(1), { stdio: ['ignore', fd, 'pipe'], env: { ...process.env, ...env, ...extraEnv }, encoding: 'utf8', maxBuffer: 64 * MiB });
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  closeSync(fd);
+  let rssMiB = null;
+  if (rss) {
+    try { rssMiB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024; } catch { /* unknown */ }
+    rmSync(rssFile, { force: true });
+  }
+  const ok = !r.error && (r.status === 0 || r.status === 1);
+  return { ok, wall, rssMiB, error: ok ? null : (r.error?.message || r.stderr || `exit ${r.status}`).trim().split('\n').slice(-2).join(' | ') };
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+
+/** A and B in turn, `n` pairs after one warm-up pair: per-pair A/B wall ratios, A's and B's walls, A's peak RSS. */
+function paired(a, b, n) {
+  runOnce(a);
+  runOnce(b);
+  const out = { ratios: [], a: [], b: [], rss: [], error: null };
+  for (let i = 0; i < n; i++) {
+    const x = runOnce(a);
+    const y = runOnce(b);
+    if (!x.ok || !y.ok) { out.error = x.error ?? y.error; break; }
+    out.ratios.push(x.wall / y.wall);
+    out.a.push(x.wall);
+    out.b.push(y.wall);
+    if (x.rssMiB !== null) out.rss.push(x.rssMiB);
+  }
+  return out;
 }
 
 /** Reads the file once so every timed run sees the same (warm) page cache. */
@@ -76,122 +148,140 @@ function warm(file) {
   spawnSync('cat', [file], { stdio: ['ignore', 'ignore', 'ignore'] });
 }
 
-function timeIt(cmd, argv, { stdout = 'ignore', env } = {}) {
-  // 'pipe' captures; a path sends stdout to that file (the JSON report is small, unlike the input)
-  const fd = stdout === 'ignore' ? openSync('/dev/null', 'w') : stdout === 'pipe' ? null : openSync(stdout, 'w');
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, argv, { stdio: ['ignore', fd ?? 'pipe', 'pipe'], env: env ?? process.env, maxBuffer: 64 * MiB, encoding: 'utf8' });
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  if (fd != null) closeSync(fd);
-  return { ...r, wall };
-}
+const analyzeArgv = (file, format = 'json') => [process.execPath, BIN, 'analyze', file, '--format', format, '--year', '2024', '--tz', 'UTC'];
 
-function grepBench(file, size) {
-  const argv = ['-F', '-c', ...KEYWORDS.flatMap((k) => ['-e', k]), file];
-  timeIt('grep', argv, { stdout: 'pipe' }); // warm-up run
-  let best = null;
-  for (let i = 0; i < runs; i++) {
-    const r = timeIt('grep', argv, { stdout: 'pipe' });
-    if (r.status !== 0 && r.status !== 1) return { ok: false, error: (r.stderr || `exit ${r.status}`).trim() };
-    if (!best || r.wall < best.wall) best = { ok: true, wall: r.wall, matches: Number(String(r.stdout).trim()) };
-  }
-  return { ...best, mibps: size / MiB / best.wall };
-}
-
-const TIME = existsSync('/usr/bin/time') && !process.env.BENCH_NO_GNU_TIME ? '/usr/bin/time' : null;
-
-/** Peak RSS of the node process: GNU time when present, else a preload that reports process.resourceUsage().maxRSS. */
-function plegscopeBench(file, size, truth) {
-  const bin = join(ROOT, 'bin', 'plegscope');
-  const cli = ['analyze', file, '--format', 'json', '--year', '2024', '--tz', 'UTC'];
-  const rssFile = join(OUT, `rss-${process.pid}.txt`);
-  // The report is kept (not /dev/null) so a run that exits early with an empty or partial report is not timed as a
-  // fast one; it is also compared with the generator's ground truth.
+/** Stalls in the report plegscope writes for `file` (checked against the generator's truth). */
+function stallsOf(file) {
   const report = join(OUT, 'last-analysis.json');
-  const preload = join(OUT, 'rss-preload.mjs');
-  let best = null;
-  for (let i = 0; i < runs; i++) {
-    rmSync(rssFile, { force: true });
-    let r;
-    let how;
-    if (TIME) {
-      how = '/usr/bin/time -f %M';
-      r = timeIt(TIME, ['-f', '%M', '-o', rssFile, process.execPath, bin, ...cli], { stdout: report });
-    } else {
-      how = 'process.resourceUsage().maxRSS';
-      writeFileSync(preload, "import { writeFileSync } from 'node:fs';\n// written at exit so the parent can read the child's peak RSS without extra tools\nprocess.on('exit', () => { try { writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)); } catch {} });\n");
-      r = timeIt(process.execPath, ['--import', preload, bin, ...cli], { stdout: report, env: { ...process.env, BENCH_RSS_FILE: rssFile } });
-    }
-    if (r.error || (r.status !== 0 && r.status !== 1)) {
-      const msg = (r.error?.message || r.stderr || '').trim().split('\n').filter((l) => !/^(Command exited|\d+$)/.test(l)).slice(-3).join(' | ');
-      return { ok: false, error: `exit ${r.status}${msg ? `: ${msg}` : ''}` };
-    }
-    let found;
-    try {
-      const a = JSON.parse(readFileSync(report, 'utf8'));
-      if (a.schemaVersion !== 1 || !Array.isArray(a.nodes)) throw new Error('not an Analysis');
-      found = a.nodes.reduce((n, x) => n + (x.stalls?.length ?? 0), 0);
-    } catch (e) {
-      return { ok: false, error: `exit ${r.status}, no valid JSON report (${e.message}) ${(r.stderr || '').trim().split('\n').slice(-2).join(' | ')}` };
-    }
-    let rssKiB = null;
-    try { rssKiB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()); } catch { /* unknown */ }
-    rmSync(rssFile, { force: true });
-    if (!best || r.wall < best.wall) best = { ok: true, wall: r.wall, rssMiB: rssKiB ? rssKiB / 1024 : null, rssHow: how, stalls: found, expected: truth.stalls.length };
+  const r = runOnce({ argv: analyzeArgv(file), env: { PLEGSCOPE_WORKERS: '0' }, stdout: report });
+  if (!r.ok) return { error: r.error };
+  try {
+    const a = JSON.parse(readFileSync(report, 'utf8'));
+    return { stalls: a.nodes.reduce((n, x) => n + (x.stalls?.length ?? 0), 0) };
+  } catch (e) {
+    return { error: `no valid JSON report (${e.message})` };
   }
-  return { ...best, mibps: size / MiB / best.wall };
 }
 
-function table(rows) {
-  const cols = Object.keys(rows[0]);
-  const w = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
-  const line = (vals) => vals.map((v, i) => String(v).padEnd(w[i])).join('  ');
-  return [line(cols), line(w.map((n) => '-'.repeat(n))), ...rows.map((r) => line(cols.map((c) => r[c])))].join('\n');
+/** The prefilter's own counters over a file (in this process, no timing): what it did per MiB. */
+async function counters(file) {
+  const { buildPrefilter } = await import('../dist/signals/extract.js');
+  const { MatchList } = await import('../dist/parse/multisearch.js');
+  const { search } = buildPrefilter([]);
+  const before = { ...search.stats };
+  const buf = Buffer.allocUnsafe(MiB);
+  const out = new MatchList();
+  const fd = openSync(file, 'r');
+  let bytes = 0;
+  let matches = 0;
+  for (let n; (n = readSync(fd, buf, 0, buf.length, bytes)) > 0; bytes += n) {
+    out.length = 0;
+    search.findAll(buf, 0, n, out);
+    matches += out.length;
+  }
+  closeSync(fd);
+  const per = (k) => Math.round((search.stats[k] - before[k]) / (bytes / MiB));
+  return { mib: bytes / MiB, stepsPerMiB: per('steps'), candidatesPerMiB: per('candidates'), afterStartGramPerMiB: per('verified'), matchesPerMiB: Math.round(matches / (bytes / MiB)), needles: search.needles.length };
 }
 
-const big = await ensureJournal(`kubelet-${bigMiB}MiB`, bigMiB);
-const small = await ensureJournal('kubelet-10MiB', 10);
-// Memory must stay flat however large the journal: the 2 GB one is measured too (throughput and peak RSS).
-const huge = hugeMiB > 0 && hugeMiB !== bigMiB ? await ensureJournal(`kubelet-${hugeMiB}MiB`, hugeMiB) : null;
-const journals = [big, small, ...(huge ? [huge] : [])];
+/** Keeps the last core busy (a spinning node process, pinned there when taskset exists) until stopped. */
+function hog() {
+  const last = String(availableParallelism() - 1);
+  const argv = [process.execPath, '-e', 'for (;;) {}'];
+  const child = hasTaskset ? spawn('taskset', ['-c', last, ...argv], { stdio: 'ignore' }) : spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
+  return () => child.kill('SIGKILL');
+}
+
+const journals = [];
+for (const mib of sizes) journals.push({ mib, ...(await ensureJournal(mib)) });
+const excerptFrom = journals[0].file;
 if (args.has('--generate-only')) {
-  console.log(JSON.stringify({ generated: journals.map((j) => ({ file: relative(ROOT, j.file), bytes: j.truth.bytes, lines: j.truth.lines, stalls: j.truth.stalls.map((s) => ({ cause: s.cause, lastRelistAtMs: s.lastRelistAtMs, endedAtMs: s.endedAtMs })) })) }));
+  console.log(JSON.stringify({ generated: journals.map((j) => ({ file: relative(ROOT, j.file), bytes: j.truth.bytes, lines: j.truth.lines })) }));
   process.exit(0);
 }
-
-if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) log('dist/cli/main.js is missing: run "npm run build" (npm run bench does); plegscope rows will show the error');
-const results = [];
-for (const j of journals) {
-  const size = statSync(j.file).size;
-  warm(j.file);
-  log(`grep -F on ${relative(ROOT, j.file)}`);
-  const g = grepBench(j.file, size);
-  log(`plegscope analyze on ${relative(ROOT, j.file)}`);
-  const p = plegscopeBench(j.file, size, j.truth);
-  results.push({ file: relative(ROOT, j.file), mib: size / MiB, truth: j.truth, grep: g, plegscope: p, ratio: g.ok && p.ok ? p.mibps / g.mibps : null });
-}
+if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) { console.error('bench: dist/ is missing: run "npm run build" (npm run bench does)'); process.exit(2); }
 
 const f = (v, d = 2) => (v == null || !Number.isFinite(v) ? '-' : v.toFixed(d));
-const rows = [];
-for (const r of results) {
-  rows.push({ input: r.file, 'size MiB': f(r.mib, 1), tool: 'grep -F -c', 'wall s': r.grep.ok ? f(r.grep.wall, 3) : 'error', 'MiB/s': r.grep.ok ? f(r.grep.mibps, 0) : '-', 'peak RSS MiB': '-', note: r.grep.ok ? `${r.grep.matches} matching lines` : r.grep.error });
-  rows.push({ input: '', 'size MiB': '', tool: 'plegscope analyze', 'wall s': r.plegscope.ok ? f(r.plegscope.wall, 3) : 'error', 'MiB/s': r.plegscope.ok ? f(r.plegscope.mibps, 0) : '-', 'peak RSS MiB': r.plegscope.ok ? f(r.plegscope.rssMiB, 0) : '-', note: r.plegscope.ok ? `throughput ${f(r.ratio * 100, 0)}% of grep${r === results[0] ? ' (goal >= 25%)' : r.mib < 100 ? ' (start-up bound: the throughput goal is for the large journal)' : ''}; peak RSS goal < 191 MiB; stalls ${r.plegscope.stalls}/${r.plegscope.expected} of ground truth` : r.plegscope.error.slice(0, 160) });
+const oneThread = hasTaskset ? 'one core (taskset -c 0, PLEGSCOPE_WORKERS=0)' : 'PLEGSCOPE_WORKERS=0 (taskset not available: not pinned)';
+const grepArgv = (file) => ['grep', '-F', '-c', ...KEYWORDS.flatMap((k) => ['-e', k]), file];
+
+// 1. Throughput against grep.
+const through = [];
+for (const j of journals) {
+  warm(j.file);
+  log(`${relative(ROOT, j.file)}: plegscope and grep -F -c in turn, ${runs} pairs`);
+  const p = paired(
+    { argv: analyzeArgv(j.file), env: { PLEGSCOPE_WORKERS: '0' }, pin: true, rss: true },
+    // (Its count goes to a file: with stdout on /dev/null GNU grep stops at the first match.)
+    { argv: grepArgv(j.file), pin: true, stdout: join(OUT, 'grep-count.txt') },
+    runs,
+  );
+  const bytes = statSync(j.file).size;
+  const st = stallsOf(j.file);
+  through.push({
+    mib: j.mib, error: p.error ?? st.error ?? null,
+    // Throughput ratio = grep's wall / plegscope's wall, pair by pair.
+    ratio: p.ratios.length ? 1 / median(p.ratios) : null,
+    plegscopeMiBps: p.a.length ? bytes / MiB / median(p.a) : null,
+    grepMiBps: p.b.length ? bytes / MiB / median(p.b) : null,
+    peakRssMiB: p.rss.length ? Math.max(...p.rss) : null,
+    stalls: st.stalls ?? null, expected: j.truth.stalls.length,
+  });
 }
-console.log(table(rows));
-const [rb, rs, rh] = results;
-const summary = {
-  bench: 'plegscope-vs-grep', runs, inputMiB: Number(f(rb.mib, 1)),
-  grepMiBps: rb.grep.ok ? Number(f(rb.grep.mibps, 1)) : null,
-  plegscopeMiBps: rb.plegscope.ok ? Number(f(rb.plegscope.mibps, 1)) : null,
-  ratio: rb.ratio != null ? Number(f(rb.ratio, 3)) : null,
-  peakRssMiB: rb.plegscope.ok && rb.plegscope.rssMiB != null ? Number(f(rb.plegscope.rssMiB, 1)) : null,
-  smallPeakRssMiB: rs.plegscope.ok && rs.plegscope.rssMiB != null ? Number(f(rs.plegscope.rssMiB, 1)) : null,
-  hugeMiB: rh ? Number(f(rh.mib, 1)) : null,
-  hugePeakRssMiB: rh?.plegscope.ok && rh.plegscope.rssMiB != null ? Number(f(rh.plegscope.rssMiB, 1)) : null,
-  rssMeasuredWith: rb.plegscope.rssHow ?? null,
-  stallsFound: rb.plegscope.ok ? rb.plegscope.stalls : null, stallsExpected: rb.truth.stalls.length,
-  goals: { ratioAtLeast: 0.25, peakRssBelowMiB: 200 * 1e6 / MiB },
-  pass: rb.ratio != null && rb.plegscope.rssMiB != null ? rb.ratio >= 0.25 && results.every((r) => (r.plegscope.rssMiB ?? 0) * MiB < 200e6) : null,
-  errors: results.flatMap((r) => [r.grep, r.plegscope].filter((x) => !x.ok).map((x) => x.error)),
+
+// 2. Start-up on a small input.
+const excerpt = ensureExcerpt(excerptFrom);
+log(`${relative(ROOT, excerpt)}: plegscope (text report) and node -e 0 in turn, ${Math.max(runs, 20)} pairs`);
+const small = paired({ argv: [process.execPath, BIN, 'analyze', excerpt], rss: true }, { argv: [process.execPath, '-e', '0'] }, Math.max(runs, 20));
+
+// 3. Threads: the default against one thread, on the 1 GiB journal (or the largest given below it).
+const tj = journals.find((j) => j.mib === 1024) ?? journals[journals.length - 1];
+const threads = {};
+for (const busy of [false, true]) {
+  log(`${relative(ROOT, tj.file)}: default and PLEGSCOPE_WORKERS=0 in turn, ${busy ? 'one core busy' : 'both cores free'}, ${runs} pairs`);
+  const stop = busy ? hog() : () => undefined;
+  try {
+    const envDefault = { ...process.env };
+    delete envDefault.PLEGSCOPE_WORKERS;
+    const p = paired({ argv: analyzeArgv(tj.file), env: envDefault, rss: true }, { argv: analyzeArgv(tj.file), env: { PLEGSCOPE_WORKERS: '0' } }, runs);
+    threads[busy ? 'oneBusy' : 'bothFree'] = { ratio: p.ratios.length ? median(p.ratios) : null, defaultS: median(p.a), oneThreadS: median(p.b), peakRssMiB: p.rss.length ? Math.max(...p.rss) : null, error: p.error };
+  } finally {
+    stop();
+  }
+}
+
+// 4. Counters.
+const cnt = await counters(journals[0].file);
+
+const rows = through.map((t) => ({
+  input: `${t.mib} MiB journal`, 'grep MiB/s': f(t.grepMiBps, 0), 'plegscope MiB/s': f(t.plegscopeMiBps, 0),
+  'throughput ratio': f(t.ratio), goal: `>= ${GOALS.throughputRatioAtLeast}`, 'peak RSS MiB': f(t.peakRssMiB, 0),
+  note: t.error ? `error: ${t.error.slice(0, 120)}` : `stalls ${t.stalls}/${t.expected} of ground truth`,
+}));
+const table = (rs) => {
+  const cols = Object.keys(rs[0]);
+  const w = cols.map((c) => Math.max(c.length, ...rs.map((r) => String(r[c]).length)));
+  const line = (vals) => vals.map((v, i) => String(v).padEnd(w[i])).join('  ');
+  return [line(cols), line(w.map((n) => '-'.repeat(n))), ...rs.map((r) => line(cols.map((c) => r[c])))].join('\n');
 };
-console.log(JSON.stringify(summary));
+console.log(`Throughput on one thread, ${oneThread}; grep -F -c likewise; median of ${runs} pairs run in turn`);
+console.log(table(rows));
+const smallRatio = small.ratios.length ? median(small.ratios) : null;
+console.log(`\nStart-up: ${relative(ROOT, excerpt)} (text report) ${f(median(small.a) * 1000, 0)} ms, node -e 0 ${f(median(small.b) * 1000, 0)} ms: ratio ${f(smallRatio)} (goal <= ${GOALS.startupRatioAtMost}), peak RSS ${f(Math.max(...small.rss), 0)} MiB`);
+console.log(`\nThreads on ${tj.mib} MiB (${availableParallelism()} cores; default/one-thread wall, goal <= ${GOALS.threadsRatioAtMost})${availableParallelism() < 3 ? ': on one or two cores the default is one thread (README "Cores to spare"), so both runs are the same program and the ratio is the machine\'s noise' : ''}:`);
+for (const [k, v] of Object.entries(threads)) {
+  console.log(`  ${k === 'bothFree' ? 'both cores free' : 'one core busy  '}  default ${f(v.defaultS, 3)} s, one thread ${f(v.oneThreadS, 3)} s: ratio ${f(v.ratio)}${v.error ? ` (error: ${v.error})` : ''}`);
+}
+console.log(`\nPrefilter over ${f(cnt.mib, 0)} MiB (${cnt.needles} needles), per MiB: ${cnt.stepsPerMiB} positions stepped on, ${cnt.candidatesPerMiB} candidates, ${cnt.afterStartGramPerMiB} after the start-gram test, ${cnt.matchesPerMiB} matches`);
+
+const pass = through.every((t) => t.ratio !== null && t.ratio >= GOALS.throughputRatioAtLeast && t.peakRssMiB !== null && t.peakRssMiB * MiB <= GOALS.peakRssBelowMB * 1e6)
+  && smallRatio !== null && smallRatio <= GOALS.startupRatioAtMost
+  && Object.values(threads).every((t) => t.ratio !== null && t.ratio <= GOALS.threadsRatioAtMost);
+console.log(JSON.stringify({
+  bench: 'plegscope-speed', runs, pinned: hasTaskset, rssMeasuredWith: TIME ? '/usr/bin/time -f %M' : 'process.resourceUsage().maxRSS',
+  throughput: through.map((t) => ({ mib: t.mib, ratio: t.ratio && Number(f(t.ratio, 3)), grepMiBps: t.grepMiBps && Number(f(t.grepMiBps, 0)), plegscopeMiBps: t.plegscopeMiBps && Number(f(t.plegscopeMiBps, 0)), peakRssMiB: t.peakRssMiB && Number(f(t.peakRssMiB, 1)), stalls: t.stalls, expected: t.expected })),
+  startup: { ratio: smallRatio && Number(f(smallRatio, 3)), plegscopeMs: Number(f(median(small.a) * 1000, 1)), nodeMs: Number(f(median(small.b) * 1000, 1)) },
+  threads: Object.fromEntries(Object.entries(threads).map(([k, v]) => [k, { ratio: v.ratio && Number(f(v.ratio, 3)), defaultS: Number(f(v.defaultS, 3)), oneThreadS: Number(f(v.oneThreadS, 3)) }])),
+  counters: cnt, goals: GOALS, pass,
+  errors: [...through.filter((t) => t.error).map((t) => t.error), small.error, ...Object.values(threads).map((t) => t.error)].filter(Boolean),
+}));

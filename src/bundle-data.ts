@@ -3,13 +3,7 @@
 // must-gather's skipped nodes).
 import type { Artifact } from './input/artifact.js';
 import type { ArtifactData } from './model/node.js';
-import { countContainers } from './parse/container-list.js';
-import { parseNodeObjects } from './parse/node-object.js';
-import { parseDescribeNode, parseGetNodes } from './parse/describe-node.js';
-import { parseCliOutput } from './parse/cli-output.js';
-import { parseConditionFragments } from './parse/node-object.js';
 import { resolveZone } from './parse/time.js';
-import { cliSignals, conditionSignals, describeSignals, nodeListSignals } from './signals/documents.js';
 import type { ArtifactSignals } from './signals/extract.js';
 import type { ContainerCounts } from './parse/container-list.js';
 
@@ -79,6 +73,10 @@ const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 /** A document (`kubectl describe node`, `kubectl get nodes`, node conditions, a command transcript) read whole and parsed;
  *  its bytes too, for the log lines pasted with it. */
 export async function readDocument(a: Artifact, warn: (line: number | null, message: string) => void): Promise<{ bytes: Buffer; signals: ArtifactSignals; containers: ContainerCounts | null; consumed: Set<number> }> {
+  // The parsers load with the first document (start-up counts on every run; loose logs need none of them).
+  const [{ parseGetNodes, parseDescribeNode }, { parseConditionFragments }, { parseCliOutput }, { cliSignals, conditionSignals, describeSignals, nodeListSignals }] = await Promise.all([
+    import('./parse/describe-node.js'), import('./parse/node-object.js'), import('./parse/cli-output.js'), import('./signals/documents.js'),
+  ]);
   const { text, complete } = await readText(a, MAX_DOCUMENT_BYTES);
   if (!complete) warn(null, `larger than ${MAX_DOCUMENT_BYTES} bytes: only the first ${MAX_DOCUMENT_BYTES} read`);
   const bytes = Buffer.from(text);
@@ -105,14 +103,14 @@ export async function readExtras(a: Artifact, warn: (line: number | null, messag
       warn(null, `node objects larger than ${MAX_OBJECT_BYTES} bytes: not read`);
       return {};
     }
-    const { nodes, error } = parseNodeObjects(text);
+    const { nodes, error } = (await import('./parse/node-object.js')).parseNodeObjects(text);
     if (error) warn(null, `node object could not be read: ${error}`);
     const single = !/^\s*(?:"?kind"?:\s*"?(?:NodeList|List)"?|"?items"?:)/m.test(text);
     return { nodeObjects: nodes, singleNodeObject: single && nodes.length === 1 };
   }
   if (a.parseAs === 'container-list') {
     const { text } = await readText(a, MAX_TABLE_BYTES);
-    const counts = countContainers(text);
+    const counts = (await import('./parse/container-list.js')).countContainers(text);
     return { containers: counts };
   }
   if (a.parseAs === 'skipped-nodes') {

@@ -1,6 +1,6 @@
 // Command line: commands, options, exit codes (design.md §6): 0 analyzed, 1 `--fail-on` matched, 2 unusable input or
 // usage. Errors are one line naming the file and the problem; a stack trace only with --debug.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option } from './commander.js';
 import { analyze } from '../analyze.js';
 import type { Analysis, Severity } from '../contract/analysis.js';
 import { SEVERITIES } from '../contract/analysis.js';
@@ -9,15 +9,13 @@ import { renderJson } from '../report/json.js';
 import { renderText } from '../report/text.js';
 import type { Evaluated } from '../report/junit.js';
 import { withCluster } from '../report/cluster.js';
-import { redact, rekeyByNode, renderRedactionMap } from '../report/redact.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
-import { rulesList, rulesShow } from './rules-command.js';
 import { registerTui } from './tui-command.js';
 import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, type PrometheusFlags } from './scan-command.js';
 import { requireNodes } from './nothing.js';
 import { CliProgress, progressDelay, progressWanted } from './progress.js';
-import { loadRulePack, mergeRules, RulePackError, type LoadedPack } from '../rules/pack.js';
+import type { LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../input/text-file.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP, UsageError } from './options.js';
@@ -67,8 +65,11 @@ function terminalWidth(toFile = false): number {
   return Number.isInteger(env) && env >= 40 ? env : 80;
 }
 
-function readPack(file: string): LoadedPack {
+// What only some runs need is loaded when asked for (rule packs, redaction, the rules listing, renderers): start-up
+// time counts on every run.
+async function readPack(file: string): Promise<LoadedPack> {
   const text = readSmallTextFile(file);
+  const { loadRulePack, RulePackError } = await import('../rules/pack.js');
   try {
     return loadRulePack(text, file);
   } catch (err) {
@@ -81,15 +82,15 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   if (flags.tz !== undefined) checkZone(flags.tz);
   displayZone(flags);
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
-  const pack = flags.rules ? readPack(flags.rules) : null;
-  const prometheus = prometheusAsk(flags, paths);
+  const pack = flags.rules ? await readPack(flags.rules) : null;
+  const prometheus = await prometheusAsk(flags, paths);
   const progress = progressWanted(process.stderr, process.env) && !flags.output?.startsWith('/dev/') ? new CliProgress(process.stderr, paths, progressDelay(process.env)) : null;
   progress?.begin();
   let run;
   try {
     run = await analyze({
       paths,
-      rules: pack ? mergeRules(BUILTIN_RULES, pack.pack) : undefined,
+      rules: pack ? (await import('../rules/pack.js')).mergeRules(BUILTIN_RULES, pack.pack) : undefined,
       customSignals: pack?.signals,
       year: flags.year,
       tz: flags.tz,
@@ -110,6 +111,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
   let a = withCluster(run.analysis);
   let evaluated: Evaluated = run.evaluated;
   if (flags.redact) {
+    const { redact, rekeyByNode, renderRedactionMap } = await import('../report/redact.js');
     const r = redact(a);
     evaluated = rekeyByNode(a, r.analysis, evaluated);
     a = r.analysis;
@@ -187,18 +189,21 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
       process.exitCode = await runAnalyze(paths, flags);
     });
 
-  const catalog = (file?: string) => (file ? mergeRules(BUILTIN_RULES, readPack(file).pack) : BUILTIN_RULES);
+  // Rule packs and the listing are loaded only for this command (start-up time counts on every run).
+  const catalog = async (file?: string) => (file ? (await import('../rules/pack.js')).mergeRules(BUILTIN_RULES, (await readPack(file)).pack) : BUILTIN_RULES);
   // --rules may come before or after the subcommand (`rules --rules p.yaml list`, `rules list --rules p.yaml`).
   const packOf = (cmd: Command): string | undefined => (cmd.optsWithGlobals() as { rules?: string }).rules;
-  const list = (cmd: Command): void => {
-    process.stdout.write(rulesList(catalog(packOf(cmd)), terminalWidth()));
+  const list = async (cmd: Command): Promise<void> => {
+    const { rulesList } = await import('./rules-command.js');
+    process.stdout.write(rulesList(await catalog(packOf(cmd)), terminalWidth()));
   };
   // `plegscope rules` alone lists them too.
   const rules = program.command('rules').description('show the cause catalog (built-in rules, plus a pack with --rules); alone: rules list')
     .option('--rules <file>', 'include a rule pack').action((_o: unknown, cmd: Command) => list(cmd));
   rules.command('list').description('one line per rule: id, cause, severity, what it explains, title').action((_o: unknown, cmd: Command) => list(cmd));
-  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').action((id: string, _o: unknown, cmd: Command) => {
-    const out = rulesShow(catalog(packOf(cmd)), id);
+  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    const { rulesShow } = await import('./rules-command.js');
+    const out = rulesShow(await catalog(packOf(cmd)), id);
     if (out === null) throw new UsageError(`rules show: no rule "${id}" (see "plegscope rules list")`);
     process.stdout.write(out);
   });

@@ -1,12 +1,10 @@
 // `plegscope scan --prometheus URL --since 7d`: every node whose PLEG went unhealthy in the window, ranked, from the
 // fleet's metric store. Also the Prometheus options analyze and tui share, and --since/--until.
 import { writeFileSync } from 'node:fs';
-import { Option, type Command } from 'commander';
-import { PrometheusClient, PrometheusError } from '../input/prometheus/client.js';
+import { Option, type Command } from './commander.js';
+import type { PrometheusClient } from '../input/prometheus/client.js';
 import { InputError } from '../input/artifact.js';
 import type { PrometheusAsk } from '../history.js';
-import { scanFleet } from '../scan.js';
-import { renderScanJson, renderScanText } from '../report/scan.js';
 
 import { UsageError } from './options.js';
 
@@ -63,7 +61,9 @@ export function addPrometheusOptions(cmd: Command, o: { nodes: boolean; defaultS
   return cmd;
 }
 
-export function prometheusClient(flags: PrometheusFlags): PrometheusClient {
+// The client, the fleet scan and its report load only when --prometheus is given: start-up counts on every run.
+export async function prometheusClient(flags: PrometheusFlags): Promise<PrometheusClient> {
+  const { PrometheusClient, PrometheusError } = await import('../input/prometheus/client.js');
   try {
     return new PrometheusClient({
       url: flags.prometheus!, tokenFile: flags.prometheusTokenFile, headers: flags.prometheusHeader, ca: flags.prometheusCa,
@@ -83,7 +83,7 @@ export function windowOf(flags: PrometheusFlags, defaultSince: string, nowMs = D
 }
 
 /** What analyze and tui hand to analyze(): undefined without --prometheus; usage errors for options that need it. */
-export function prometheusAsk(flags: PrometheusFlags, paths: string[]): PrometheusAsk | undefined {
+export async function prometheusAsk(flags: PrometheusFlags, paths: string[]): Promise<PrometheusAsk | undefined> {
   const needs = ['prometheusTokenFile', 'prometheusHeader', 'prometheusCa', 'prometheusInsecure', 'prometheusTimeout', 'node', 'since', 'until'] as const;
   if (!flags.prometheus) {
     const stray = needs.find((k) => flags[k] !== undefined);
@@ -94,7 +94,7 @@ export function prometheusAsk(flags: PrometheusFlags, paths: string[]): Promethe
   if (paths.length === 0 && !(flags.node && flags.node.length > 0)) {
     throw new UsageError('--prometheus without files needs --node NAME (or use "plegscope scan --prometheus URL" for the whole fleet)');
   }
-  return { client: prometheusClient(flags), nodes: flags.node, ...windowOf(flags, ANALYZE_SINCE) };
+  return { client: await prometheusClient(flags), nodes: flags.node, ...windowOf(flags, ANALYZE_SINCE) };
 }
 
 export const ANALYZE_SINCE = '6h';
@@ -126,8 +126,11 @@ Then: plegscope analyze --prometheus URL --node NAME --since … --until … for
 Exit codes: 0 done, 1 --fail-on-stall and a node stalled, 2 unusable server or usage error.`);
   cmd.action(async (flags: ScanFlags) => {
     if (!flags.prometheus) throw new UsageError('scan needs --prometheus URL');
-    const client = prometheusClient(flags);
+    const client = await prometheusClient(flags);
     const { sinceMs, untilMs } = windowOf(flags, SCAN_SINCE);
+    const [{ PrometheusError }, { scanFleet }, { renderScanJson, renderScanText }] = await Promise.all([
+      import('../input/prometheus/client.js'), import('../scan.js'), import('../report/scan.js'),
+    ]);
     let result;
     try {
       result = await scanFleet(client, sinceMs, untilMs);

@@ -1,9 +1,8 @@
 // `plegscope tui <paths…>`: the interactive triage view (src/tui). Registered on the program by main.ts.
-import { Option, type Command } from 'commander';
+import { Option, type Command } from './commander.js';
 import { InputError } from '../input/artifact.js';
 import { checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP } from './options.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
-import { loadRulePack, mergeRules, RulePackError } from '../rules/pack.js';
 import { readSmallTextFile } from '../input/text-file.js';
 import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, type PrometheusFlags } from './scan-command.js';
 import { requireNodes } from './nothing.js';
@@ -45,7 +44,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
         process.exitCode = 2;
         return;
       }
-      const prometheus = prometheusAsk(flags, paths);
+      const prometheus = await prometheusAsk(flags, paths);
       if (paths.includes('-')) throw new InputError('-', 'tui reads keys from the terminal, so it cannot read the input from stdin: save it to a file first');
       if (flags.tz !== undefined) checkZone(flags.tz);
       displayZone(flags);
@@ -53,6 +52,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
       let customSignals;
       if (flags.rules) {
         const file = flags.rules;
+        const { loadRulePack, mergeRules, RulePackError } = await import('../rules/pack.js');
         try {
           const pack = loadRulePack(readSmallTextFile(file), file);
           rules = mergeRules(BUILTIN_RULES, pack.pack);

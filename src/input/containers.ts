@@ -9,7 +9,6 @@
 // members are symlinks.
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import type tar from 'tar-stream';
 import { lazyRequire } from '../util/lazy-require.js';
 import { collect, EntryStream } from './entry-stream.js';
@@ -20,6 +19,7 @@ import { INFLATE_CHUNK, OPEN_FLAGS } from './source.js';
 
 /** Loaded on the first tar: most runs read folders. */
 const tarStream = lazyRequire<typeof tar>('tar-stream');
+const zlib = lazyRequire<typeof import('node:zlib')>('node:zlib');
 
 export type MemberType = 'file' | 'directory' | 'symlink' | 'link' | 'special';
 
@@ -660,7 +660,7 @@ export class ZipContainer implements Container {
       },
     });
     if (m.method === 0) return raw;
-    const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_CHUNK });
+    const inflate = zlib().createInflateRaw({ chunkSize: INFLATE_CHUNK });
     mapStreamErrors(inflate, (err) => zlibError(err, 'zip member'));
     raw.on('error', (err) => inflate.destroy(err));
     inflate.on('close', () => raw.destroy());

@@ -1,15 +1,18 @@
 // Compression is decided by magic bytes (names lie: `.gz` files that are plain text, rotated logs without a
 // suffix). gzip is decoded in-process; xz and bzip2 by the system tools, which are faster and lighter than
 // any pure-JS decoder.
-import { spawn } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import type { Compression } from './artifact.js';
+import { lazyRequire } from '../util/lazy-require.js';
 import { errorCode, mapStreamErrors, shortError } from './fserror.js';
 import { INFLATE_CHUNK, type Source } from './source.js';
+
+// Loaded with the first compressed input: most runs read plain files.
+const zlib = lazyRequire<typeof import('node:zlib')>('node:zlib');
+const childProcess = lazyRequire<typeof import('node:child_process')>('node:child_process');
 import { collect } from './entry-stream.js';
 import { bounded, type Budget, type Limits } from './limits.js';
 
@@ -99,7 +102,7 @@ export function decodeBounded(raw: Readable, compression: Compression, tools: To
 }
 
 function gunzip(raw: Readable): Readable {
-  const z = zlib.createGunzip({ chunkSize: INFLATE_CHUNK });
+  const z = zlib().createGunzip({ chunkSize: INFLATE_CHUNK });
   mapStreamErrors(z, (err) => zlibError(err, 'gzip stream'));
   raw.on('error', (err) => z.destroy(err));
   z.on('close', () => raw.destroy());
@@ -120,7 +123,7 @@ export function zlibError(err: Error, what: string): Error {
 function spawnDecoder(raw: Readable, compression: 'xz' | 'bzip2', cmd: string): Readable {
   const out = new PassThrough();
   const args = compression === 'xz' ? ['-d', '-c', '-T0'] : ['-d', '-c'];
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = childProcess().spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let exited = false;
   let stderr = '';
   child.stderr.setEncoding('utf8');

@@ -1,10 +1,11 @@
 // Bytes → lines without holding a file in memory. We do not use split2 here (design.md §8 names it): it decodes every
 // line to a separate string, while we want (1) the byte offset of each line, so the TUI can re-read a line lazily, and
 // (2) a prefilter run over whole chunks, so the lines no signal cares about are counted and never materialised.
-// Chunks are decoded as latin1, where one char = one byte, so string indices are byte offsets; visited lines are
-// re-decoded as UTF-8 from the bytes.
+// A chunk is searched once for every needle (multisearch.ts), then its lines are counted with a native newline search
+// (Buffer#indexOf: ~10 GB/s, ~20 ns a line) up to the next line that matters; only those are decoded (UTF-8).
 import type { Readable } from 'node:stream';
-import type { MultiSearch } from './multisearch.js';
+import { MatchList, type MultiSearch } from './multisearch.js';
+import { CHECKPOINT, WINDOW } from './kernel.js';
 
 export interface LineVisitor {
   /** A line to parse (UTF-8, without the newline). `lineNo` is 1-based, `offset` the byte offset of its start;
@@ -18,6 +19,8 @@ export interface ScanOptions {
   /** A line is visited when it contains one of the needles; lines up to `headLines`, the sampled lines and journal
    *  markers (`-- …`) always are. */
   prefilter: MultiSearch | null;
+  /** Which of the prefilter's needles wake a line (1 at a needle's index); null: all (see setActive). */
+  active?: Uint8Array | null;
   headLines?: number;
   /** Also visit the line that holds each multiple of this many bytes of the file (0 = none): a sparse sample that
    *  dates the log between the lines of interest. Fixed by file position, so that a file read in ranges (worker
@@ -41,44 +44,54 @@ export interface ScanResult {
   checkpoints: Array<[number, number]>;
 }
 
-export const CHECKPOINT_EVERY = 1024;
+export const CHECKPOINT_EVERY = CHECKPOINT;
 
 const DEFAULT_MAX_LINE = 256 * 1024;
-const PIECE_BYTES = 64 * 1024;
 
 /** journalctl's `-- Logs begin at …`, `-- Reboot --`, `-- Boot …` lines carry the year and boot boundaries. */
-function isMarker(s: string, i: number): boolean {
-  return s.charCodeAt(i) === 45 && s.charCodeAt(i + 1) === 45 && s.charCodeAt(i + 2) === 32;
+function isMarker(b: Uint8Array, i: number): boolean {
+  return b[i] === 45 && b[i + 1] === 45 && b[i + 2] === 32;
 }
-/** Past any position in a scanned piece's string (V8 strings are shorter than 2^29 chars), and a small integer for V8
- *  (as nextSample is): MAX_SAFE_INTEGER, a heap number, deoptimized the scan loop when first met. */
-const NO_MATCH = 0x3fffffff;
+/** "No event in this chunk": past any position in a chunk, and a small integer for V8 (as every position compared in
+ *  the line loop is): a heap number (MAX_SAFE_INTEGER, a file position past 1 GiB) deoptimizes the loop when met. */
+const NONE = 0x3fffffff;
 
 export class LineScanner {
-  private carry: Buffer | null = null;
+  /** The line the last chunk ended in: its first bytes (at most maxLine + 1, in a reused buffer), its whole length so
+   *  far, where it starts. */
+  private carrying = false;
+  private carry: Buffer = Buffer.alloc(0);
+  private carryKept = 0;
+  private carryLen = 0;
   private carryAbs = 0;
-  private dropping = false;
   private chunkAbs = 0;
   private lineNo = 0;
   private readonly headLines: number;
   private sampleBytes: number;
   private readonly base: number;
-  /** File position of the next sample (when sampleBytes > 0): the line that holds it is visited. Kept a small integer
-   *  for V8 (no Infinity for "none"): a value of another kind first met in the optimized scan loop throws its code
-   *  away, and a worker thread then scans in the interpreter until it is compiled again. */
+  /** File position of the next sample (when sampleBytes > 0): the line that holds it is visited. */
   private nextSample: number;
   private readonly maxLine: number;
-  private search: MultiSearch | null;
-  /** Bumped by setPrefilter: a match found with the old needles is stale. */
-  private generation = 0;
-  private last: { buf: Buffer; from: number; to: number; lineNo: number; abs: number } | null = null;
+  private readonly search: MultiSearch | null;
+  private active: Uint8Array | null;
+  /** The needles found in the chunk being scanned, and the first one whose line is not passed yet. */
+  private readonly matches = new MatchList();
+  private mi = 0;
+  /** While a line is visited: where its matches begin in `matches` (they end at `mi`); -1 otherwise. */
+  private lineMatches = -1;
+  private readonly scratch = new MatchList();
+  /** A copy of the last line so far (its first maxLine + 1 bytes), its number (0: none yet) and position. */
+  private lastBuf = Buffer.alloc(256);
+  private lastLen = 0;
+  private lastNo = 0;
+  private lastAbs = 0;
   private longLines: number[] = [];
   private longLineCount = 0;
   private readonly checkpoints: Array<[number, number]> = [[1, 0]];
   private tailMax = 0;
   /** Where the line after the keepTail() call starts (relative to the first byte pushed). */
   private tailFrom = 0;
-  /** Where the newline of the last line seen is (relative to the first byte pushed). */
+  /** Where the newline of the last line visited is (relative to the first byte pushed). */
   private lineEnd = -1;
   private ring: Buffer | null = null;
   /** The ring holds the input's bytes [ringStart, ringEnd) (relative to the first byte pushed). */
@@ -87,6 +100,7 @@ export class LineScanner {
 
   constructor(private readonly visitor: LineVisitor, opts: ScanOptions) {
     this.search = opts.prefilter;
+    this.active = opts.active ?? null;
     this.headLines = opts.headLines ?? 64;
     this.sampleBytes = opts.sampleBytes ?? 0;
     this.base = opts.baseOffset ?? 0;
@@ -94,7 +108,8 @@ export class LineScanner {
     this.maxLine = opts.maxLineBytes ?? DEFAULT_MAX_LINE;
   }
 
-  /** Samples every `bytes` of the file from the next line on (a denser sample for a log of many hosts). */
+  /** Samples every `bytes` of the file from the next line on (a denser sample for a log of many hosts). Called while
+   *  a line is visited: it counts from that line's end. */
   setSampleBytes(bytes: number): void {
     this.sampleBytes = bytes;
     // From the start of the next line: a point fixed by the file, not by how it was cut into chunks.
@@ -102,7 +117,7 @@ export class LineScanner {
     this.nextSample = bytes > 0 ? Math.ceil(at / bytes) * bytes : 0;
   }
 
-  /** Keeps a copy of the last `bytes` of input from the next line on, for tailLines(). */
+  /** Keeps a copy of the last `bytes` of input from the next line on, for tailLines(). Called while a line is visited. */
   keepTail(bytes: number): void {
     this.tailMax = bytes;
     this.tailFrom = this.lineEnd + 1;
@@ -137,139 +152,200 @@ export class LineScanner {
     }
   }
 
-  /** Switches the needle set from the next line on (a visitor that starts or stops waiting for something). */
-  setPrefilter(search: MultiSearch | null): void {
-    if (search === this.search) return;
-    this.search = search;
-    this.generation++;
+  /** Which needles wake a line from the next line on (null: all): for a visitor that starts or stops waiting for some.
+   *  Called while a line is visited. */
+  setActive(active: Uint8Array | null): void {
+    this.active = active;
   }
 
   /** Bytes in. The scanner keeps no reference to `chunk` afterwards: the caller may reuse its memory. */
   push(chunk: Buffer): void {
-    // Scanned in pieces: a piece becomes one latin1 string, and strings under V8's large-object size are made in the
-    // young generation, while 1 MiB ones each map fresh pages (page faults that also serialise worker threads).
-    for (let o = 0; o < chunk.length; o += PIECE_BYTES) this.pushPiece(o === 0 && chunk.length <= PIECE_BYTES ? chunk : chunk.subarray(o, o + PIECE_BYTES));
-  }
-
-  private pushPiece(chunk: Buffer): void {
+    if (chunk.length > WINDOW && this.search !== null) {
+      // At most the kernel's main area at a time (lines cut by a piece's end are carried, as between chunks).
+      for (let o = 0; o < chunk.length; o += WINDOW) this.push(chunk.subarray(o, o + WINDOW));
+      return;
+    }
     const abs = this.chunkAbs;
-    this.scanPiece(chunk);
-    // After the scan: the piece in which keepTail() was called is kept too.
+    let from = 0;
+    if (this.carrying) {
+      // Only the line cut by the previous chunk is joined (a small copy); the rest of the chunk is scanned in place.
+      const nl = chunk.indexOf(10);
+      from = nl < 0 ? chunk.length : nl + 1;
+      this.extendCarry(chunk, 0, nl < 0 ? chunk.length : nl);
+      if (nl >= 0) this.carriedLine(abs + nl);
+    }
+    const lastNl = chunk.lastIndexOf(10);
+    if (lastNl >= from) {
+      this.scan(chunk, from, lastNl + 1, abs);
+      from = lastNl + 1;
+    }
+    if (from < chunk.length) {
+      this.carrying = true;
+      this.carryKept = 0;
+      this.carryLen = 0;
+      this.carryAbs = abs + from;
+      this.extendCarry(chunk, from, chunk.length);
+    }
+    this.chunkAbs += chunk.length;
     if (this.tailMax > 0) this.keep(chunk, abs);
   }
 
-  private scanPiece(chunk: Buffer): void {
-    let buf: Buffer;
-    let bufAbs: number;
-    if (this.dropping) {
-      const nl = chunk.indexOf(10);
-      if (nl < 0) {
-        this.chunkAbs += chunk.length;
-        return;
-      }
-      this.dropping = false;
-      this.passSample(this.chunkAbs + nl);
-      this.lineNo++;
-      if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, this.carryAbs]);
-      this.noteLong();
-      const c = this.carry as Buffer;
-      this.carry = null;
-      this.visitIfWanted(c, 0, c.length, this.carryAbs);
-      buf = chunk.subarray(nl + 1);
-      bufAbs = this.chunkAbs + nl + 1;
-    } else if (this.carry) {
-      // Only the line cut by the previous chunk is joined (a small copy); the rest of the chunk is scanned in place,
-      // so no chunk-sized buffer is allocated per chunk.
-      const nl = chunk.indexOf(10);
-      if (nl < 0 || this.carry.length + nl + 1 > this.maxLine) {
-        buf = Buffer.concat([this.carry, chunk]);
-        bufAbs = this.carryAbs;
-        this.carry = null;
-      } else {
-        const joined = Buffer.concat([this.carry, chunk.subarray(0, nl + 1)]);
-        const joinedAbs = this.carryAbs;
-        this.carry = null;
-        this.scan(joined, joinedAbs);
-        buf = chunk.subarray(nl + 1);
-        bufAbs = this.chunkAbs + nl + 1;
-      }
-    } else {
-      buf = chunk;
-      bufAbs = this.chunkAbs;
+  /** Appends chunk[from, to) to the carried line, keeping at most maxLine + 1 bytes of it. */
+  private extendCarry(chunk: Buffer, from: number, to: number): void {
+    this.carryLen += to - from;
+    const take = Math.min(to - from, this.maxLine + 1 - this.carryKept);
+    if (take <= 0) return;
+    if (this.carryKept + take > this.carry.length) {
+      const bigger = Buffer.allocUnsafe(Math.min(this.maxLine + 1, Math.max(2 * this.carry.length, this.carryKept + take, 1024)));
+      this.carry.copy(bigger, 0, 0, this.carryKept);
+      this.carry = bigger;
     }
-    this.chunkAbs += chunk.length;
-    this.scan(buf, bufAbs);
+    chunk.copy(this.carry, this.carryKept, from, from + take);
+    this.carryKept += take;
   }
 
-  /** Scans the complete lines of `buf` (whose first byte is at `bufAbs` in the input); keeps the tail as the carry. */
-  private scan(buf: Buffer, bufAbs: number): void {
-    const s = buf.toString('latin1');
-    let pos = 0;
-    let nextMatch = -1;
-    let gen = this.generation;
+  /** The carried line is complete: its newline (or the end of the input) is at `endRel`. */
+  private carriedLine(endRel: number): void {
+    const buf = this.carry;
+    const kept = this.carryKept;
+    this.carrying = false;
+    this.lineNo++;
+    if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, this.carryAbs]);
+    if (this.carryLen - (kept === this.carryLen && buf[kept - 1] === 13 ? 1 : 0) > this.maxLine) this.noteLong();
+    const sampled = this.passSample(endRel);
+    if (sampled || this.search === null || this.lineNo <= this.headLines || isMarker(buf, 0) || this.wokenIn(buf, 0, kept)) {
+      this.emit(buf, 0, kept, this.carryAbs, sampled);
+    }
+    this.setLast(buf, 0, kept, this.carryAbs);
+  }
+
+  /**
+   * The complete lines buf[from, to) (to - 1 is a newline; buf[0] is at `abs` in the input): every needle found at
+   * once, then the lines counted up to the next one that matters (a needle's, the sample's, a marker, an over-long
+   * one, the head), which is visited.
+   */
+  private scan(buf: Buffer, from: number, to: number, abs: number): void {
+    const search = this.search;
+    if (search === null) {
+      this.scanAll(buf, from, to, abs);
+      return;
+    }
+    this.matches.length = 0;
+    this.mi = 0;
+    search.loadChunk(buf, from, to, this.matches);
+    const kernel = search.kernel;
+    const checkpoints = this.checkpoints;
+    let pos = from;
     for (;;) {
-      const nl = s.indexOf('\n', pos);
+      const ev = this.nextEvent(pos, abs);
+      const nl = kernel.advance(pos - from, to - from, (ev < pos ? pos : ev) - from, this.maxLine, this.lineNo);
+      for (let c = 0; c < kernel.checkpointCount; c++) {
+        const [n, start] = kernel.checkpoint(c);
+        checkpoints.push([n, abs + from + start]);
+      }
+      this.lineNo = kernel.lineNo;
       if (nl < 0) break;
+      this.atLine(buf, kernel.lineStart + from, nl + from, abs);
+      pos = nl + from + 1;
+    }
+    this.setLast(buf, to - 2 < from ? from : Math.max(from, buf.lastIndexOf(10, to - 2) + 1), to - 1, abs);
+  }
+
+  /** scan() without a prefilter: every line is visited. */
+  private scanAll(buf: Buffer, from: number, to: number, abs: number): void {
+    let pos = from;
+    while (pos < to) {
+      const nl = buf.indexOf(10, pos);
       this.lineNo++;
-      if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, bufAbs + pos]);
-      const search = this.search;
-      if (gen !== this.generation) {
-        gen = this.generation;
-        nextMatch = -1;
-      }
-      const sampled = this.passSample(bufAbs + nl);
-      let visit = search === null || this.lineNo <= this.headLines || isMarker(s, pos) || sampled;
-      if (!visit && search !== null) {
-        if (nextMatch < pos && nextMatch !== NO_MATCH) {
-          const m = search.next(buf, pos);
-          nextMatch = m < 0 ? NO_MATCH : m;
-        }
-        if (nextMatch >= nl) {
-          // Lines without a needle up to the one holding the next match (or the chunk's end): count, don't read.
-          // (With no match, the last newline: the loop below stops there as at the end. One path, taken from the first
-          // piece on, rather than a branch first taken after the loop was optimized.)
-          const stop = s.lastIndexOf('\n', nextMatch);
-          let lineStart = pos;
-          let lineEnd = nl;
-          let p = nl + 1;
-          // (p < s.length: past the end charCodeAt reads out of bounds, which throws the optimized loop away.)
-          while (p <= stop && p < s.length) {
-            if (s.charCodeAt(p) === 45 && isMarker(s, p)) break;
-            const k = s.indexOf('\n', p);
-            if (k < 0 || k > stop) break;
-            // The sampled line is visited by the loop above.
-            if (this.sampleBytes > 0 && this.base + bufAbs + k >= this.nextSample) break;
-            this.lineNo++;
-            if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, bufAbs + p]);
-            lineStart = p;
-            lineEnd = k;
-            p = k + 1;
-          }
-          this.last = { buf, from: lineStart, to: lineEnd, lineNo: this.lineNo, abs: bufAbs };
-          pos = p;
-          continue;
-        }
-        visit = true;
-      }
-      if (visit) this.emit(buf, pos, nl, bufAbs, sampled);
-      this.last = { buf, from: pos, to: nl, lineNo: this.lineNo, abs: bufAbs };
+      if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, abs + pos]);
+      this.atLine(buf, pos, nl, abs);
       pos = nl + 1;
     }
-    const last = this.last;
-    if (last && last.buf === buf) {
-      // The last line so far, copied: the caller may reuse the chunk's memory.
-      const to = Math.min(last.to, last.from + this.maxLine + 1);
-      this.last = { buf: Buffer.from(buf.subarray(last.from, to)), from: 0, to: to - last.from, lineNo: last.lineNo, abs: last.abs + last.from };
+    this.setLast(buf, to - 2 < from ? from : Math.max(from, buf.lastIndexOf(10, to - 2) + 1), to - 1, abs);
+  }
+
+  /** A line that may matter: over-long, at an event, or starting with a dash. Visited if it does. */
+  private atLine(buf: Buffer, pos: number, nl: number, abs: number): void {
+    const long = nl - pos > this.maxLine;
+    if (long && nl - pos - (buf[nl - 1] === 13 ? 1 : 0) > this.maxLine) this.noteLong();
+    const sampled = this.passSample(abs + nl);
+    // The matches in this line are passed.
+    const m = this.matches;
+    let woken = false;
+    let mi = this.mi;
+    const active = this.active;
+    while (mi < m.length && (m.starts[mi] as number) < nl) {
+      if ((m.starts[mi] as number) >= pos && (active === null || active[m.needles[mi] as number] === 1)) woken = true;
+      mi++;
     }
-    const rest = buf.length - pos;
-    if (rest > this.maxLine) {
-      this.carry = Buffer.from(buf.subarray(pos, pos + this.maxLine));
-      this.carryAbs = bufAbs + pos;
-      this.dropping = true;
-    } else if (rest > 0) {
-      this.carry = Buffer.from(buf.subarray(pos));
-      this.carryAbs = bufAbs + pos;
+    const first = this.mi;
+    this.mi = mi;
+    // (A needle past the cut of an over-long line is not in the text the visitor gets.)
+    if (woken && long) woken = this.wokenIn(buf, pos, nl);
+    if (woken || sampled || this.search === null || this.lineNo <= this.headLines || isMarker(buf, pos)) {
+      this.lineMatches = first;
+      this.emit(buf, pos, nl, abs, sampled);
+      this.lineMatches = -1;
     }
+  }
+
+  /**
+   * For the visitor of a line: the needles of `search` wholly inside buf[from, to) of that line, as the chunk's search
+   * found them, into `out` (as search.findAll would give them). False when the scanner has none to give (no
+   * prefilter, another needle set, a line joined from two chunks): the visitor searches the line itself then.
+   */
+  needlesIn(search: MultiSearch, from: number, to: number, out: MatchList): boolean {
+    if (search !== this.search || this.lineMatches < 0) return false;
+    const m = this.matches;
+    out.length = 0;
+    for (let k = this.lineMatches; k < this.mi; k++) {
+      const at = m.starts[k] as number;
+      const needle = m.needles[k] as number;
+      if (at >= from && at + search.byteLength(needle) <= to) out.push(at, needle);
+    }
+    return true;
+  }
+
+  /** Where in the chunk the next line that matters holds a byte: the next active needle, the sample, the head. */
+  private nextEvent(pos: number, abs: number): number {
+    if (this.search === null || this.lineNo < this.headLines) return pos;
+    let ev = NONE;
+    const m = this.matches;
+    const active = this.active;
+    for (let k = this.mi; k < m.length; k++) {
+      if (active === null || active[m.needles[k] as number] === 1) {
+        ev = m.starts[k] as number;
+        break;
+      }
+    }
+    if (this.sampleBytes > 0) {
+      // (A file position past 1 GiB is a heap number for V8: the difference is made a small integer again.)
+      const s = (this.nextSample - this.base - abs) | 0;
+      if (s < ev) ev = s;
+    }
+    return ev;
+  }
+
+  /** Whether an active needle lies in the first maxLine bytes of buf[from, to) (the text a visitor gets). */
+  private wokenIn(buf: Buffer, from: number, to: number): boolean {
+    const search = this.search;
+    if (search === null) return true;
+    const s = this.scratch;
+    s.length = 0;
+    search.findAll(buf, from, Math.min(to, from + this.maxLine), s);
+    const active = this.active;
+    for (let k = 0; k < s.length; k++) if (active === null || active[s.needles[k] as number] === 1) return true;
+    return false;
+  }
+
+  /** The last line so far, copied (the caller may reuse the chunk's memory): the end of the log window. */
+  private setLast(buf: Buffer, from: number, to: number, abs: number): void {
+    const n = Math.min(to, from + this.maxLine + 1) - from;
+    if (n > this.lastBuf.length) this.lastBuf = Buffer.allocUnsafe(Math.max(n, 2 * this.lastBuf.length));
+    buf.copy(this.lastBuf, 0, from, from + n);
+    this.lastLen = n;
+    this.lastNo = this.lineNo;
+    this.lastAbs = abs + from;
   }
 
   private keep(chunk: Buffer, abs: number): void {
@@ -313,42 +389,22 @@ export class LineScanner {
     if (this.longLines.length < 10) this.longLines.push(this.lineNo);
   }
 
-  private visitIfWanted(buf: Buffer, from: number, to: number, abs: number): void {
-    const search = this.search;
-    const sampled = this.passSample(abs + to);
-    let want = search === null || this.lineNo <= this.headLines || sampled || isMarker(buf.toString('latin1', from, Math.min(to, from + 3)), 0);
-    if (!want && search) want = search.next(buf, from, to) >= 0;
-    if (want) this.emit(buf, from, to, abs, sampled);
-    this.last = { buf, from, to, lineNo: this.lineNo, abs };
-  }
-
-  private emit(buf: Buffer, from: number, to: number, abs: number, sampled = false): void {
+  private emit(buf: Buffer, from: number, to: number, abs: number, sampled: boolean): void {
     let end = to;
     if (end > from && buf[end - 1] === 13) end--;
-    if (end - from > this.maxLine) {
-      this.noteLong();
-      end = from + this.maxLine;
-    }
+    if (end - from > this.maxLine) end = from + this.maxLine;
     this.visitor.line(buf.toString('utf8', from, end), this.lineNo, abs + from, buf, from, end, sampled);
     if (this.lineNo === this.headLines) this.visitor.headDone?.();
   }
 
   finish(): ScanResult {
-    if (this.carry && this.carry.length > 0) {
-      // The last line had no newline (or was cut while over-long).
-      this.lineNo++;
-      if (this.lineNo % CHECKPOINT_EVERY === 0) this.checkpoints.push([this.lineNo, this.carryAbs]);
-      if (this.dropping) this.noteLong();
-      const c = this.carry;
-      this.carry = null;
-      this.visitIfWanted(c, 0, c.length, this.carryAbs);
-    }
+    // The last line had no newline.
+    if (this.carrying) this.carriedLine(this.chunkAbs);
     let lastLine: ScanResult['lastLine'] = null;
-    if (this.last) {
-      const { buf, from, to, lineNo, abs } = this.last;
-      let end = Math.min(to, from + this.maxLine);
-      if (end > from && buf[end - 1] === 13) end--;
-      lastLine = { text: buf.toString('utf8', from, end), lineNo, offset: abs + from };
+    if (this.lastNo > 0) {
+      let end = Math.min(this.lastLen, this.maxLine);
+      if (end > 0 && this.lastBuf[end - 1] === 13) end--;
+      lastLine = { text: this.lastBuf.toString('utf8', 0, end), lineNo: this.lastNo, offset: this.lastAbs };
     }
     return { lines: this.lineNo, bytes: this.chunkAbs, lastLine, longLines: this.longLines, longLineCount: this.longLineCount, checkpoints: this.checkpoints };
   }

@@ -3,7 +3,11 @@
 // nodeInfo the kubelet and runtime versions; capacity the pod limit.
 // js-yaml rather than yaml (used for rule packs): a must-gather holds hundreds of Node YAMLs of ~15 KB, and js-yaml
 // reads one in ~0.5 ms against ~4 ms (measured); this sits on the reading thread of every must-gather analysis.
-import jsyaml from 'js-yaml';
+import type jsyamlApi from 'js-yaml';
+import { lazyRequire } from '../util/lazy-require.js';
+
+// Loaded with the first Node object (a bundle's): runs on loose logs never need it.
+const jsyaml = lazyRequire<typeof jsyamlApi>('js-yaml');
 
 export interface NodeCondition {
   type: string;
@@ -63,7 +67,7 @@ export function parseNodeObjects(text: string): { nodes: NodeObject[]; error: st
     // CORE_SCHEMA: YAML 1.2 scalars, unquoted dates stay strings; json: a repeated key keeps its last value.
     const load = (t: string) => {
       const out: unknown[] = [];
-      jsyaml.loadAll(t, (d) => out.push(d), { schema: jsyaml.CORE_SCHEMA, json: true });
+      jsyaml().loadAll(t, (d) => out.push(d), { schema: jsyaml().CORE_SCHEMA, json: true });
       return out;
     };
     const lean = withoutImageLists(lines);
@@ -218,7 +222,7 @@ export function parseConditionFragments(text: string): { name: string | null; co
     const body = lines.filter((l) => l.trim() !== '');
     const indent = Math.min(...body.map((l) => /^ */.exec(l)?.[0].length ?? 0));
     try {
-      root = jsyaml.load(lines.map((l) => l.slice(Math.min(indent, /^ */.exec(l)?.[0].length ?? 0))).join('\n'), { schema: jsyaml.CORE_SCHEMA, json: true });
+      root = jsyaml().load(lines.map((l) => l.slice(Math.min(indent, /^ */.exec(l)?.[0].length ?? 0))).join('\n'), { schema: jsyaml().CORE_SCHEMA, json: true });
     } catch {
       root = null;
     }

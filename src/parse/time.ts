@@ -1,6 +1,27 @@
 // Timestamps on the hot path are parsed by hand from fixed layouts (design.md §8): no per-line Date or luxon object.
 // Journal `short` lines and klog headers carry neither year nor zone; a YearClock supplies both.
-import { IANAZone, FixedOffsetZone, type Zone } from 'luxon';
+import { lazyRequire } from '../util/lazy-require.js';
+
+// luxon (for IANA zones) loads only when one is named: most runs read UTC.
+const luxon = lazyRequire<typeof import('luxon')>('luxon');
+
+/** What the clocks need of a time zone: its offset from UTC (minutes) at an instant. luxon's zones have this shape. */
+export interface Zone {
+  readonly name: string;
+  /** The offset never changes. */
+  readonly isUniversal: boolean;
+  offset(ts: number): number;
+}
+
+/** UTC or a fixed offset (`+02:00`): no luxon needed. */
+class FixedZone implements Zone {
+  readonly isUniversal = true;
+  constructor(readonly name: string, private readonly minutes: number) {}
+  offset(): number {
+    return this.minutes;
+  }
+}
+const UTC_ZONE = new FixedZone('UTC', 0);
 
 const MONTHS: Record<string, number> = {
   Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11,
@@ -38,13 +59,13 @@ export function sameZone(a: string, b: string): boolean {
 
 /** Resolves a zone name (`UTC`, `Europe/Berlin`, `+02:00`) once; throws on an unknown zone. */
 export function resolveZone(name: string): Zone {
-  if (/^(utc|z|gmt)$/i.test(name)) return FixedOffsetZone.utcInstance;
+  if (/^(utc|z|gmt)$/i.test(name)) return UTC_ZONE;
   const fixed = /^([+-])(\d{2}):?(\d{2})$/.exec(name);
   if (fixed) {
     const mins = (Number(fixed[2]) * 60 + Number(fixed[3])) * (fixed[1] === '-' ? -1 : 1);
-    return FixedOffsetZone.instance(mins);
+    return mins === 0 ? UTC_ZONE : new FixedZone(name, mins);
   }
-  const z = IANAZone.create(name);
+  const z = luxon().IANAZone.create(name);
   if (!z.isValid) throw new Error(`unknown time zone "${name}"`);
   return z;
 }

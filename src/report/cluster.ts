@@ -2,7 +2,7 @@
 // node stall" but "which nodes flapped, together or apart, and what do they have in common" — a shared kubelet version,
 // runtime or cause points at a fleet-wide problem, a shared time window at something outside the nodes. Derived from
 // the NodeReports alone, so every view (and a redacted analysis) computes the same thing.
-import { DateTime } from 'luxon';
+import { DateTime } from '../util/datetime.js';
 import type {
   Analysis, ClusterNode, ClusterSummary, ClusterWave, CountCheck, NodeReport, PodRange, SharedTrait, Stall, TraitCount,
 } from '../contract/analysis.js';

@@ -2,7 +2,7 @@
 // one-line chart), the ranked findings with their best evidence lines, what was ruled out, the gaps and the
 // per-operation latency table. Reads only the Analysis. Fits the terminal: prose wraps at words, the timeline and the
 // evidence lines are cut to the width (a log line in the middle, keeping its end); a collection command stays one line.
-import { DateTime } from 'luxon';
+import { DateTime } from '../util/datetime.js';
 import type { Analysis, NodeReport, Quantiles, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, textTable, wrapHanging, wrapWords } from './layout.js';

@@ -5,12 +5,11 @@ import type { Readable } from 'node:stream';
 import { readFileChunks } from '../input/ranges.js';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
 import { isElision, parseLine, parseMarker, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
-import { YearClock, WallClock } from '../parse/time.js';
-import type { Zone } from 'luxon';
+import { YearClock, WallClock, type Zone } from '../parse/time.js';
 import type { Ref, SignalEvent } from './events.js';
 import type { Role } from '../contract/analysis.js';
 import { MATCHERS, allNeedles, type Matcher } from './matchers.js';
-import { MultiSearch } from '../parse/multisearch.js';
+import { MatchList, MultiSearch } from '../parse/multisearch.js';
 import type { CustomPattern } from './custom.js';
 
 export type { CustomPattern } from './custom.js';
@@ -78,7 +77,12 @@ export function distinctHosts(hosts: Iterable<string | null>): number {
  *  are not sampled in the same few phases. */
 const SAMPLE_BYTES = 127_997;
 
-const prefilters = new Map<string, MultiSearch>();
+interface Prefilter {
+  search: MultiSearch;
+  /** 1 at the index of each base needle (see buildPrefilter). */
+  base: Uint8Array;
+}
+const prefilters = new Map<string, Prefilter>();
 const PROOF_MATCHER = MATCHERS.findIndex((m) => m.id === 'relist-proof');
 let proofOnly: MultiSearch | null = null;
 /** The relist-proof needles alone: a fix-up pass looks for nothing else. */
@@ -87,19 +91,21 @@ function proofSearch(): MultiSearch {
 }
 
 /**
- * The needle search for the built-in matchers plus `custom` (built once per needle set: tables take ~1 MB).
- * `onDemand`: include the relist-proof needles. SyncLoop (PLEG) lines are ~10 % of a -v=2 kubelet log, and the
- * model needs one only right after an unhealthy line, so they are searched for only while a host waits for one.
+ * The needle search for the built-in matchers plus `custom` (built once per needle set), and which of its needles are
+ * base needles: the others (relist proofs) wake a line only while some host waits for one. SyncLoop (PLEG) lines are
+ * ~10 % of a -v=2 kubelet log, and the model needs one only right after an unhealthy line.
  */
-export function buildPrefilter(custom: CustomPattern[] = [], onDemand = true): MultiSearch {
-  const needles = allNeedles(custom.flatMap((c) => c.needles), onDemand);
+export function buildPrefilter(custom: CustomPattern[] = []): Prefilter {
+  const needles = allNeedles(custom.flatMap((c) => c.needles), true);
   const key = needles.join('\u0000');
-  let ms = prefilters.get(key);
-  if (!ms) {
-    ms = new MultiSearch(needles);
-    prefilters.set(key, ms);
+  let p = prefilters.get(key);
+  if (!p) {
+    const search = new MultiSearch(needles);
+    const base = new Set(allNeedles(custom.flatMap((c) => c.needles), false));
+    p = { search, base: Uint8Array.from(search.needles, (n) => (base.has(n) ? 1 : 0)) };
+    prefilters.set(key, p);
   }
-  return ms;
+  return p;
 }
 
 type Routes = Array<{ matchers: number[]; custom: number[] }>;
@@ -232,10 +238,11 @@ export class SignalExtractor implements LineVisitor {
   private readonly bootAnchors: number[] = [];
   private readonly maxText: number;
   private readonly custom: CustomPattern[];
-  private readonly searchBase: MultiSearch;
-  private readonly searchFull: MultiSearch;
-  private readonly routesBase: Routes;
-  private readonly routesFull: Routes;
+  /** Every needle (base and on-demand); `routes` says which matchers each wakes. */
+  private readonly search: MultiSearch;
+  private readonly routes: Routes;
+  /** Found needles, for routing the line being handled. */
+  private readonly found = new MatchList();
   private readonly wokenMatchers: Uint8Array;
   /** Custom patterns a needle woke on this line, each once, in pattern order once sorted (a pack may hold thousands:
    *  a line costs what it woke, not the pack's size). */
@@ -277,14 +284,12 @@ export class SignalExtractor implements LineVisitor {
     this.ctx = { years: this.years, wall };
     this.maxText = opts.maxRefText ?? 16384;
     this.custom = opts.custom ?? [];
-    this.searchBase = buildPrefilter(this.custom, false);
-    this.searchFull = buildPrefilter(this.custom, true);
-    this.routesBase = needleRoutes(this.searchBase, this.custom);
-    this.routesFull = needleRoutes(this.searchFull, this.custom);
+    const prefilter = buildPrefilter(this.custom);
+    this.search = prefilter.search;
+    this.isBaseNeedle = prefilter.base;
+    this.routes = needleRoutes(this.search, this.custom);
     this.wokenMatchers = new Uint8Array(MATCHERS.length);
     this.wokenCustom = new Uint8Array(this.custom.length);
-    const base = new Set(this.searchBase.needles);
-    this.isBaseNeedle = Uint8Array.from(this.searchFull.needles, (n) => (base.has(n) ? 1 : 0));
     this.proofsFor = segment.proofsFor ? new Map(segment.proofsFor.map((p) => [hostKey(p.host), p.before])) : null;
     this.headLines = segment.first && !this.proofsFor ? HEAD_LINES : 0;
     this.warmupEnd = segment.first || this.proofsFor ? 0 : (segment.warmupBytes ?? WARMUP_BYTES);
@@ -293,7 +298,8 @@ export class SignalExtractor implements LineVisitor {
     // them stay monomorphic. (A fresh pair of closures per extractor, i.e. per range, made the optimized scan loop
     // deoptimize at a worker's next range: "wrong call target".)
     this.scanner = new LineScanner(this, {
-      prefilter: opts.noPrefilter ? null : this.proofsFor ? proofSearch() : this.wantsProof(0) ? this.searchFull : this.searchBase,
+      prefilter: opts.noPrefilter ? null : this.proofsFor ? proofSearch() : this.search,
+      active: this.proofsFor || this.wantsProof(0) ? null : this.isBaseNeedle,
       headLines: this.headLines,
       sampleBytes: this.proofsFor ? 0 : segment.multiHost && !segment.first ? MULTI_HOST_SAMPLE_BYTES : SAMPLE_BYTES,
       baseOffset: segment.offset ?? 0,
@@ -322,7 +328,7 @@ export class SignalExtractor implements LineVisitor {
     }
     const prefilter = !this.opts.noPrefilter;
     const full = this.wantsProof(offset);
-    if (prefilter) this.scanner.setPrefilter(full ? this.searchFull : this.searchBase);
+    if (prefilter) this.scanner.setActive(full ? null : this.isBaseNeedle);
     this.route(buf, from, to, full);
     const head = lineNo <= this.headLines;
     if (!this.baseWoken && !this.proofWoken && !head && !sampled) return;
@@ -338,7 +344,7 @@ export class SignalExtractor implements LineVisitor {
       else this.lastDated = { ts: rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid };
       this.onRecord(rec, this.baseWoken || head, head || sampled || this.baseWoken);
     }
-    if (prefilter) this.scanner.setPrefilter(this.wantsProof(offset + 1) ? this.searchFull : this.searchBase);
+    if (prefilter) this.scanner.setActive(this.wantsProof(offset + 1) ? null : this.isBaseNeedle);
   }
 
   /**
@@ -422,9 +428,9 @@ export class SignalExtractor implements LineVisitor {
     return this.awaitingHosts > 0 || offset < this.warmupEnd || this.proofsFor !== null;
   }
 
+  /** Which matchers the needles in buf[from, to) wake (all of them: `full`; else the base needles'). */
   private route(buf: Buffer, from: number, to: number, full: boolean): void {
-    const search = full ? this.searchFull : this.searchBase;
-    const routes = full ? this.routesFull : this.routesBase;
+    const routes = this.routes;
     const wokenMatchers = this.wokenMatchers;
     const wokenCustom = this.wokenCustom;
     wokenMatchers.fill(0);
@@ -432,10 +438,16 @@ export class SignalExtractor implements LineVisitor {
     this.wokenList.length = 0;
     let base = false;
     let proof = false;
-    for (let p = from; p < to;) {
-      const at = search.next(buf, p, to);
-      if (at < 0) break;
-      const k = search.lastNeedle;
+    const found = this.found;
+    // What the scanner's search of the chunk found in this line, else a search of the line.
+    if (!this.scanner.needlesIn(this.search, from, to, found)) {
+      found.length = 0;
+      this.search.findAll(buf, from, to, found);
+    }
+    for (let f = 0; f < found.length; f++) {
+      const k = found.needles[f] as number;
+      const isBase = this.isBaseNeedle[k] === 1;
+      if (!full && !isBase) continue;
       const r = routes[k];
       if (r && (r.matchers.length > 0 || r.custom.length > 0)) {
         for (const i of r.matchers) wokenMatchers[i] = 1;
@@ -444,10 +456,9 @@ export class SignalExtractor implements LineVisitor {
           wokenCustom[i] = 1;
           this.wokenList.push(i);
         }
-        if (!full || this.isBaseNeedle[k]) base = true;
+        if (isBase) base = true;
         else proof = true;
       }
-      p = at + 1;
     }
     this.baseWoken = base;
     this.proofWoken = proof;

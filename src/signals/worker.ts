@@ -13,9 +13,8 @@ if (!port) throw new Error('signals/worker.js must run as a worker thread');
 /** This worker's number in the claim slots of ranges (pool.ts). */
 const self = (workerData as { claimId?: number } | null)?.claimId ?? 1;
 
-// The needle tables (~1 MB each) are built while the reading thread is still listing files, not on the first range.
-buildPrefilter([], false);
-buildPrefilter([], true);
+// The needle tables are built while the reading thread is still listing files, not on the first range.
+buildPrefilter([]);
 
 // Ranges of one artifact share their options: compile patterns once per job.
 let lastKey = '';
