@@ -61,7 +61,8 @@ describe('from the cluster to an evidence line and back (80×24)', () => {
     expect(f).toContain('▲ 03-11 10:03:00');
     expect(f).toMatch(/1 Findings 2 +2 Stalls 1 +3 Ruled out \d +4 Gaps \d +5 Operations 1/);
     expect(f).toMatch(/▸ HIGH +79% disk_io +Storage stalled the runtime/);
-    expect(f).toMatch(/CRITICAL +63% runtime_timeout/);
+    // A critical rule at 63 % that the kernel's hung tasks speak against: a weak alternative, reported two levels lower.
+    expect(f).toMatch(/MEDIUM +63% runtime_timeout/);
 
     await d.press(KEYS.enter);
     f = d.frame();
