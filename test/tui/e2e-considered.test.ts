@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { writeFixture, type Fixture } from './fixture.js';
-import { HAS_TMUX, Tmux, shq, text, type Cell } from './tmux.js';
+import { cellsAt, HAS_TMUX, row, Tmux, shq } from './tmux.js';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'plegscope');
@@ -18,17 +18,6 @@ afterAll(() => {
   if (HAS_TMUX) tm.kill();
   fx.cleanup();
 });
-
-const row = (cells: Cell[][], re: RegExp): Cell[] => {
-  const r = cells.find((x) => re.test(text(x)));
-  expect(r, `a row matching ${re}`).toBeDefined();
-  return r as Cell[];
-};
-function cellsAt(r: Cell[], s: string): Cell[] {
-  const i = text(r).indexOf(s);
-  expect(i, `"${s}" in "${text(r)}"`).toBeGreaterThanOrEqual(0);
-  return r.slice(i, i + [...s].length);
-}
 
 describe.skipIf(!HAS_TMUX)('weak alternatives in the TUI (tmux, attributes captured)', () => {
   it('the "also considered" row and the weak finding are dim, its lowered severity in the colour of that severity', async () => {
