@@ -141,7 +141,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
   const findings: Finding[] = j.fired.map((f) => ({
     ruleId: f.spec.id,
     cause: f.spec.cause,
-    severity: f.spec.severity,
+    severity: f.severity,
     confidence: f.confidence,
     title: f.spec.title,
     summary: f.summary + (f.because.length ? ` Supporting: ${f.because.join('; ')}.` : '') + (f.against.length ? ` Against: ${f.against.join('; ')}.` : ''),
@@ -149,6 +149,9 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     remediation: f.spec.remediation,
     references: f.spec.references ?? [],
     ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: grepCommand(c.grep, fileOf) })) } : {}),
+    ruleSeverity: f.spec.severity,
+    explains: f.spec.explains,
+    ...(f.considered ? { considered: true as const } : {}),
   }));
   const from = [n.windowStart, m?.windowStartMs ?? null].filter((x): x is number => x !== null);
   const to = [n.windowEnd, m?.windowEndMs ?? null].filter((x): x is number => x !== null);

@@ -2,11 +2,11 @@
 // usage. Errors are one line naming the file and the problem; a stack trace only with --debug.
 import { Command, CommanderError, Option } from './commander.js';
 import { analyze } from '../analyze.js';
-import type { Analysis, Severity } from '../contract/analysis.js';
 import { SEVERITIES } from '../contract/analysis.js';
 import { InputError } from '../input/artifact.js';
 import { renderJson } from '../report/json.js';
 import { renderText } from '../report/text.js';
+import { failOnTriggered } from '../report/policy.js';
 import type { Evaluated } from '../report/junit.js';
 import { withCluster } from '../report/cluster.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
@@ -20,12 +20,8 @@ import { readSmallTextFile, writeOutputFile } from '../input/text-file.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP, UsageError } from './options.js';
 
-export function failOnTriggered(analysis: Analysis, failOn: string | undefined): boolean {
-  if (!failOn) return false;
-  if (failOn === 'stall') return analysis.nodes.some((n) => n.stalls.length > 0);
-  const limit = SEVERITIES.indexOf(failOn as Severity);
-  return analysis.nodes.some((n) => n.findings.some((f) => SEVERITIES.indexOf(f.severity) <= limit));
-}
+// The exit code's policy is JUnit's (report/policy.ts): one function decides both.
+export { failOnTriggered };
 
 function useColor(flag: boolean | undefined): boolean {
   if (flag === false) return false;
@@ -155,7 +151,7 @@ export function buildProgram(): Command {
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
     .option('--tz <zone>', TZ_HELP)
     .option('--display-tz <zone>', DISPLAY_TZ_HELP)
-    .addOption(new Option('--fail-on <level>', 'exit 1 when a finding at or above this severity exists (or any stall)').choices([...SEVERITIES, 'stall']))
+    .addOption(new Option('--fail-on <level>', 'exit 1 when a node stalled (stall), or when a finding is at or above this severity (as reported: lowered when not established; "also considered" ones never count)').choices([...SEVERITIES, 'stall']))
     .option('--redact', 'replace node/host names, IPs, pod and namespace names, UIDs and container IDs with consistent pseudonyms, in every format')
     .option('--redact-map <file>', 'with --redact: write the pseudonym → original mapping to FILE (keep it apart from the report)')
     .option('--rules <file>', 'add a rule pack (YAML or JSON; see README "Rule packs"); its rules join the built-in catalog')

@@ -126,6 +126,8 @@ export interface CountCheck {
 export interface Finding {
   ruleId: string;
   cause: Cause;
+  /** The severity it is reported at, and what `--fail-on` and JUnit judge: the rule's severity (`ruleSeverity`) lowered
+   *  when the finding is not established (confidence below 0.7, again below 0.5) or the evidence contradicts it. */
   severity: Severity;
   confidence: number;
   title: string;
@@ -135,7 +137,24 @@ export interface Finding {
   references: string[];
   /** The counts its summary states and the grep that checks each (absent when it states none). */
   checks?: CountCheck[];
+  // Additions (backward compatible), issue 14.8:
+  /** The rule's severity: what the finding is worth once established (`severity` is the one it is reported at). */
+  ruleSeverity?: Severity;
+  /** What the rule explains: `stall` (a cause of a PLEG stall), `notready` (a NotReady that is not PLEG), `warning`. */
+  explains?: FindingKind;
+  /** True for a weak alternative (not the verdict's finding; confidence below 0.5 or evidence against it): listed under
+   *  "also considered" after the other findings, never counted by `--fail-on` or failed in JUnit. Absent otherwise. */
+  considered?: true;
 }
+
+export type FindingKind = 'stall' | 'notready' | 'warning';
+
+/** A finding is established from this confidence on (a rule's trigger alone gives its base, 0.4–0.65 in the catalog;
+ *  0.7 takes at least one independent piece of agreeing evidence). Below it, it is reported a severity lower. */
+export const ESTABLISHED_CONFIDENCE = 0.7;
+/** Below this a finding is less likely than not: a severity lower again, and a weak alternative (`considered`) unless
+ *  the verdict names it. */
+export const WEAK_CONFIDENCE = 0.5;
 
 export interface RuledOut {
   cause: Cause;

@@ -9,7 +9,7 @@ import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
-import { count, foldLabel, LONGEST_STALL, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote } from './words.js';
 
 /**
  * Time series the timeline draws when a node carries them (proposed addition to NodeReport: `series?: NodeSeries`).
@@ -52,6 +52,7 @@ pre { background: var(--panel); border: 1px solid var(--line); padding: 8px; whi
 .sev-critical { border-left-color: #8e0000; } .sev-high { border-left-color: var(--stall); } .sev-medium { border-left-color: var(--nr); }
 .sev-low { border-left-color: #0277bd; } .sev-info { border-left-color: #9e9e9e; }
 .sev { font-weight: 700; text-transform: uppercase; font-size: 11px; letter-spacing: .04em; }
+.finding.considered { border-style: dashed; border-left-style: solid; color: var(--muted); }
 figure.timeline { margin: 8px 0 12px; }
 .tl { display: grid; grid-template-columns: 128px 1fr; column-gap: 8px; font-size: 12px; color: var(--muted); }
 .tl-labels, .tl-plot { position: relative; } .tl-label { position: absolute; right: 0; white-space: nowrap; }
@@ -295,8 +296,8 @@ function rich(s: string): string {
 }
 
 function findingHtml(f: Finding, i: number, nEvidence: number): string {
-  return `<article class="finding sev-${f.severity}" data-rule="${esc(f.ruleId)}" data-cause="${esc(f.cause)}">` +
-    `<h4>${i + 1}. <span class="sev">${esc(f.severity)}</span> ${esc(f.title)}</h4>` +
+  return `<article class="finding sev-${f.severity}${f.considered ? ' considered' : ''}" data-rule="${esc(f.ruleId)}" data-cause="${esc(f.cause)}" data-severity="${f.severity}">` +
+    `<h4>${f.considered ? '' : `${i + 1}. `}<span class="sev">${esc(severityWords(f))}</span> ${esc(f.title)}</h4>` +
     `<div class="muted"><code>${esc(f.cause)}</code> · confidence ${f.confidence.toFixed(2)} · rule <code>${esc(f.ruleId)}</code></div>` +
     `<p>${rich(f.summary)}</p>` +
     evidenceBlock(f.evidence, nEvidence) +
@@ -347,10 +348,15 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
     for (const w of n.notReady) out.push(`<tr><td>${esc(displaySpan(w.from, w.to, zone))}</td><td>${esc(sanitizeLine(w.reason, 300))}</td></tr>`);
     out.push('</tbody></table>');
   }
-  if (n.findings.length > 0) {
-    out.push(`<h3>Findings</h3><div class="findings">${n.findings.map((f, i) => findingHtml(f, i, nEvidence)).join('')}</div>`);
+  const { shown, considered } = splitFindings(n.findings);
+  if (shown.length > 0) {
+    out.push(`<h3>Findings</h3><div class="findings">${shown.map((f, i) => findingHtml(f, i, nEvidence)).join('')}</div>`);
   } else {
-    out.push('<h3>Findings</h3><p class="muted">No rule fired on this node.</p>');
+    out.push(`<h3>Findings</h3><p class="muted">${considered.length ? 'No finding stands; the weak alternatives are below.' : 'No rule fired on this node.'}</p>`);
+  }
+  if (considered.length > 0) {
+    out.push(`<h3>${ALSO_CONSIDERED.title}</h3><p class="muted">${rich(ALSO_CONSIDERED.note)}</p>` +
+      `<div class="findings considered">${considered.map((f, i) => findingHtml(f, i, nEvidence)).join('')}</div>`);
   }
   if (n.ruledOut.length > 0) {
     out.push(`<h3>Ruled out</h3><ul class="ruled-out">${n.ruledOut.map((r) => `<li><code>${esc(r.cause)}</code>: ${rich(r.reason)}</li>`).join('')}</ul>`);

@@ -1,16 +1,18 @@
 // `--format junit`: results as CI servers read them (the Jenkins/Ant JUnit XML that Jenkins, GitLab, GitHub test
 // reporters, Azure DevOps and TeamCity all accept). One testsuite per node, one testcase per rule evaluated on it, and
-// a leading `pleg-healthy` testcase per node so a stall with no known cause is still visible. A testcase fails exactly
-// when the `--fail-on` policy fails on it, so the file agrees with the exit code; without `--fail-on` every finding and
-// every stall is a failure (the exit code stays 0: no policy was asked for, but the report should still show red).
-import type { Analysis, NodeReport, Severity, Stall } from '../contract/analysis.js';
-import { SEVERITIES } from '../contract/analysis.js';
+// a leading `pleg-healthy` testcase per node: the verdict, failed whenever the node stalled, whatever `--fail-on` says
+// (a passing test of that name must mean a healthy PLEG). A rule's testcase fails exactly when its finding fails the
+// `--fail-on` policy the exit code follows (policy.ts); without `--fail-on`, the findings that explain a stall at a
+// confidence of 0.5 or more fail, and nothing else (an `info` finding never does). Passing findings, weak alternatives
+// ("also considered") among them, go to system-out.
+import type { Analysis, NodeReport, Stall } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
-import { count, unattached, verdictKind } from './words.js';
+import { ALSO_CONSIDERED, count, severityWords, unattached, verdictKind } from './words.js';
 import { clusterOf, clusterSentences, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
+import { findingFails, stalled, type FailOn } from './policy.js';
 
 export interface JunitOptions {
-  /** The `--fail-on` level: a severity, `stall`, or undefined (then: everything notable fails). */
+  /** The `--fail-on` level: a severity, `stall`, or undefined (then: the verdict and the findings that explain a stall). */
   failOn?: string;
   /** Zone for the times in failure texts. */
   zone?: string;
@@ -43,18 +45,12 @@ interface Case {
   skipped?: string;
 }
 
-function ruleFails(sev: Severity, failOn: string | undefined): boolean {
-  if (failOn === 'stall') return false;
-  const limit = failOn === undefined ? SEVERITIES.length - 1 : SEVERITIES.indexOf(failOn as Severity);
-  return SEVERITIES.indexOf(sev) <= limit;
-}
-
 function stallLine(s: Stall, i: number, zone: string): string {
   return `stall #${i + 1}: ${stallDuration(s)} without a relist (last relist ${stallStart(s, zone)}, ${stallEndPhrase(s, zone, true)})${s.nodeNotReady ? ', node NotReady' : ''}`;
 }
 
 interface Resolved {
-  failOn: string | undefined;
+  failOn: FailOn;
   zone: string;
   evidenceLines: number;
 }
@@ -63,17 +59,16 @@ function nodeCases(n: NodeReport, rules: ReadonlyArray<{ id: string; fired: bool
   const { failOn, zone, evidenceLines } = opts;
   const cases: Case[] = [];
   const stallText = n.stalls.map((s, i) => stallLine(s, i, zone)).join('\n');
-  const stallFails = n.stalls.length > 0 && (failOn === undefined || failOn === 'stall');
   if (verdictKind(n) === 'unknown') {
     cases.push({ name: 'pleg-healthy', failure: null, out: null, skipped: 'PLEG state unknown: no kubelet log, metrics or node status of this node in the input' });
   } else cases.push({
     name: 'pleg-healthy',
-    failure: stallFails ? {
+    failure: stalled(n) ? {
       message: `PLEG unhealthy: ${count(n.stalls.length, 'stall')}, cause ${n.verdict.primaryCause ?? 'unknown'}`,
       type: 'pleg_stall',
       body: stallText + '\n' + n.stalls.flatMap((s) => s.evidence.slice(0, evidenceLines)).map((e) => `${e.file}:${e.line}  ${e.text}`).join('\n'),
     } : null,
-    out: !stallFails && n.stalls.length > 0 ? stallText : null,
+    out: null,
   });
   const seen = new Set<string>();
   const ids = [...rules.map((r) => r.id), ...n.findings.map((f) => f.ruleId)].filter((id) => !seen.has(id) && (seen.add(id), true));
@@ -85,7 +80,8 @@ function nodeCases(n: NodeReport, rules: ReadonlyArray<{ id: string; fired: bool
     }
     const body = [
       `${f.title}`,
-      `${f.cause} · ${f.severity} · confidence ${f.confidence.toFixed(2)}`,
+      `${f.cause} · ${severityWords(f)} · confidence ${f.confidence.toFixed(2)}`,
+      ...(f.considered ? [`${ALSO_CONSIDERED.title} (${ALSO_CONSIDERED.why}): no --fail-on level counts it.`] : []),
       '',
       f.summary,
       '',
@@ -95,7 +91,7 @@ function nodeCases(n: NodeReport, rules: ReadonlyArray<{ id: string; fired: bool
       '',
       `Remedy: ${f.remediation}`,
     ].join('\n');
-    cases.push(ruleFails(f.severity, failOn)
+    cases.push(findingFails(f, failOn)
       ? { name: id, failure: { message: `[${f.severity}] ${f.title}`, type: f.cause, body }, out: null }
       : { name: id, failure: null, out: body });
   }
@@ -108,7 +104,7 @@ function block(s: string): string {
 }
 
 export function renderJunit(analysis: Analysis, evaluated: Evaluated, options: JunitOptions = {}): string {
-  const opts: Resolved = { failOn: options.failOn, zone: options.zone ?? 'UTC', evidenceLines: options.evidenceLines ?? 5 };
+  const opts: Resolved = { failOn: options.failOn as FailOn, zone: options.zone ?? 'UTC', evidenceLines: options.evidenceLines ?? 5 };
   const suites: string[] = [];
   let tests = 0;
   let failures = 0;

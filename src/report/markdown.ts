@@ -10,7 +10,7 @@ import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
 import { metricsSpan } from './text.js';
-import { count, foldLabel, LONGEST_STALL, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, type FOLDED } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, type FOLDED } from './words.js';
 
 export interface MarkdownOptions {
   /** IANA zone or fixed offset for displayed times. */
@@ -94,7 +94,7 @@ function quantileRow(label: string, q: Quantiles | null): string[] | null {
 
 function findingBlock(f: Finding, i: number, nEvidence: number): string[] {
   const out = [
-    `#### ${i + 1}. \\[${f.severity}\\] ${mdText(f.title)}`,
+    `#### ${f.considered ? '' : `${i + 1}. `}\\[${severityWords(f)}\\] ${mdText(f.title)}`,
     '',
     `${mdCode(f.cause)} · confidence ${f.confidence.toFixed(2)} · rule ${mdCode(f.ruleId)}`,
     '',
@@ -155,15 +155,23 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
     append(out, table(['from → to', 'reason'], n.notReady.slice(0, 10).map(row)), '');
     if (n.notReady.length > 10) append(out, details(`${n.notReady.length - 10} more NotReady windows`, [...table(['from → to', 'reason'], n.notReady.slice(10).map(row)), '']));
   }
-  if (n.findings.length > 0) {
+  const { shown, considered } = splitFindings(n.findings);
+  if (shown.length > 0) {
     out.push('### Findings', '');
-    n.findings.slice(0, top).forEach((f, i) => append(out, findingBlock(f, i, nEvidence)));
-    const rest = n.findings.slice(top);
+    shown.slice(0, top).forEach((f, i) => append(out, findingBlock(f, i, nEvidence)));
+    const rest = shown.slice(top);
     if (rest.length > 0) {
-      const titles = rest.map((f) => `\\[${f.severity}\\] ${mdText(f.title)}`).join('; ');
+      const titles = rest.map((f) => `\\[${severityWords(f)}\\] ${mdText(f.title)}`).join('; ');
       out.push(`Also found (${rest.length}): ${titles}`, '');
       append(out, details(`${rest.length} more finding${rest.length === 1 ? '' : 's'}, with their evidence`, rest.flatMap((f, i) => findingBlock(f, top + i, nEvidence))));
     }
+  }
+  if (considered.length > 0) {
+    // Weak alternatives: one line each (what speaks against one is at the end of its summary), all of it in a fold.
+    out.push(`### ${ALSO_CONSIDERED.title}`, '', mdRich(ALSO_CONSIDERED.note), '');
+    for (const f of considered) out.push(`- \\[${severityWords(f)}\\] ${mdText(f.title)} · ${mdCode(f.cause)} · confidence ${f.confidence.toFixed(2)}`);
+    out.push('');
+    append(out, details(`${considered.length === 1 ? 'its summary' : 'their summaries'}, evidence and remedies`, considered.flatMap((f, i) => findingBlock(f, i, nEvidence))));
   }
   if (n.ruledOut.length > 0) {
     out.push('### Ruled out', '');

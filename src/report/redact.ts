@@ -38,7 +38,7 @@ const KIND_ORDER: RedactKind[] = ['node', 'host', 'domain', 'ip', 'namespace', '
 
 /** Fields that hold the tool's own vocabulary or times, never log text: copied untouched. */
 const KEEP_KEYS = new Set([
-  'schemaVersion', 'tool', 'generatedAt', 'ruleId', 'cause', 'primaryCause', 'severity', 'role', 'roles', 'format', 'kind',
+  'schemaVersion', 'tool', 'generatedAt', 'ruleId', 'cause', 'primaryCause', 'severity', 'ruleSeverity', 'explains', 'role', 'roles', 'format', 'kind',
   'source', 'endedBy', 'runtime', 'operation', 'references', 'kubeletVersion', 'trait',
   'ts', 'lastRelistAt', 'unhealthyFrom', 'endedAt', 'at', 'from', 'to', 'start', 'end', 'firstUnhealthyFrom', 'lastEndedAt',
 ]);

@@ -3,10 +3,10 @@
 // per-operation latency table. Reads only the Analysis. Fits the terminal: prose wraps at words, the timeline and the
 // evidence lines are cut to the width (a log line in the middle, keeping its end); a collection command stays one line.
 import { DateTime } from '../util/datetime.js';
-import type { Analysis, NodeReport, Quantiles, Severity } from '../contract/analysis.js';
+import type { Analysis, Finding, NodeReport, Quantiles, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, textTable, wrapHanging, wrapWords } from './layout.js';
-import { count, foldLabel, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote } from './words.js';
 import { checkResult, renderClusterText, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 
 export interface TextOptions {
@@ -157,25 +157,33 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
       if (n.notReady.length > 8) out.push(p.dim(`    … ${n.notReady.length - 8} more`));
     }
 
-    if (n.findings.length > 0) {
+    // A finding: its severity as reported, title, summary, evidence lines, the greps of its counts and the remedy (but
+    // for a weak alternative, "also considered": its summary says what speaks against it, and its remedy is no advice).
+    const finding = (f: Finding, lead: string): void => {
+      const sev = `[${severityWords(f)}]`;
+      const title = wrapHanging(lead, `${sev} ${sanitize(f.title)}  ${f.cause} · confidence ${f.confidence.toFixed(2)} · ${f.ruleId}`, W, 7);
+      out.push(...title.map((l) => l.replace(sev, p.c(SEV_COLOR[f.severity], sev))));
+      prose('       ', sanitize(f.summary));
+      for (const e of f.evidence.slice(0, nEvidence)) {
+        const ev = evidenceLine(e.file, e.line, e.text, W - 7);
+        if (ev.text !== null) out.push(`       ${p.dim(ev.where)}  ${ev.text}`);
+        else out.push(`       ${p.dim(ev.where)}`, `         ${cutMiddle(sanitize(e.text).replace(/\t/g, ' '), W - 9)}`);
+      }
+      if (f.evidence.length > nEvidence) out.push(p.dim(`       … ${foldLabel(f.evidence.length - nEvidence, true, 'evidence')}: --evidence all shows every one`));
+      // The counts the summary states, each with the grep that gives it: commands, never wrapped, pasteable whole
+      // (what it prints is a shell comment).
+      if (f.checks?.length) out.push(`       ${p.dim('check the counts:')}`);
+      for (const c of f.checks ?? []) out.push(`       ${p.dim('$')} ${sanitize(c.grep)}  ${p.dim(`# → ${checkResult(c)}`)}`);
+      if (!f.considered) prose('       remedy: ', sanitize(f.remediation), 7, (s) => s.replace(/^( {7})remedy:/, `$1${p.dim('remedy:')}`));
+    };
+    const { shown, considered } = splitFindings(n.findings);
+    if (shown.length > 0) {
       out.push(`  ${p.bold('Findings')}`);
-      n.findings.forEach((f, i) => {
-        const lead = `    ${i + 1}. `;
-        const title = wrapHanging(lead, `[${f.severity}] ${sanitize(f.title)}  ${f.cause} · confidence ${f.confidence.toFixed(2)} · ${f.ruleId}`, W, 7);
-        out.push(...title.map((l) => l.replace(`[${f.severity}]`, p.c(SEV_COLOR[f.severity], `[${f.severity}]`))));
-        prose('       ', sanitize(f.summary));
-        for (const e of f.evidence.slice(0, nEvidence)) {
-          const ev = evidenceLine(e.file, e.line, e.text, W - 7);
-          if (ev.text !== null) out.push(`       ${p.dim(ev.where)}  ${ev.text}`);
-          else out.push(`       ${p.dim(ev.where)}`, `         ${cutMiddle(sanitize(e.text).replace(/\t/g, ' '), W - 9)}`);
-        }
-        if (f.evidence.length > nEvidence) out.push(p.dim(`       … ${foldLabel(f.evidence.length - nEvidence, true, 'evidence')}: --evidence all shows every one`));
-        // The counts the summary states, each with the grep that gives it: commands, never wrapped, pasteable whole
-        // (what it prints is a shell comment).
-        if (f.checks?.length) out.push(`       ${p.dim('check the counts:')}`);
-        for (const c of f.checks ?? []) out.push(`       ${p.dim('$')} ${sanitize(c.grep)}  ${p.dim(`# → ${checkResult(c)}`)}`);
-        prose('       remedy: ', sanitize(f.remediation), 7, (s) => s.replace(/^( {7})remedy:/, `$1${p.dim('remedy:')}`));
-      });
+      shown.forEach((f, i) => finding(f, `    ${i + 1}. `));
+    }
+    if (considered.length > 0) {
+      out.push(`  ${p.bold(ALSO_CONSIDERED.title)} ${p.dim(`(${ALSO_CONSIDERED.why})`)}`);
+      for (const f of considered) finding(f, '    - ');
     }
     if (n.ruledOut.length > 0) {
       out.push(`  ${p.bold('Ruled out')}`);

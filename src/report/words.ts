@@ -1,6 +1,7 @@
 // The words every view uses for the same thing: a node's verdict, the durations tables show. One place, so the text
 // report, Markdown, HTML, JUnit and the TUI say the same about the same node.
-import type { Analysis, ArtifactInfo, NodeReport } from '../contract/analysis.js';
+import type { Analysis, ArtifactInfo, Finding, NodeReport } from '../contract/analysis.js';
+import { WEAK_CONFIDENCE } from '../contract/analysis.js';
 
 export type VerdictKind = 'unhealthy' | 'notready' | 'healthy' | 'unknown';
 
@@ -81,4 +82,23 @@ export function yearNote(a: Analysis): string | null {
   if (groups.size === 0) return null;
   const parts = [...groups].map(([k, files]) => `as ${k} in ${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''}`);
   return `Times without a year were read ${parts.join('; ')}: nothing in the input states the year. If it is another, pass --year YYYY.`;
+}
+
+/** A finding's severity as reported: `high`, or `medium (rule: critical)` when it is reported below its rule's severity
+ *  (not established, or contradicted: engine.ts effectiveSeverity). */
+export function severityWords(f: Finding): string {
+  return f.ruleSeverity && f.ruleSeverity !== f.severity ? `${f.severity} (rule: ${f.ruleSeverity})` : f.severity;
+}
+
+/** The section after the findings that lists weak alternatives (`considered` findings), and what puts one there. */
+export const ALSO_CONSIDERED = {
+  title: 'Also considered',
+  why: `weak: confidence below ${WEAK_CONFIDENCE.toFixed(2)} or evidence against`,
+  /** The sentence under the heading (Markdown, HTML: backticks are code). */
+  note: `Weak alternatives: confidence below ${WEAK_CONFIDENCE.toFixed(2)} or evidence against them; no \`--fail-on\` level counts them.`,
+} as const;
+
+/** A node's findings split: those that stand, then the weak alternatives the reports list under ALSO_CONSIDERED. */
+export function splitFindings(fs: readonly Finding[]): { shown: Finding[]; considered: Finding[] } {
+  return { shown: fs.filter((f) => !f.considered), considered: fs.filter((f) => f.considered) };
 }

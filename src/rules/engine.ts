@@ -1,8 +1,10 @@
 // Runs rule specs over one node's facts: fires, scores, ranks; then the verdict, ruled-out causes and gaps.
 // Confidence combines independent agreeing evidence as a noisy-OR over the base (each agreeing piece closes part of the
-// remaining doubt), and each piece of contrary evidence removes its share.
+// remaining doubt), and each piece of contrary evidence removes its share. A finding's severity is its rule's lowered
+// with its confidence and by contrary evidence (effectiveSeverity); weak alternatives come last (isConsidered).
 import { plurals } from '../util/plural.js';
 import type { Cause, Finding, Gap, RuledOut, Severity, Verdict } from '../contract/analysis.js';
+import { ESTABLISHED_CONFIDENCE, SEVERITIES, WEAK_CONFIDENCE } from '../contract/analysis.js';
 import type { Condition, GapSpec, RuleSpec } from './spec.js';
 import type { Cite, CountCheck, FactSheet, FactValue, Facts } from './facts.js';
 
@@ -15,6 +17,12 @@ export interface Fired {
   against: string[];
   /** How to check the counts its summary states. */
   checks: CountCheck[];
+  /** The verdict names it: the first stall-explaining finding of a node that stalled. */
+  primary: boolean;
+  /** The severity it is reported and judged at (effectiveSeverity): `spec.severity` is the rule's, when established. */
+  severity: Severity;
+  /** A weak alternative (isConsidered): reported under "also considered", never counted by --fail-on. */
+  considered: boolean;
 }
 
 export interface NodeJudgement {
@@ -165,6 +173,29 @@ function cite(pools: FactSheet['pools'], names: string[]): Cite[] {
 
 const SEVERITY_RANK: Record<Severity, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 1 };
 
+/** The lowest severity the finding the verdict names is reported at: the stall it stands for is established, only its
+ *  cause is in doubt (the verdict's confidence says how much). */
+const PRIMARY_FLOOR: Severity = 'medium';
+
+/**
+ * The severity a finding is reported and judged at, in every format, the exit code (`--fail-on`) and JUnit: the rule's
+ * severity is what it is worth when established. One level lower below ESTABLISHED_CONFIDENCE, two below
+ * WEAK_CONFIDENCE, one more when evidence contradicts it; never below info, and the verdict's own finding never below
+ * medium (nor above its rule's severity).
+ */
+export function effectiveSeverity(rule: Severity, confidence: number, contradicted: boolean, primary: boolean): Severity {
+  const steps = (confidence < ESTABLISHED_CONFIDENCE ? 1 : 0) + (confidence < WEAK_CONFIDENCE ? 1 : 0) + (contradicted ? 1 : 0);
+  let rank = Math.max(SEVERITY_RANK.info, SEVERITY_RANK[rule] - steps);
+  if (primary) rank = Math.max(rank, Math.min(SEVERITY_RANK[rule], SEVERITY_RANK[PRIMARY_FLOOR]));
+  return SEVERITIES.find((s) => SEVERITY_RANK[s] === rank) as Severity;
+}
+
+/** A weak alternative: not the verdict's finding, and less likely than not or contradicted by the evidence. The reports
+ *  list it under "also considered"; `--fail-on` and JUnit never count it. */
+export function isConsidered(confidence: number, contradicted: boolean, primary: boolean): boolean {
+  return !primary && (confidence < WEAK_CONFIDENCE || contradicted);
+}
+
 export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): NodeJudgement {
   const f = sheet.facts;
   const fired: Fired[] = [];
@@ -193,7 +224,10 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
     }
     conf = Math.min(0.99, Math.max(0.05, conf));
     const checks = (spec.counts ?? []).map((k) => sheet.counts?.[k]).filter((c): c is CountCheck => !!c);
-    fired.push({ spec, confidence: Math.round(conf * 100) / 100, summary: render(spec.summary, f), evidence: cite(sheet.pools, spec.evidence), because, against, checks });
+    fired.push({
+      spec, confidence: Math.round(conf * 100) / 100, summary: render(spec.summary, f), evidence: cite(sheet.pools, spec.evidence), because, against, checks,
+      primary: false, severity: spec.severity, considered: false,
+    });
   }
   // `unknown` is the fallback: it stands only when no named cause explains the stall.
   if (fired.some((x) => x.spec.explains === 'stall' && x.spec.cause !== 'unknown')) {
@@ -204,6 +238,13 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
 
   const stalled = (f['stall.count'] as number) > 0;
   const primary = stalled ? fired.find((x) => x.spec.explains === 'stall') ?? null : null;
+  for (const x of fired) {
+    x.primary = x === primary;
+    x.severity = effectiveSeverity(x.spec.severity, x.confidence, x.against.length > 0, x.primary);
+    x.considered = isConsidered(x.confidence, x.against.length > 0, x.primary);
+  }
+  // Weak alternatives after the rest, in rank order: the reports list them last, under "also considered".
+  fired.sort((a, b) => Number(a.considered) - Number(b.considered));
   const verdict: Verdict = {
     plegUnhealthy: stalled,
     primaryCause: primary ? primary.spec.cause : null,

@@ -1,7 +1,7 @@
 // The shape of a rule. Rules are data (node-problem-detector style): conditions over named facts, independent pieces
 // of supporting and contrary evidence with weights, the evidence pools to cite, and text templates. Built-in rules and
 // user rule packs (--rules FILE) share this shape and the engine.
-import type { Cause, Severity } from '../contract/analysis.js';
+import type { Cause, FindingKind, Severity } from '../contract/analysis.js';
 
 export type Op = '>' | '>=' | '<' | '<=' | '==' | '!=' | 'exists' | 'absent' | 'truthy' | 'falsy';
 
@@ -24,7 +24,7 @@ export interface RuleSpec {
   severity: Severity;
   title: string;
   /** `stall`: can be the primary cause of a PLEG stall; `notready`: names a non-PLEG NotReady reason; `warning`: a sign only. */
-  explains: 'stall' | 'notready' | 'warning';
+  explains: FindingKind;
   /** All must hold for the rule to fire. */
   when: Condition[];
   /** At least one group must hold entirely (when given): alternative signatures of the same cause. */

@@ -42,7 +42,7 @@ function signals(artifact: number, events: SignalEvent[], lines: number, bytes: 
   return {
     artifact,
     events,
-    hosts: dated.length ? [{ host: null, first: Math.min(...dated), last: Math.max(...dated), kubeletLast: NaN }] : [],
+    hosts: dated.length ? [{ host: nodeNames[0] ?? null, first: Math.min(...dated), last: Math.max(...dated), kubeletLast: NaN }] : [],
     scan: { lines, bytes, lastLine: null, longLines: [], longLineCount: 0, checkpoints: [[1, 0]] },
     warnings: [],
     nodeNames,

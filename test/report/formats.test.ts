@@ -141,7 +141,7 @@ describe('--fail-on', () => {
   const sev = (s: Severity): Finding => ({ ruleId: 'x', cause: 'unknown', severity: s, confidence: 0.5, title: '', summary: '', evidence: [], remediation: '', references: [] });
   const analysis = (sevs: Severity[], stalls: number): Analysis => ({
     schemaVersion: 1, tool: { name: 'plegscope', version: '0' }, generatedAt: '', inputs: [], warnings: [],
-    nodes: [{ findings: sevs.map(sev), stalls: Array.from({ length: stalls }) } as unknown as Analysis['nodes'][number]],
+    nodes: [{ findings: sevs.map(sev), stalls: Array.from({ length: stalls }), verdict: { plegUnhealthy: stalls > 0, primaryCause: null, confidence: 0 } } as unknown as Analysis['nodes'][number]],
   });
   const levels: Array<Severity | 'stall'> = ['critical', 'high', 'medium', 'low', 'info', 'stall'];
   const table: Array<[Severity[], number, boolean[]]> = [

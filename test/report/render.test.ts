@@ -1,5 +1,5 @@
-// The renderers on hand-built analyses: the cluster summary's arithmetic, JUnit's fail policy (failures exactly where
-// --fail-on fails) and well-formedness under hostile log text, Markdown and HTML escaping, the HTML timeline's lanes.
+// The renderers on hand-built analyses: the cluster summary's arithmetic, JUnit's fail policy (the verdict whenever a
+// node stalled, findings exactly where --fail-on fails) and well-formedness under hostile log text, Markdown and HTML escaping, the HTML timeline's lanes.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -111,33 +111,43 @@ describe('cluster summary', () => {
 
 describe('junit', () => {
   const sevs: Severity[] = ['critical', 'medium', 'info'];
-  const a = analysis([node('w1', { stalls: [['10:03:00', '10:07:00']], findings: sevs.map((s) => finding(s)) }), node('w2', { findings: [finding('low')] })]);
+  // w1 stalled: its findings explain the stall, but for the info one; w2 did not: a low warning.
+  const explains = (sev: Severity): Finding => ({ ...finding(sev), explains: sev === 'info' ? 'warning' : 'stall' });
+  const weak: Finding = { ...finding('low', 'rule-weak'), ruleSeverity: 'critical', confidence: 0.34, explains: 'stall', considered: true };
+  const a = analysis([
+    node('w1', { stalls: [['10:03:00', '10:07:00']], findings: [...sevs.map(explains), weak] }),
+    node('w2', { findings: [{ ...finding('low'), explains: 'warning' }] }),
+  ]);
   const evaluated = new Map([
-    ['w1', [...sevs.map((s) => ({ id: `rule-${s}`, fired: true })), { id: 'rule-quiet', fired: false }]],
+    ['w1', [...sevs.map((s) => ({ id: `rule-${s}`, fired: true })), { id: 'rule-weak', fired: true }, { id: 'rule-quiet', fired: false }]],
     ['w2', [{ id: 'rule-low', fired: true }, { id: 'rule-quiet', fired: false }]],
   ]);
   const failed = (xml: string): string[] => [...xml.matchAll(/<testcase name="([^"]+)" classname="plegscope\.(\w+)"[^/]*?>\s*<failure/g)].map((m) => `${m[2]}:${m[1]}`);
 
-  it('fails exactly the testcases the --fail-on policy fails on, so the file agrees with the exit code', () => {
+  it('fails pleg-healthy whenever the node stalled, and a rule exactly when --fail-on counts its finding (the exit code)', () => {
     for (const level of [...SEVERITIES, 'stall']) {
       const xml = renderJunit(a, evaluated, { failOn: level });
-      const want = level === 'stall' ? ['w1:pleg-healthy'] : [
+      const rules = level === 'stall' ? [] : [
         ...sevs.filter((s) => SEVERITIES.indexOf(s) <= SEVERITIES.indexOf(level as Severity)).map((s) => `w1:rule-${s}`),
         ...(SEVERITIES.indexOf('low') <= SEVERITIES.indexOf(level as Severity) ? ['w2:rule-low'] : []),
       ];
-      expect(failed(xml), level).toEqual(want);
-      expect(want.length > 0, level).toBe(failOnTriggered(a, level));
+      expect(failed(xml), level).toEqual(['w1:pleg-healthy', ...rules]);
+      expect(failOnTriggered(a, level), level).toBe(level === 'stall' || rules.length > 0);
     }
-    // No policy: every finding and every stall shows as a failure.
-    expect(failed(renderJunit(a, evaluated))).toEqual(['w1:pleg-healthy', 'w1:rule-critical', 'w1:rule-medium', 'w1:rule-info', 'w2:rule-low']);
+    // No policy: the verdict and the findings that explain the stall; not the info warning, the weak alternative, nor
+    // the healthy node's low warning.
+    expect(failed(renderJunit(a, evaluated))).toEqual(['w1:pleg-healthy', 'w1:rule-critical', 'w1:rule-medium']);
+    expect(failOnTriggered(a, undefined)).toBe(false);
   });
 
   it('has one testcase per rule evaluated plus pleg-healthy, and puts passing findings in system-out', () => {
     const xml = renderJunit(a, evaluated, { failOn: 'critical' });
-    expect(xml).toContain('<testsuite name="w1" tests="5" failures="1"');
+    expect(xml).toContain('<testsuite name="w1" tests="6" failures="2"');
     expect(xml).toContain('<testsuite name="w2" tests="3" failures="0"');
     expect(xml).toMatch(/<testcase name="rule-quiet" classname="plegscope.w1" time="0"\/>/);
     expect(xml).toMatch(/<testcase name="rule-medium"[^>]*>\s*<system-out>Finding medium/);
+    // The weak alternative says so, at the severity it is reported at and its rule's.
+    expect(xml).toMatch(/<testcase name="rule-weak"[^>]*>\s*<system-out>Finding low\nruntime_timeout · low \(rule: critical\) · confidence 0\.34\nAlso considered \(weak: confidence below 0\.50 or evidence against\): no --fail-on level counts it\./);
   });
 
   it('stays well-formed and schema-valid with hostile log text in every field', () => {

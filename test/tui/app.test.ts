@@ -61,7 +61,9 @@ describe('from the cluster to an evidence line and back (80×24)', () => {
     expect(f).toContain('▲ 03-11 10:03:00');
     expect(f).toMatch(/1 Findings 2 +2 Stalls 1 +3 Ruled out \d +4 Gaps \d +5 Operations 1/);
     expect(f).toMatch(/▸ HIGH +79% disk_io +Storage stalled the runtime/);
-    expect(f).toMatch(/CRITICAL +63% runtime_timeout/);
+    // A critical rule at 63 % that the kernel's hung tasks speak against: a weak alternative, reported two levels lower
+    // under its own heading row.
+    expect(f).toMatch(/^ {2}also considered — weak: confidence below 0\.50 or evidence against\n {2}MEDIUM +63% runtime_timeout/m);
 
     await d.press(KEYS.enter);
     f = d.frame();
@@ -129,6 +131,29 @@ describe('from the cluster to an evidence line and back (80×24)', () => {
     expect(statusLine(d.frame())).toMatch(/kubelet\.log:1$/);
     await d.press('k');
     expect(statusLine(d.frame())).toMatch(/kubelet\.log:1$/);
+  });
+});
+
+describe('weak alternatives in the findings list (issue 14.8)', () => {
+  it('sit under an "also considered" row the cursor steps over, and their finding view says what they are', async () => {
+    const d = await start();
+    await d.press(KEYS.enter);
+    let f = d.frame();
+    expect(f).toMatch(/▸ HIGH +79% disk_io/);
+    await d.press('j');
+    f = d.frame();
+    fitsIn(f, 80, 24);
+    expect(f).toMatch(/^ {2}HIGH +79% disk_io/m);
+    expect(f).toMatch(/^ {2}also considered — weak: confidence below 0\.50 or evidence against\n▸ MEDIUM +63% runtime_timeout/m);
+    await d.press('j');
+    expect(d.frame()).toMatch(/▸ MEDIUM +63% runtime_timeout/);
+    await d.press('k');
+    expect(d.frame()).toMatch(/▸ HIGH +79% disk_io/);
+    await d.press('j', KEYS.enter);
+    f = d.frame();
+    fitsIn(f, 80, 24);
+    expect(lines(f)[0]).toContain('worker-3 ▸ runtime-hung-lists');
+    expect(f).toMatch(/^MEDIUM \(RULE: CRITICAL\) also considered 63% runtime_timeout {2}Container runtime/m);
   });
 });
 

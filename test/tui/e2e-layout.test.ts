@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFixture, type Fixture } from './fixture.js';
-import { HAS_TMUX, Tmux, shq, text, type Cell } from './tmux.js';
+import { cellsAt, HAS_TMUX, row, Tmux, shq, text, type Cell } from './tmux.js';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'plegscope');
@@ -33,13 +33,6 @@ function launch(name: string, cols: number, rows: number, env = ''): void {
 
 const rowsOf = (screen: string) => screen.replace(/\n$/, '').split('\n');
 const fits = (screen: string, cols: number) => rowsOf(screen).every((l) => [...l].length <= cols);
-const row = (cells: Cell[][], re: RegExp): Cell[] => cells.find((r) => re.test(text(r))) as Cell[];
-/** The cells of the first occurrence of `s` in a row. */
-function cellsAt(r: Cell[], s: string, from = 0): Cell[] {
-  const i = text(r).indexOf(s, from);
-  expect(i, `"${s}" in "${text(r)}"`).toBeGreaterThanOrEqual(0);
-  return r.slice(i, i + [...s].length);
-}
 
 /** Lines of node ip-…-10's logs that contain `word`: what the filter must count. */
 function grepCount(word: string): number {

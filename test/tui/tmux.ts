@@ -2,6 +2,7 @@
 // capture-pane — as text, or with its attributes (-e) parsed into cells, so a test checks what a person sees:
 // which cells are inverse, bold, underlined, in which colour.
 import { spawnSync } from 'node:child_process';
+import { expect } from 'vitest';
 
 export const HAS_TMUX = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
 
@@ -60,6 +61,16 @@ export function cellsOf(line: string): Cell[] {
 }
 
 export const text = (cells: Cell[]): string => cells.map((c) => c.ch).join('');
+
+/** The first captured row whose text matches `re`. */
+export const row = (cells: Cell[][], re: RegExp): Cell[] => cells.find((r) => re.test(text(r))) as Cell[];
+
+/** The cells of the first occurrence of `s` in a row (from `from`). */
+export function cellsAt(r: Cell[], s: string, from = 0): Cell[] {
+  const i = text(r ?? []).indexOf(s, from);
+  expect(i, `"${s}" in "${text(r ?? [])}"`).toBeGreaterThanOrEqual(0);
+  return r.slice(i, i + [...s].length);
+}
 
 export class Tmux {
   private readonly socket = `plegscope-e2e-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;

@@ -12,6 +12,7 @@ import { sourceOf } from '../model.js';
 import { displayBody } from '../logs.js';
 import type { Finding } from '../../contract/analysis.js';
 import { cutMiddle } from '../../report/layout.js';
+import { ALSO_CONSIDERED, severityWords } from '../../report/words.js';
 
 function baseName(p: string): string {
   const i = p.lastIndexOf('/');
@@ -52,7 +53,8 @@ export function FindingView({ model, node, finding, state, rows, cols }: { model
   const prose = proseLines(f, cols - 2);
   const title = (
     <Line>
-      <T bold color={SEVERITY_COLOR[f.severity]}>{f.severity.toUpperCase()}</T>
+      <T bold color={SEVERITY_COLOR[f.severity]}>{severityWords(f).toUpperCase()}</T>
+      {f.considered ? <T dim>{` ${ALSO_CONSIDERED.title.toLowerCase()}`}</T> : null}
       <T bold>{` ${fmtPct(f.confidence)} ${f.cause}  ${sanitizeLine(f.title, 200)}`}</T>
     </Line>
   );

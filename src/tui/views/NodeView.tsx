@@ -6,7 +6,7 @@ import type { NodeData, TuiModel } from '../model.js';
 import { fit, fitLeft, fmtDuration, fmtPct, fmtSeconds, fmtTime, oneDay, parseIsoMs, wrap } from '../format.js';
 import { chartRows, columnOf } from '../chart.js';
 import { CHART_LABEL, chartWidth, SECTION_TITLES, SECTIONS, sectionLength, timeSpan, type NavState, type Section } from '../state.js';
-import { VERDICT, verdictKind } from '../../report/words.js';
+import { ALSO_CONSIDERED, VERDICT, verdictKind } from '../../report/words.js';
 import { commandSlice } from './GapView.js';
 import { Blank, Line, SEVERITY_COLOR, T } from '../ui.js';
 import { sanitize, sanitizeLine } from '../../util/sanitize.js';
@@ -117,9 +117,17 @@ function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiM
   const header = section === 'ops' ? 1 : 0;
   const visible = Math.max(1, rows - detailRows - header);
   const c = Math.min(cursor, len - 1);
-  const top = scrollTop(c, visible, len);
+  // Findings: the weak alternatives (last in the list) under a heading row of their own, which the cursor skips.
+  const headAt = section === 'findings' ? r.findings.findIndex((f) => f.considered) : -1;
+  const rowsLen = len + (headAt >= 0 ? 1 : 0);
+  const top = scrollTop(headAt >= 0 && c >= headAt ? c + 1 : c, visible, rowsLen);
   const items: ReactElement[] = [];
-  for (let i = top; i < Math.min(len, top + visible); i++) {
+  for (let k = top; k < Math.min(rowsLen, top + visible); k++) {
+    if (k === headAt) {
+      items.push(<Line key="considered" dim>{`  ${ALSO_CONSIDERED.title.toLowerCase()} — ${ALSO_CONSIDERED.why}`}</Line>);
+      continue;
+    }
+    const i = headAt >= 0 && k > headAt ? k - 1 : k;
     const sel = i === c;
     const mark = sel ? '▸ ' : '  ';
     switch (section) {
@@ -129,7 +137,7 @@ function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiM
           <Line key={i} inverse={sel}>
             {mark}
             <T color={SEVERITY_COLOR[f.severity]} bold>{fit(f.severity.toUpperCase(), 8)}</T>
-            {` ${fitLeft(fmtPct(f.confidence), 4)} ${fit(f.cause, 17)} ${S(f.title)} (${f.evidence.length} line${f.evidence.length === 1 ? '' : 's'})`}
+            <T dim={f.considered === true}>{` ${fitLeft(fmtPct(f.confidence), 4)} ${fit(f.cause, 17)} ${S(f.title)} (${f.evidence.length} line${f.evidence.length === 1 ? '' : 's'})`}</T>
           </Line>,
         );
         break;
