@@ -16,7 +16,7 @@ export function verdictKind(n: NodeReport): VerdictKind {
 /** The verdict as a phrase (report headings, badges, the TUI's node header). */
 export const VERDICT: Record<VerdictKind, string> = {
   unhealthy: 'PLEG unhealthy',
-  notready: 'PLEG healthy — NotReady for another reason',
+  notready: 'no PLEG stall — NotReady for another reason',
   healthy: 'PLEG healthy',
   unknown: 'PLEG state unknown — no kubelet log, metrics or node status in the input',
 };
