@@ -63,6 +63,15 @@ describe('counts match grep', () => {
     expect(checked).toBeGreaterThanOrEqual(4);
   });
 
+  it('one refused call is one line, though it is both a "runtime down" and an Unavailable error', () => {
+    const dir = join(FIX, 'corpus', 'containerd-restart');
+    const n = analysisOf(dir, ['--year', '2024']).nodes[0]!;
+    const lines = Number(execSync("grep -cE 'code = Unavailable|connection refused' journal.log", { cwd: dir, encoding: 'utf8' }).trim());
+    expect(lines).toBe(2);
+    expect(n.verdict.primaryCause).toBe('runtime_restart');
+    expect(n.findings.find((f) => f.ruleId === 'runtime-restarted')!.summary).toContain(`${lines} lines where a call found the runtime unreachable`);
+  });
+
   it('one OOM kill is one kill, though the kernel tells it in two lines', () => {
     const dir = folder('oom', {
       'kubelet.log': lines([...skipLines(at('10:00:00'), at('10:06:00')), syncLoopEvent(at('10:06:03'))]),

@@ -46,7 +46,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'knownBugs.runtime_timeout', op: '>=', value: 1 }], weight: 0.2, label: 'a known hang in this runtime version' },
     ],
     contra: [
-      { when: [{ fact: 'runtime.unreachable', op: '>=', value: 3 }, { fact: 'cri.listTimeouts', op: '<', value: 2 }], weight: 0.5, label: 'the runtime refused connections (down, not hung)' },
+      { when: [{ fact: 'runtime.unreachable', op: '>=', value: 2 }, { fact: 'cri.listTimeouts', op: '<', value: 2 }], weight: 0.5, label: 'the runtime refused connections (down, not hung)' },
       { when: [{ fact: 'cli.responsive', op: '>=', value: 1 }, { fact: 'cli.timeouts', op: '==', value: 0 }], weight: 0.3, label: 'the runtime answered a list command in under 2 s' },
       { when: [{ fact: 'kernel.hungTasks', op: '>=', value: 1 }], weight: 0.3, label: 'kernel hung tasks point at storage under the runtime' },
       { when: [{ fact: 'kernel.nfs', op: '>=', value: 1 }], weight: 0.3, label: 'NFS server not responding' },
@@ -129,7 +129,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     ],
     base: 0.5,
     support: [
-      { when: [{ fact: 'runtime.unreachable', op: '>=', value: 3 }], weight: 0.4, label: 'CRI socket refused connections / Unavailable' },
+      { when: [{ fact: 'runtime.unreachable', op: '>=', value: 2 }], weight: 0.4, label: 'CRI socket refused connections / Unavailable' },
       { when: [{ fact: 'runtime.panics', op: '>=', value: 1 }], weight: 0.4, label: 'the runtime panicked' },
       { when: [{ fact: 'knownBugs.runtime_restart', op: '>=', value: 1 }], weight: 0.2, label: 'a known crash in this runtime version' },
       { when: [{ fact: 'runtime.restarts', op: '>=', value: 1 }], weight: 0.4, label: 'runtime start lines inside the stall' },
@@ -475,7 +475,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     ],
     contra: [
       { when: [{ fact: 'cli.responsive', op: '>=', value: 1 }, { fact: 'cli.timeouts', op: '==', value: 0 }], weight: 0.3, label: 'the runtime answered a list command in under 2 s' },
-      { when: [{ fact: 'runtime.unreachable', op: '>=', value: 3 }], weight: 0.3, label: 'the runtime refused connections (down rather than hung)' },
+      { when: [{ fact: 'runtime.unreachable', op: '>=', value: 2 }], weight: 0.3, label: 'the runtime refused connections (down rather than hung)' },
     ],
     evidence: ['runtime.blockedCall', 'cri.listTimeouts', 'relist.failed', 'runtime.stateTimeouts', 'runtime.brokenPipe', 'cli.timeouts', 'goroutine.runtimeLock', 'cri.perIdTimeouts', 'cri.errors'],
     counts: ['lines.criTimeouts', 'lines.relistFailed', 'lines.runtimeDown', 'lines.statusCheckFailed', 'lines.stateTimeouts'],

@@ -213,8 +213,11 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['runtime.down'] = down.length;
   // "container runtime is down" / a failed sanity check also follow a hung runtime; refused connections do not.
   const unreachable = down.filter((e) => !/container runtime is down|sanity check/.test(e.reason));
-  f['runtime.unreachable'] = unreachable.length + unavailable.length;
-  p['runtime.unreachable'] = pool([...unreachable, ...unavailable].sort((a, b) => a.ts - b.ts).map((e) => e.ref));
+  // One refused call is often told by one line that is both a "runtime down" and an Unavailable CRI error: lines count.
+  const unreachableLines = new Map<string, SignalEvent>();
+  for (const e of [...unreachable, ...unavailable]) unreachableLines.set(`${e.ref.artifact}:${e.ref.line}`, e);
+  f['runtime.unreachable'] = unreachableLines.size;
+  p['runtime.unreachable'] = pool([...unreachableLines.values()].sort((a, b) => a.ts - b.ts).map((e) => e.ref));
   p['runtime.down'] = pool(down.map((e) => e.ref));
   const unhealthyRuntimeDown = scoped.filter((e) => e.type === 'relist-unhealthy' && e.runtimeDown);
   f['runtime.downWithPleg'] = unhealthyRuntimeDown.length;
@@ -519,7 +522,7 @@ export function computeFacts(node: NodeModel): FactSheet {
     [n('goroutine.runtimeLockWaiters') >= 5, `${n('goroutine.runtimeLockWaiters')} ${String(f['goroutine.runtimeProgram'])} goroutines waiting up to ${n('goroutine.runtimeLockMinutes')} min at one lock (${String(f['goroutine.runtimeLockSite'])})`],
   ]);
   f['evidence.runtimeDown'] = seen([
-    [n('runtime.unreachable'), `${n('runtime.unreachable')} call(s) that found the runtime unreachable (refused, socket missing, Unavailable)`],
+    [n('runtime.unreachable'), `${n('runtime.unreachable')} line(s) where a call found the runtime unreachable (refused, socket missing, Unavailable)`],
     [n('relist.failedUnavailable'), `${n('relist.failedUnavailable')} relist(s) failed: runtime unreachable`],
     [n('runtime.panics'), `${n('runtime.panics')} Go panic(s) in the runtime's own output`],
     [n('runtime.restarts'), `${n('runtime.restarts')} runtime start(s)`],
@@ -575,7 +578,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   const counts = countChecks(node, inScope, f['scope'] as string);
   for (const c of COUNTED) f[c.key] = counts[c.key]?.count ?? 0;
   const unhealthyLines = f['lines.unhealthy'] as number;
-  f['phrase.unhealthyLines'] = unhealthyLines ? `(${unhealthyLines} line(s) report how long ago it was last seen active)` : null;
+  f['phrase.unhealthyLines'] = unhealthyLines ? `(${unhealthyLines} line(s) saying how long ago it was last seen active)` : null;
   return { facts: f, pools: p, counts };
 }
 
