@@ -29,21 +29,23 @@ export function criFromLogs(events: SignalEvent[]): CriOpLog[] {
       o = { operation: e.op, errors: 0, timeouts: 0, codes: {}, first: e.ts, last: e.ts, ids: new Map(), evidence: [] };
       byOp.set(e.op, o);
     }
-    o.errors++;
+    // An event of a folded dense run counts its lines (signals/thin.ts).
+    const w = e.n ?? 1;
+    o.errors += w;
     const code = e.code ?? 'none';
-    o.codes[code] = (o.codes[code] ?? 0) + 1;
-    if (e.code === 'DeadlineExceeded') o.timeouts++;
+    o.codes[code] = (o.codes[code] ?? 0) + w;
+    if (e.code === 'DeadlineExceeded') o.timeouts += w;
     o.first = Math.min(o.first, e.ts);
     o.last = Math.max(o.last, e.ts);
     const id = e.containerId ?? e.sandboxId;
     if (id) {
       const cur = o.ids.get(id);
       if (cur) {
-        cur.count++;
-        if (e.code === 'DeadlineExceeded') cur.timeouts++;
+        cur.count += w;
+        if (e.code === 'DeadlineExceeded') cur.timeouts += w;
         cur.pod = cur.pod ?? e.pod;
       } else {
-        o.ids.set(id, { count: 1, timeouts: e.code === 'DeadlineExceeded' ? 1 : 0, pod: e.pod, first: e.ref });
+        o.ids.set(id, { count: w, timeouts: e.code === 'DeadlineExceeded' ? w : 0, pod: e.pod, first: e.ref });
       }
     }
     if (o.evidence.length < 6) o.evidence.push(e.ref);

@@ -1,7 +1,7 @@
 // The relist timeline of one node (design.md §2): stalls grouped by the back-computed last successful relist,
 // NotReady windows, kubelet (re)starts. Every unhealthy line at time T saying "last seen active X ago" dates the last
 // successful relist start at T − X; all lines of one stall point to (nearly) the same instant.
-import type { EventOf, Ref, SignalEvent } from '../signals/events.js';
+import { lineCount, type EventOf, type Ref, type SignalEvent } from '../signals/events.js';
 
 export interface StallModel {
   /** NaN when no line of the stall carries a time (a pasted fragment): then only its ages say how long it lasted. */
@@ -273,7 +273,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
       maxAgeSeconds: g.neverSucceeded ? (last.ts - g.lastRelistAt) / 1000 : maxAge,
       neverSucceeded: g.neverSucceeded,
       nodeNotReady: nr,
-      unhealthyLines: g.events.length,
+      unhealthyLines: lineCount(g.events),
       agesGrew: grew,
       evidence,
       endEvidence,
@@ -314,7 +314,7 @@ function undatedStall(evs: Unhealthy[], events: SignalEvent[]): StallModel {
     maxAgeSeconds: maxAge,
     neverSucceeded: false,
     nodeNotReady: evs.some((e) => e.source !== 'sync-loop' && e.source !== 'other') || events.some((e) => e.type === 'node-not-ready' && Number.isNaN(e.ts)),
-    unhealthyLines: evs.length,
+    unhealthyLines: lineCount(evs),
     agesGrew: ages.length >= 2 && ages.every((a, i) => i === 0 || a >= (ages[i - 1] as number) - 0.5),
     evidence: pickEvidence(evs),
     endEvidence: null,

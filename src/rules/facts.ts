@@ -3,7 +3,7 @@
 // so that an error an hour before the incident cannot decide its cause; a node without stalls is judged on its whole log.
 import type { EvidenceRef } from '../contract/analysis.js';
 import type { NodeModel } from '../model/node.js';
-import type { EventOf, Ref, SignalEvent, SignalType } from '../signals/events.js';
+import { lineCount, type EventOf, type Ref, type SignalEvent, type SignalType } from '../signals/events.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
 import { KNOWN_BUGS, inRange } from './known-bugs.js';
 
@@ -145,21 +145,21 @@ export function computeFacts(node: NodeModel): FactSheet {
   const perIdTimeouts = counted.filter((e) => perIdOps.has(e.op) && e.code === 'DeadlineExceeded');
   const unavailable = counted.filter((e) => e.code === 'Unavailable');
   const statusTimeouts = counted.filter((e) => (e.op === 'status' || e.op === 'version') && e.code === 'DeadlineExceeded');
-  f['cri.errors'] = counted.length;
-  f['cri.timeouts'] = counted.filter((e) => e.code === 'DeadlineExceeded').length;
-  f['cri.listTimeouts'] = listTimeouts.length;
-  f['cri.listErrors'] = counted.filter((e) => isList(e.op)).length;
-  f['cri.perIdTimeouts'] = perIdTimeouts.length;
-  f['cri.statusTimeouts'] = statusTimeouts.length;
-  f['cri.unavailable'] = unavailable.length;
+  f['cri.errors'] = lineCount(counted);
+  f['cri.timeouts'] = lineCount(counted.filter((e) => e.code === 'DeadlineExceeded'));
+  f['cri.listTimeouts'] = lineCount(listTimeouts);
+  f['cri.listErrors'] = lineCount(counted.filter((e) => isList(e.op)));
+  f['cri.perIdTimeouts'] = lineCount(perIdTimeouts);
+  f['cri.statusTimeouts'] = lineCount(statusTimeouts);
+  f['cri.unavailable'] = lineCount(unavailable);
   // Timeouts in kubelet lines that name no CRI method: wrappers repeating a runtime call (GC, probes, the sanity check,
   // old dockershim "operation timeout"), and volume plugins.
   const otherTimeouts = of('timeout-other');
-  f['timeouts.runtimeWrapper'] = otherTimeouts.filter((e) => e.target === 'runtime-wrapper').length;
-  f['timeouts.csi'] = otherTimeouts.filter((e) => e.target === 'csi').length;
+  f['timeouts.runtimeWrapper'] = lineCount(otherTimeouts.filter((e) => e.target === 'runtime-wrapper'));
+  f['timeouts.csi'] = lineCount(otherTimeouts.filter((e) => e.target === 'csi'));
   p['timeouts.runtimeWrapper'] = pool(otherTimeouts.filter((e) => e.target === 'runtime-wrapper').map((e) => e.ref));
   p['timeouts.csi'] = pool(otherTimeouts.filter((e) => e.target === 'csi').map((e) => e.ref));
-  f['cri.podSandboxStatusTimeouts'] = counted.filter((e) => e.op === 'podsandbox_status' && e.code === 'DeadlineExceeded').length;
+  f['cri.podSandboxStatusTimeouts'] = lineCount(counted.filter((e) => e.op === 'podsandbox_status' && e.code === 'DeadlineExceeded'));
   p['cri.listTimeouts'] = pool(listTimeouts.map((e) => e.ref));
   p['cri.perIdTimeouts'] = pool(perIdTimeouts.map((e) => e.ref));
   p['cri.unavailable'] = pool(unavailable.map((e) => e.ref));
@@ -172,7 +172,7 @@ export function computeFacts(node: NodeModel): FactSheet {
     const id = e.containerId ?? e.sandboxId ?? e.pod;
     if (!id) continue;
     const cur = byId.get(id) ?? { n: 0, ops: new Set<string>(), pod: e.pod, refs: [] };
-    cur.n++;
+    cur.n += e.n ?? 1;
     cur.ops.add(e.op);
     cur.pod = cur.pod ?? e.pod;
     cur.refs.push(e.ref);
@@ -184,55 +184,55 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['cri.topIdOp'] = top ? [...top[1].ops].sort().join('/') : null;
   f['cri.topIdPod'] = top ? (top[1].pod ?? podForId(node.events, top[0])) : null;
   f['cri.topIdCount'] = top ? top[1].n : 0;
-  f['cri.topIdShare'] = top && perIdTimeouts.length ? top[1].n / perIdTimeouts.length : 0;
+  f['cri.topIdShare'] = top && perIdTimeouts.length ? top[1].n / lineCount(perIdTimeouts) : 0;
   p['cri.topId'] = top ? pool(top[1].refs) : [];
 
   const relistFailed = of('relist-failed');
-  f['relist.failed'] = relistFailed.length;
-  f['relist.failedTimeouts'] = relistFailed.filter((e) => e.code === 'DeadlineExceeded').length;
-  f['relist.failedUnavailable'] = relistFailed.filter((e) => e.code === 'Unavailable').length;
+  f['relist.failed'] = lineCount(relistFailed);
+  f['relist.failedTimeouts'] = lineCount(relistFailed.filter((e) => e.code === 'DeadlineExceeded'));
+  f['relist.failedUnavailable'] = lineCount(relistFailed.filter((e) => e.code === 'Unavailable'));
   p['relist.failed'] = pool(relistFailed.map((e) => e.ref));
 
   // Lists too long to answer: gRPC refused a message over its size limit (kubelet, crictl, an event's message).
-  const sizeLines = new Map<string, Ref>();
+  const sizeLines = new Map<string, Ref & { n?: number }>();
   for (const e of scoped) {
-    if (e.type === 'grpc-size-limit' || ((e.type === 'cri-error' || e.type === 'relist-failed') && e.code === 'ResourceExhausted')) sizeLines.set(`${e.ref.artifact}:${e.ref.line}`, e.ref);
+    if (e.type === 'grpc-size-limit' || ((e.type === 'cri-error' || e.type === 'relist-failed') && e.code === 'ResourceExhausted')) sizeLines.set(`${e.ref.artifact}:${e.ref.line}`, { ...e.ref, n: e.n ?? 1 });
   }
   const sizes = scoped.filter((e): e is EventOf<'grpc-size-limit'> => e.type === 'grpc-size-limit');
-  f['cri.sizeLimit'] = sizeLines.size;
+  f['cri.sizeLimit'] = lineCount([...sizeLines.values()]);
   f['cri.sizeLimitBytes'] = sizes.reduce((m, e) => Math.max(m, e.size ?? 0), 0) || null;
   f['cri.sizeLimitMax'] = sizes.find((e) => e.limit !== null)?.limit ?? null;
   p['cri.sizeLimit'] = pool([...sizeLines.values()]);
 
   const podInspect = of('pod-inspect-failed');
-  f['pleg.podInspectFailed'] = podInspect.length;
+  f['pleg.podInspectFailed'] = lineCount(podInspect);
   p['pleg.podInspectFailed'] = pool(podInspect.map((e) => e.ref));
 
   // Runtime health and daemon logs.
   const down = of('runtime-down');
-  f['runtime.down'] = down.length;
+  f['runtime.down'] = lineCount(down);
   // "container runtime is down" / a failed sanity check also follow a hung runtime; refused connections do not.
   const unreachable = down.filter((e) => !/container runtime is down|sanity check/.test(e.reason));
   // One refused call is often told by one line that is both a "runtime down" and an Unavailable CRI error: lines count.
   const unreachableLines = new Map<string, SignalEvent>();
   for (const e of [...unreachable, ...unavailable]) unreachableLines.set(`${e.ref.artifact}:${e.ref.line}`, e);
-  f['runtime.unreachable'] = unreachableLines.size;
+  f['runtime.unreachable'] = lineCount([...unreachableLines.values()]);
   p['runtime.unreachable'] = pool([...unreachableLines.values()].sort((a, b) => a.ts - b.ts).map((e) => e.ref));
   p['runtime.down'] = pool(down.map((e) => e.ref));
   const unhealthyRuntimeDown = scoped.filter((e) => e.type === 'relist-unhealthy' && e.runtimeDown);
-  f['runtime.downWithPleg'] = unhealthyRuntimeDown.length;
+  f['runtime.downWithPleg'] = lineCount(unhealthyRuntimeDown);
   const lifecycle = of('runtime-lifecycle');
   // Start lines of one start (systemd's, the daemon's own, left-over shims found on the way) count once.
   f['runtime.restarts'] = clusters(lifecycle.filter((e) => e.phase === 'start'), 10_000);
   f['runtime.stops'] = lifecycle.filter((e) => e.phase === 'stop' || e.phase === 'crash').length;
   p['runtime.lifecycle'] = pool(lifecycle.map((e) => e.ref));
   const daemon = of('runtime-daemon-error');
-  f['runtime.brokenPipe'] = daemon.filter((e) => e.kind === 'broken-pipe').length;
-  f['runtime.stateTimeouts'] = daemon.filter((e) => e.kind === 'state-timeout').length;
+  f['runtime.brokenPipe'] = lineCount(daemon.filter((e) => e.kind === 'broken-pipe'));
+  f['runtime.stateTimeouts'] = lineCount(daemon.filter((e) => e.kind === 'state-timeout'));
   f['runtime.stateTimeoutIds'] = new Set(daemon.filter((e) => e.kind === 'state-timeout' && e.containerId).map((e) => e.containerId)).size;
-  f['runtime.taskListTimeouts'] = daemon.filter((e) => e.kind === 'task-list-timeout').length;
+  f['runtime.taskListTimeouts'] = lineCount(daemon.filter((e) => e.kind === 'task-list-timeout'));
   // The daemon's own errors that say a deadline passed (a handler, a shim call).
-  f['runtime.daemonTimeouts'] = daemon.filter((e) => e.kind === 'other').length;
+  f['runtime.daemonTimeouts'] = lineCount(daemon.filter((e) => e.kind === 'other'));
   // One runtime call that started and never finished, then other containers' calls timing out: it holds the lock.
   const calls = of('runtime-call');
   const done = new Set(calls.filter((e) => e.phase === 'done').map((e) => e.id));
@@ -251,8 +251,8 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['kubelet.crashes'] = kubeletCrash.length;
   f['kubelet.recoveredPanics'] = panics.filter((e) => !e.fatal && e.process === 'kubelet').length;
   p['kubelet.crashes'] = pool(kubeletCrash);
-  f['runtime.shimCleanups'] = daemon.filter((e) => e.kind === 'shim-cleanup').length;
-  f['runtime.daemonErrors'] = daemon.length;
+  f['runtime.shimCleanups'] = lineCount(daemon.filter((e) => e.kind === 'shim-cleanup'));
+  f['runtime.daemonErrors'] = lineCount(daemon);
   p['runtime.daemon'] = pool(daemon.map((e) => e.ref));
   p['runtime.brokenPipe'] = pool(daemon.filter((e) => e.kind === 'broken-pipe').map((e) => e.ref));
   p['runtime.stateTimeouts'] = pool(daemon.filter((e) => e.kind === 'state-timeout' || e.kind === 'task-list-timeout').map((e) => e.ref));
@@ -279,13 +279,13 @@ export function computeFacts(node: NodeModel): FactSheet {
   // CNI.
   const cni = of('cni-error');
   const cniCalls = of('cni-call');
-  f['cni.statusHook'] = cni.filter((e) => e.phase === 'status' || e.phase === 'read-ip').length;
-  f['cni.setupErrors'] = cni.filter((e) => e.phase === 'setup').length;
-  f['cni.teardownErrors'] = cni.filter((e) => e.phase === 'teardown').length;
-  f['cni.errors'] = cni.length;
-  f['cni.timeouts'] = cni.filter((e) => e.timeout).length;
+  f['cni.statusHook'] = lineCount(cni.filter((e) => e.phase === 'status' || e.phase === 'read-ip'));
+  f['cni.setupErrors'] = lineCount(cni.filter((e) => e.phase === 'setup'));
+  f['cni.teardownErrors'] = lineCount(cni.filter((e) => e.phase === 'teardown'));
+  f['cni.errors'] = lineCount(cni);
+  f['cni.timeouts'] = lineCount(cni.filter((e) => e.timeout));
   p['cni.timeouts'] = pool(cni.filter((e) => e.timeout).map((e) => e.ref));
-  f['cni.calls'] = cniCalls.length;
+  f['cni.calls'] = lineCount(cniCalls);
   f['cni.plugin'] = cni.find((e) => e.plugin)?.plugin ?? cniCalls.find((e) => e.plugin)?.plugin ?? null;
   f['cni.pod'] = cni.find((e) => e.pod)?.pod ?? null;
   p['cni'] = pool(cni.map((e) => e.ref));
@@ -293,26 +293,26 @@ export function computeFacts(node: NodeModel): FactSheet {
 
   // Kernel and node.
   const hung = of('hung-task');
-  f['kernel.hungTasks'] = hung.length;
+  f['kernel.hungTasks'] = lineCount(hung);
   // A kernel line that cannot be placed in time (raw dmesg with nothing to say when the node booted) can support a
   // cause, not decide one.
-  f['kernel.hungTasksDated'] = hung.filter((e) => !Number.isNaN(e.ts)).length;
-  const hungUndated = hung.length - (f['kernel.hungTasksDated'] as number);
+  f['kernel.hungTasksDated'] = lineCount(hung.filter((e) => !Number.isNaN(e.ts)));
+  const hungUndated = lineCount(hung) - (f['kernel.hungTasksDated'] as number);
   f['kernel.hungTaskNames'] = [...new Set(hung.map((e) => e.task))].slice(0, 5).join(', ') || null;
   f['kernel.hungTasksUndated'] = hungUndated;
   p['kernel.hungTasks'] = pool(hung.map((e) => e.ref));
   // The frames that follow a hung-task report show what it waits for: storage (writeback, NFS, a journal commit).
   const io = of('kernel-io-frame');
-  f['kernel.ioFrames'] = io.length;
+  f['kernel.ioFrames'] = lineCount(io);
   f['kernel.ioFrameNames'] = [...new Set(io.map((e) => e.fn))].slice(0, 4).join(', ') || null;
-  f['kernel.hungTaskRuntime'] = hung.filter((e) => RUNTIME_PROCS.test(e.task)).length;
+  f['kernel.hungTaskRuntime'] = lineCount(hung.filter((e) => RUNTIME_PROCS.test(e.task)));
   p['kernel.ioFrames'] = pool(io.map((e) => e.ref));
   const nfs = of('nfs-not-responding');
-  f['kernel.nfs'] = nfs.length;
+  f['kernel.nfs'] = lineCount(nfs);
   f['kernel.nfsServer'] = nfs[0]?.server ?? null;
   p['kernel.nfs'] = pool(nfs.map((e) => e.ref));
   const netdev = of('netdev-unregister');
-  f['kernel.netdev'] = netdev.length;
+  f['kernel.netdev'] = lineCount(netdev);
   p['kernel.netdev'] = pool(netdev.map((e) => e.ref));
   // One kill is told by two kernel lines (`Killed process N` and `oom-kill:…pid=N`): kills are counted by victim pid.
   const kills = new Map<string, EventOf<'oom-kill'>>();
@@ -327,22 +327,22 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['kernel.oomProcesses'] = [...new Set(oom.map((e) => e.process))].slice(0, 5).join(', ') || null;
   p['kernel.oom'] = pool((oomRuntime.length ? oomRuntime : oom).map((e) => e.ref));
   const pid = of('pid-exhaustion');
-  f['pid.exhaustion'] = pid.length;
+  f['pid.exhaustion'] = lineCount(pid);
   p['pid.exhaustion'] = pool(pid.map((e) => e.ref));
   const du = of('slow-disk-usage');
-  f['disk.slowDu'] = du.length;
+  f['disk.slowDu'] = lineCount(du);
   p['disk.slowDu'] = pool(du.map((e) => e.ref));
   const evict = of('eviction');
-  f['node.evictions'] = evict.length;
+  f['node.evictions'] = lineCount(evict);
   p['node.evictions'] = pool(evict.map((e) => e.ref));
   const clock = of('clock-change');
-  f['clock.changes'] = clock.length;
+  f['clock.changes'] = lineCount(clock);
   p['clock.changes'] = pool(clock.map((e) => e.ref));
   const chan = of('event-channel-full');
-  f['pleg.channelFull'] = chan.length;
+  f['pleg.channelFull'] = lineCount(chan);
   p['pleg.channelFull'] = pool(chan.map((e) => e.ref));
   const hk = of('housekeeping-slow');
-  f['kubelet.housekeepingSlow'] = hk.length;
+  f['kubelet.housekeepingSlow'] = lineCount(hk);
   p['kubelet.housekeepingSlow'] = pool(hk.map((e) => e.ref));
 
   // Clock jump shape: one enormous age with no build-up, recovered at the next relist.
@@ -351,17 +351,17 @@ export function computeFacts(node: NodeModel): FactSheet {
   p['stall.hugeAgeOnce'] = pool(hugeOnce.flatMap((s) => s.evidence));
 
   const healthz = of('healthz-failed', true);
-  f['healthz.syncloopFailed'] = healthz.filter((e) => e.check === 'syncloop').length;
+  f['healthz.syncloopFailed'] = lineCount(healthz.filter((e) => e.check === 'syncloop'));
   p['healthz'] = pool(healthz.map((e) => e.ref));
   const statusUpdate = of('node-status-update-failed', true);
-  f['node.statusUpdateFailed'] = statusUpdate.length;
+  f['node.statusUpdateFailed'] = lineCount(statusUpdate);
   f['node.statusUpdateDetail'] = statusUpdate[0]?.detail ?? null;
   p['node.statusUpdateFailed'] = pool(statusUpdate.map((e) => e.ref));
   const unknown = of('node-status-unknown', true);
-  f['node.statusUnknown'] = unknown.length;
+  f['node.statusUnknown'] = lineCount(unknown);
   p['node.statusUnknown'] = pool(unknown.map((e) => e.ref));
   const network = of('network-not-ready', true);
-  f['network.notReady'] = network.length;
+  f['network.notReady'] = lineCount(network);
   f['network.reason'] = network[0]?.reason ?? null;
   p['network.notReady'] = pool(network.map((e) => e.ref));
   const ctrl = of('controller-node', true);
@@ -373,7 +373,7 @@ export function computeFacts(node: NodeModel): FactSheet {
 
   // NotReady for other reasons.
   const skipped = node.events.filter((e): e is EventOf<'sync-skipped'> => e.type === 'sync-skipped');
-  f['sync.skippedOther'] = skipped.length;
+  f['sync.skippedOther'] = lineCount(skipped);
   f['sync.skippedReason'] = mostCommon(skipped.map((e) => e.reason));
   p['sync.skippedOther'] = pool(skipped.map((e) => e.ref));
   const nonPleg = node.timeline.notReady.filter((w) => !w.plegReason);
@@ -383,11 +383,11 @@ export function computeFacts(node: NodeModel): FactSheet {
   p['notReady.nonPleg'] = pool(nonPleg.flatMap((w) => w.evidence));
   f['evidence.notReady'] = seen([
     [nonPleg.length, `${nonPleg.length} NotReady window(s) with the reason "${String(f['notReady.nonPlegReason'])}"`],
-    [skipped.length, `the sync loop skipped ${skipped.length} time(s), saying "${String(f['sync.skippedReason'])}"`],
+    [lineCount(skipped), `the sync loop skipped ${lineCount(skipped)} time(s), saying "${String(f['sync.skippedReason'])}"`],
   ]);
   // NotReady reports with no time (a `kubectl get nodes` row, a describe event) and nothing that says why.
   const undatedNotReady = node.events.filter((e) => e.type === 'node-not-ready' && Number.isNaN(e.ts));
-  f['notReady.undated'] = undatedNotReady.length;
+  f['notReady.undated'] = lineCount(undatedNotReady);
   p['notReady.undated'] = pool(undatedNotReady.map((e) => e.ref));
   f['startup.artefacts'] = node.timeline.startupArtefacts.length;
   p['startup.artefacts'] = pool(node.timeline.startupArtefacts);
@@ -499,7 +499,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   const n = (k: string): number => (typeof f[k] === 'number' ? (f[k] as number) : 0);
   f['runtime.statusCheckFailed'] = countLines(scoped, (e) => e.type === 'runtime-down' && e.reason.startsWith('Container runtime sanity check failed'));
   f['lines.runtimeDownForHang'] = countLines(scoped, (e) => (e.type === 'runtime-down' && e.reason === 'container runtime is down') || (e.type === 'relist-unhealthy' && e.runtimeDown));
-  const clientTimeouts = counted.filter((e) => e.layer === 'client' && e.code === 'DeadlineExceeded').length;
+  const clientTimeouts = lineCount(counted.filter((e) => e.layer === 'client' && e.code === 'DeadlineExceeded'));
   const callerTimeouts = n('cri.timeouts') - clientTimeouts;
   // Optional phrases of summaries (`{x|opt}`): there only when what they say is.
   f['phrase.runtime'] = node.runtime ? `(${node.runtime})` : null;
@@ -586,12 +586,12 @@ export function computeFacts(node: NodeModel): FactSheet {
 function countChecks(node: NodeModel, inScope: (ts: number) => boolean, scope: string): Record<string, CountCheck> {
   const out: Record<string, CountCheck> = {};
   for (const c of COUNTED) {
-    const all = new Map<string, { ts: number; file: number }>();
-    for (const e of node.events) if (c.test(e)) all.set(`${e.ref.artifact}:${e.ref.line}`, { ts: e.ts, file: e.ref.artifact });
+    const all = new Map<string, { ts: number; file: number; n: number }>();
+    for (const e of node.events) if (c.test(e)) all.set(`${e.ref.artifact}:${e.ref.line}`, { ts: e.ts, file: e.ref.artifact, n: e.n ?? 1 });
     if (all.size === 0) continue;
-    const count = [...all.values()].filter((x) => inScope(x.ts)).length;
+    const count = lineCount([...all.values()].filter((x) => inScope(x.ts)));
     const files = [...new Set([...all.values()].map((x) => x.file))].sort((a, b) => a - b);
-    out[c.key] = { what: c.what, count, total: all.size, window: scope === 'in the whole input' ? null : scope, grep: `{grep} ${shq(c.pattern)} ${files.map((id) => `{file:${id}}`).join(' ')}` };
+    out[c.key] = { what: c.what, count, total: lineCount([...all.values()]), window: scope === 'in the whole input' ? null : scope, grep: `{grep} ${shq(c.pattern)} ${files.map((id) => `{file:${id}}`).join(' ')}` };
   }
   return out;
 }
@@ -602,11 +602,13 @@ function seen(parts: Array<[number | boolean, string]>): string | null {
   return out.length ? out.join('; ') : null;
 }
 
-/** Distinct lines among the events that pass `test`. */
+/** Distinct lines among the events that pass `test` (an event of a folded run counts its `n`). */
 function countLines(events: SignalEvent[], test: (e: SignalEvent) => boolean): number {
-  const lines = new Set<string>();
-  for (const e of events) if (test(e)) lines.add(`${e.ref.artifact}:${e.ref.line}`);
-  return lines.size;
+  const lines = new Map<string, number>();
+  for (const e of events) if (test(e)) lines.set(`${e.ref.artifact}:${e.ref.line}`, e.n ?? 1);
+  let k = 0;
+  for (const n of lines.values()) k += n;
+  return k;
 }
 
 /** How many separate bursts the events make (events closer than `gapMs` belong to one; undated ones count alone). */

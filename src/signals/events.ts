@@ -17,6 +17,16 @@ interface Base {
   /** Journal host (or node name found in the line); null when the line does not say. */
   host: string | null;
   ref: Ref;
+  /** Lines this event counts, itself included, when a dense run of its kind was folded into it (signals/thin.ts); the
+   *  event is then the newest of them. Absent: 1. Counts of lines are sums of it (`lineCount`). */
+  n?: number;
+}
+
+/** How many lines these events stand for (each counts `n`, default 1). */
+export function lineCount(events: ReadonlyArray<{ n?: number }>): number {
+  let k = 0;
+  for (const e of events) k += e.n ?? 1;
+  return k;
 }
 
 export type Component = 'kubelet' | 'docker' | 'containerd' | 'cri-o' | 'runc' | 'kernel' | 'os' | 'k3s' | 'rke2';

@@ -1,6 +1,7 @@
 // One log artifact → signal events, streamed. Holds per-host state so that frequent lines (SyncLoop (PLEG) events,
 // every kubelet line's PID) become a handful of events rather than millions: the model needs the first proof of a
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
+import { Thinner } from './thin.js';
 import type { Readable } from 'node:stream';
 import { readFileChunks } from '../input/ranges.js';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
@@ -231,6 +232,8 @@ export class SignalExtractor implements LineVisitor {
   private readonly years: YearClock;
   private readonly ctx: ParseContext;
   private readonly events: SignalEvent[] = [];
+  /** Adds what matchers find, folding dense runs of one kind of line (memory does not grow with matched lines). */
+  private readonly thin = new Thinner(this.events);
   private readonly hosts = new Map<string | null, HostState>();
   /** The head named several hosts: denser sample, and the tail read again at the end (see MULTI_HOST_*). */
   private multiHost = false;
@@ -523,14 +526,14 @@ export class SignalExtractor implements LineVisitor {
         // An event the controller manager recorded about a node (`"Event occurred" object="w1" kind="Node"`) is w1's.
         const host = (d.type === 'controller-node' || d.type === 'node-status-unknown') && d.node ? d.node
           : (d.type === 'node-not-ready' || d.type === 'node-ready') && rec.fields['kind'] === 'Node' && rec.fields['object'] ? rec.fields['object'] : rec.host;
-        this.events.push({ ...d, ts: rec.ts, host, ref: this.refOf(rec) } as SignalEvent);
+        this.thin.add({ ...d, ts: rec.ts, host, ref: this.refOf(rec) } as SignalEvent);
       }
     }
     const woken = this.wokenList;
     if (woken.length > 1) woken.sort((a, b) => a - b);
     for (const ci of woken) {
       const c = this.custom[ci] as CustomPattern;
-      if (c.test(rec.text)) this.events.push({ type: 'custom', signal: c.id, ts: rec.ts, host: rec.host, ref: this.refOf(rec) });
+      if (c.test(rec.text)) this.thin.add({ type: 'custom', signal: c.id, ts: rec.ts, host: rec.host, ref: this.refOf(rec) });
     }
   }
 

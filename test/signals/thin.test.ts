@@ -1,0 +1,47 @@
+// Dense runs of one kind of line fold into a few events per bucket (src/signals/thin.ts): counts stay exact, a run's
+// last line stays the one kept, and ordinary files are not touched.
+import { describe, expect, it } from 'vitest';
+import { Thinner } from '../../src/signals/thin.js';
+import { lineCount, type SignalEvent } from '../../src/signals/events.js';
+
+const unhealthy = (i: number, ts: number, host = 'w1'): SignalEvent => ({
+  type: 'relist-unhealthy', ageSeconds: 180 + i, thresholdSeconds: 180, neverSucceeded: false, source: 'sync-loop', runtimeDown: false, uptimeSeconds: null,
+  ts, host, ref: { artifact: 0, line: i + 1, offset: i * 100, ts, mono: NaN, text: `line ${i}` },
+});
+
+describe('Thinner', () => {
+  it('keeps every event of a file that gives fewer than 20 000', () => {
+    const events: SignalEvent[] = [];
+    const t = new Thinner(events);
+    for (let i = 0; i < 19_000; i++) t.add(unhealthy(i, 1_000 + i)); // 1000 a second
+    expect(events).toHaveLength(19_000);
+    expect(t.folded).toBe(0);
+  });
+
+  it('past that, three lines a second per kind and host, the rest folded into the newest: counts exact', () => {
+    const events: SignalEvent[] = [];
+    const t = new Thinner(events);
+    const N = 60_000;
+    for (let i = 0; i < N; i++) t.add(unhealthy(i, i * 20)); // 50 a second
+    expect(lineCount(events)).toBe(N);
+    expect(events.length).toBeLessThan(40_000);
+    // The last line of the run is kept as itself (its time ends the stall), and stands for those before it.
+    const last = events.reduce((a, b) => (b.ts > a.ts ? b : a));
+    expect(last.ref.line).toBe(N);
+    expect(last.n).toBeGreaterThan(1);
+  });
+
+  it('other hosts and other kinds are runs of their own', () => {
+    const events: SignalEvent[] = [];
+    const t = new Thinner(events);
+    for (let i = 0; i < 20_000; i++) t.add(unhealthy(i, i));
+    for (let i = 0; i < 100; i++) {
+      t.add(unhealthy(i, 500_000 + i, 'w1'));
+      t.add(unhealthy(i, 500_000 + i, 'w2'));
+    }
+    const at = events.filter((e) => e.ts >= 500_000);
+    expect(lineCount(at.filter((e) => e.host === 'w1'))).toBe(100);
+    expect(lineCount(at.filter((e) => e.host === 'w2'))).toBe(100);
+    expect(at.filter((e) => e.host === 'w2').length).toBe(4);
+  });
+});
