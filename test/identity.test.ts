@@ -3,26 +3,19 @@
 // `node-a-dmesg.txt`), several paths on the command line, metrics that name their node — analyzed with the real CLI.
 // Identity comes from the content (journal host, `kubelet_node_name`), then the path, then the name; a kernel log alone
 // is never a node verdict; a file that cannot be tied to a node is listed as such in every format.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '../src/contract/analysis.js';
 import { cli } from './helpers/cli.js';
-import { at, kl, skipLines, syncLoopEvent } from './helpers/scenario.js';
+import { at, kl, skipLines, syncLoopEvent, writeFolder } from './helpers/scenario.js';
 
 const FIX = join(__dirname, '..', 'fixtures', 'sample-incident');
 const tmp = mkdtempSync(join(tmpdir(), 'plegscope-identity-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function folder(name: string, files: Record<string, string>): string {
-  const d = join(tmp, name);
-  for (const [f, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(d, f)), { recursive: true });
-    writeFileSync(join(d, f), text);
-  }
-  return d;
-}
+const folder = (name: string, files: Record<string, string>): string => writeFolder(tmp, name, files);
 
 /** The kubelet's own log file (`--log-file`, or `/var/log/kubelet.log` on nodes without systemd): klog lines, no host. */
 const klogOnly = (ls: string[]): string => ls.map((l) => l.replace(/^\w{3} \d{2} [\d:]{8} \S+ \S+: /, '')).join('\n') + '\n';

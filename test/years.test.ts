@@ -2,25 +2,19 @@
 // dated lines, its node's dated logs and metrics), never on another node's log of another year; an assumed year is said
 // in the report with how to set it; --tz says how to read zone-less times, --display-tz how to show them; logs and
 // metrics of one node that put the same stall whole hours apart are told apart by a warning, not as two stalls.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '../src/contract/analysis.js';
 import { cli } from './helpers/cli.js';
+import { writeFolder } from './helpers/scenario.js';
 
 const FIX = join(__dirname, '..', 'fixtures', 'sample-incident');
 const tmp = mkdtempSync(join(tmpdir(), 'plegscope-years-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function folder(name: string, files: Record<string, string>): string {
-  const d = join(tmp, name);
-  for (const [f, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(d, f)), { recursive: true });
-    writeFileSync(join(d, f), text);
-  }
-  return d;
-}
+const folder = (name: string, files: Record<string, string>): string => writeFolder(tmp, name, files);
 const sample = (f: string) => readFileSync(join(FIX, f), 'utf8');
 function json(args: string[]): Analysis {
   const r = cli(['analyze', ...args, '--format', 'json']);

@@ -1,7 +1,7 @@
 // NodeModel → facts: the flat, named numbers and flags the declarative rules read, plus named evidence pools the rules
 // cite. Facts about errors are taken around the stalls (from 3 min before the last good relist to 1 min after the end),
 // so that an error an hour before the incident cannot decide its cause; a node without stalls is judged on its whole log.
-import type { EvidenceRef } from '../contract/analysis.js';
+import type { CountCheck, EvidenceRef } from '../contract/analysis.js';
 import type { NodeModel } from '../model/node.js';
 import { lineCount, type EventOf, type Ref, type SignalEvent, type SignalType } from '../signals/events.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
@@ -21,16 +21,9 @@ export interface FactSheet {
   counts: Record<string, CountCheck>;
 }
 
-export interface CountCheck {
-  what: string;
-  /** Lines in the window the facts cover (`window`), and in the whole input. */
-  count: number;
-  total: number;
-  window: string | null;
-  /** A `grep` that finds exactly the whole input's lines, on the files that hold them: `{grep} 'pattern' {file:ID} …`,
-   *  made a command once the files' names are known (analyze.ts: the tool that reads each file's compression). */
-  grep: string;
-}
+/** A count check as facts make it (the contract's CountCheck): its `grep` is still a template, `{grep} 'pattern'
+ *  {file:ID} …`, made a command once the files' names are known (analyze.ts: the tool that reads each compression). */
+export type { CountCheck };
 
 /**
  * Kinds of line a report counts, each with the grep that finds the same lines: the counts in prose are counts of lines

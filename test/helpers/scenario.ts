@@ -125,3 +125,13 @@ export function mergedNodeLogs(): string {
   }
   return out.join('\n') + '\n';
 }
+
+/** Writes `files` (paths with folders) under `root/name` and returns that folder: inputs laid out as a user lays them. */
+export function writeFolder(root: string, name: string, files: Record<string, string>): string {
+  const d = join(root, name);
+  for (const [f, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(d, f)), { recursive: true });
+    writeFileSync(join(d, f), text);
+  }
+  return d;
+}
