@@ -92,21 +92,86 @@ export interface Quantiles {
   max: number | null;
 }
 
+// Latencies from kubelet metrics say what they are (additions, backward compatible). The plain numbers above stay what
+// they were — PromQL's histogram_quantile over the metrics window, or a summary's own quantile — and `Latency` tells
+// how each was obtained: interpolated inside a bucket (which), beyond the last finite bucket (only a lower bound), or a
+// summary's exact quantile over the exporter's own window; with the exact mean from `_sum`/`_count`.
+
+/** One latency figure and how it is known. */
+export interface LatencyValue {
+  /** Seconds: the number the plain fields carry (`p99Seconds`, `durationSeconds.p99`, …). */
+  seconds: number;
+  /**
+   * - `interpolated`: PromQL's histogram_quantile, linear inside `bucket` (`from` < value ≤ `to`): the observations are
+   *   only known to lie in that bucket.
+   * - `beyond`: the quantile fell in the +Inf bucket: the value is above `bucket.from`, the last finite bound (`seconds`
+   *   is that bound, as PromQL returns it; `bucket.to` is null).
+   * - `bucket`: (max only) the largest observation lies somewhere in `bucket`; `seconds` is its upper bound.
+   * - `exact`: a summary's own quantile (no buckets), over the exporter's window (see Latency.quantileWindow).
+   * - `atLeast`: (a summary's max) its largest quantile: the largest observation is at least that.
+   */
+  kind: 'interpolated' | 'beyond' | 'bucket' | 'exact' | 'atLeast';
+  /** The histogram bucket (`from`, `to`]; absent for summaries. */
+  bucket?: { from: number; to: number | null };
+}
+
+/** A latency distribution from kubelet metrics, over the node's metrics window (`NodeReport.metricsWindow`). */
+export interface Latency {
+  source: 'histogram' | 'summary';
+  /** Observations in the metrics window (the increase of `_count`); since the kubelet started for a single scrape. */
+  count: number | null;
+  /** Increase of `_sum` over increase of `_count` in the same window: exact, unlike quantiles from buckets. Null when
+   *  nothing was observed (or the exposition has no `_sum`). */
+  meanSeconds: number | null;
+  /** Histograms: the last finite bucket bound and how many observations of the window lie beyond it (null for summaries). */
+  beyond: { bound: number; count: number } | null;
+  p50: LatencyValue | null;
+  p90: LatencyValue | null;
+  p99: LatencyValue | null;
+  max: LatencyValue | null;
+  /** `metrics`: quantiles over the metrics window (histogram buckets' increases). `exporter`: a summary's quantiles
+   *  cover the kubelet's own sliding window (10 minutes), not the snapshots'; the largest any scrape showed is given. */
+  quantileWindow: 'metrics' | 'exporter';
+}
+
+/** The window metrics numbers cover: from the first to the last scrape (increases between them); `cumulative` when there
+ *  is one scrape (counts since the kubelet started). */
+export interface MetricsWindow {
+  from: string | null;
+  to: string | null;
+  scrapes: number;
+  cumulative: boolean;
+}
+
 export interface RelistStats {
   source: 'metrics' | 'logs' | 'both' | 'none';
   durationSeconds: Quantiles | null;
   intervalSeconds: Quantiles | null;
+  /** Addition: how each figure above is known, with the window mean and the count beyond the last bucket. */
+  duration?: Latency | null;
+  interval?: Latency | null;
 }
 
 export interface OperationStats {
   operation: string;
   source: 'metrics' | 'logs' | 'both';
+  /** Calls in the metrics window (`windows.count`); null without metrics. */
   count: number | null;
+  /** Failed calls: in the metrics window when the node has metrics for the operation, else CRI errors in the whole log
+   *  (`windows.errors` says which). */
   errors: number | null;
+  /** Timed-out calls (DeadlineExceeded) in the node's whole log, whatever `source` says; 0 without a log. */
   timeouts: number;
   p50Seconds: number | null;
   p90Seconds: number | null;
   p99Seconds: number | null;
+  /** Addition: the window each number covers. `metrics` = NodeReport.metricsWindow; `log` = the node's whole log
+   *  (NodeReport.window); null = not known from either. */
+  windows?: { count: 'metrics' | null; errors: 'metrics' | 'log' | null; timeouts: 'log' | null; latency: 'metrics' | null };
+  /** Addition: CRI errors the log holds for this operation (whole log), also where `errors` is the metrics' count. */
+  logErrors?: number;
+  /** Addition: how the quantiles are known (null without metrics latency for the operation). */
+  latency?: Latency | null;
 }
 
 /** How to check a count a finding states: the lines it counted, in the window its facts cover and in the whole input, and
@@ -176,6 +241,8 @@ export interface NodeReport {
   /** Where the node's metrics came from: each snapshot file or Prometheus query, with the times it covers. Absent
    *  when the node has no metrics. */
   metricsFrom?: MetricsProvenance[];
+  /** Addition: the window every metrics number of the node covers (relist, operations). Absent without metrics. */
+  metricsWindow?: MetricsWindow;
 }
 
 export interface MetricsProvenance {
