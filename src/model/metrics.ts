@@ -351,7 +351,6 @@ function pushRef(out: Evidence[], p: Point | undefined): void {
   if (!out.some((e) => e.file === r.file && e.line === r.line)) out.push(r);
 }
 
-
 interface DistResult {
   source: 'histogram' | 'summary';
   dist: Distribution;

@@ -110,8 +110,9 @@ export function metricsWindowText(n: NodeReport, zone: string): string | null {
   return displaySpan(w.from, w.to, zone);
 }
 
-/** What the latency cells of a table mean, as far as its figures need it. */
-export function latencyLegend(lats: ReadonlyArray<Latency | null | undefined>, style: LatencyStyle): string[] {
+/** What the latency cells of a table mean, as far as its figures need it; `beyondWhere` says which rows lie beyond the
+ *  last bucket (compact cells do not). */
+export function latencyLegend(lats: ReadonlyArray<Latency | null | undefined>, style: LatencyStyle, beyondWhere: string | null = null): string[] {
   const present = lats.filter((l): l is Latency => !!l);
   const values = present.flatMap((l) => QS.map((q) => l[q]).filter((v): v is LatencyValue => !!v));
   const out: string[] = [];
@@ -122,7 +123,8 @@ export function latencyLegend(lats: ReadonlyArray<Latency | null | undefined>, s
   }
   const beyond = values.find((v) => v.kind === 'beyond');
   if (beyond) {
-    out.push(`> ${shortSeconds(beyond.seconds)}${style === 'wide' ? ' (k of n)' : ''}: beyond the histogram's last bucket, only a lower bound${style === 'wide' ? ' (k of the window\'s n observations lie there)' : ''}`);
+    const where = style === 'wide' ? ' (k of the window\'s n observations lie there)' : beyondWhere ? ` (${beyondWhere})` : '';
+    out.push(`> ${shortSeconds(beyond.seconds)}${style === 'wide' ? ' (k of n)' : ''}: beyond the histogram's last bucket, only a lower bound${where}`);
   }
   if (present.some((l) => l.source === 'summary')) out.push(SUMMARY_NOTE);
   if (present.some((l) => l.meanSeconds !== null)) out.push('mean: exact, from _sum and _count over the window');
@@ -186,7 +188,6 @@ export function operationsView(n: NodeReport, zone: string, style: LatencyStyle)
     ] satisfies OpColumn[] : []),
   ];
   const window = metricsWindowText(n, zone);
-  const beyond = style === 'compact' ? beyondCounts(rows) : null;
   return {
     rows,
     hidden,
@@ -194,23 +195,19 @@ export function operationsView(n: NodeReport, zone: string, style: LatencyStyle)
     metricsLabel: metrics ? `metrics ${window ?? 'window'}` : null,
     logLabel: log ? (style === 'wide' && n.window.start ? `whole log (${displaySpan(n.window.start, n.window.end, zone)})` : 'whole log') : null,
     notes: [
-      ...(metrics ? latencyLegend(rows.map((o) => o.latency), style) : []),
-      ...(beyond ? [beyond] : []),
+      ...(metrics ? latencyLegend(rows.map((o) => o.latency), style, style === 'compact' ? beyondCounts(rows) : null) : []),
       ...(hidden > 0 ? [`${count(hidden, 'operation')} with no call, error or timeout not shown (--format json lists them)`] : []),
     ],
   };
 }
 
-/** The beyond-the-last-bucket counts of the rows: `list_podsandbox 5 of 5 calls, status 5 of 5`. */
+/** Which rows have calls beyond the last bucket, and how many: `list_podsandbox 5 of 5 calls, status 3 of 5`. */
 function beyondCounts(rows: readonly OperationStats[]): string | null {
   const over = rows.flatMap((o) => {
     const l = o.latency;
-    return l?.beyond && l.beyond.count > 0 && l.count !== null ? [{ op: o.operation, bound: l.beyond.bound, k: l.beyond.count, of: l.count }] : [];
+    return l?.beyond && l.beyond.count > 0 && l.count !== null ? [{ op: o.operation, k: l.beyond.count, of: l.count }] : [];
   });
-  if (over.length === 0) return null;
-  const same = over.every((x) => x.bound === over[0]!.bound);
-  const list = over.map((x, i) => `${x.op} ${x.k} of ${x.of}${i === 0 ? (x.of === 1 ? ' call' : ' calls') : ''}${same ? '' : ` (> ${shortSeconds(x.bound)})`}`);
-  return `beyond the last bucket${same ? ` (> ${shortSeconds(over[0]!.bound)})` : ''}: ${list.join(', ')}`;
+  return over.length ? over.map((x, i) => `${x.op} ${x.k} of ${x.of}${i > 0 ? '' : x.of === 1 ? ' call' : ' calls'}`).join(', ') : null;
 }
 
 export interface OperationsTable {

@@ -88,6 +88,22 @@ describe('the operations table', () => {
     expect(t.notes).toContain('1 operation with no call, error or timeout not shown (--format json lists them)');
   });
 
+  it('a 1.14–1.19 kubelet\'s 10 s buckets: "> 10s" cells, and the legend says which calls lay beyond', () => {
+    const over = op('list_containers', {
+      count: 4, errors: 4, p50Seconds: 10, p90Seconds: 10, p99Seconds: 10,
+      latency: lat({
+        count: 4, meanSeconds: 120, beyond: { bound: 10, count: 3 },
+        p50: { seconds: 10, kind: 'beyond', bucket: { from: 10, to: null } },
+        p90: { seconds: 10, kind: 'beyond', bucket: { from: 10, to: null } },
+        p99: { seconds: 10, kind: 'beyond', bucket: { from: 10, to: null } },
+      }),
+    });
+    const t = operationsTable(node([over], false), 'UTC', 76)!;
+    expect(t.rows[0]!.line).toMatch(/^list_containers +4 +4 +120s +> 10s +> 10s +> 10s$/);
+    expect(t.notes).toContain('> 10s: beyond the histogram\'s last bucket, only a lower bound (list_containers 3 of 4 calls)');
+    expect(operationsView(node([over], false), 'UTC', 'wide')!.columns.find((c) => c.head === 'p99')!.cell(over)).toBe('> 10s (3 of 4)');
+  });
+
   it('drops p90, then p50, to fit, and says so', () => {
     const t = operationsTable(node([busy], true), 'UTC', 62)!;
     expect(t.head).toMatch(/^operation +calls +errors +mean +p99 │/);
