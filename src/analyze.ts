@@ -445,13 +445,12 @@ function quantiles(q: Quantiles | null | undefined): Quantiles | null {
 
 function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>): NodeReport {
   const m = n.metrics;
-  // Calls, errors and latency of the metrics window; errors and timeouts of the whole log: each says its window.
+  // Calls, errors and latency of the metrics window; errors (logErrors) and timeouts of the whole log.
   const hasLog = n.roles.includes('kubelet-log') || n.cri.length > 0;
   const ops = new Map<string, OperationStats>();
   for (const o of m?.operations ?? []) {
     ops.set(o.operation, {
       operation: o.operation, source: 'metrics', count: o.count, errors: o.errors, timeouts: 0, p50Seconds: o.p50, p90Seconds: o.p90, p99Seconds: o.p99,
-      windows: { count: o.count === null ? null : 'metrics', errors: o.errors === null ? null : 'metrics', timeouts: hasLog ? 'log' : null, latency: o.latency ? 'metrics' : null },
       ...(hasLog ? { logErrors: 0 } : {}),
       latency: o.latency,
     });
@@ -465,7 +464,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     } else {
       ops.set(c.operation, {
         operation: c.operation, source: 'logs', count: null, errors: c.errors, timeouts: c.timeouts, p50Seconds: null, p90Seconds: null, p99Seconds: null,
-        windows: { count: null, errors: 'log', timeouts: 'log', latency: null }, logErrors: c.errors, latency: null,
+        logErrors: c.errors, latency: null,
       });
     }
   }

@@ -73,8 +73,8 @@ describe('1. quantiles from histograms and summaries say what they are', () => {
     expect(n.relist.durationSeconds).toMatchObject({ p50: 10, p99: 10, max: 10 });
     expect(n.relist.duration).toMatchObject({
       source: 'histogram', count: 5, beyond: { bound: 10, count: 5 }, quantileWindow: 'metrics',
-      p99: { seconds: 10, kind: 'beyond', bucket: { from: 10, to: null } },
-      max: { seconds: 10, kind: 'beyond' },
+      p99: { from: 10, to: null },
+      max: { from: 10, to: null },
     });
     // _sum went 160.14 → 760.14 over 5 relists: 120.0 s each, exactly.
     expect(n.relist.duration!.meanSeconds).toBeCloseTo((760.13967578125 - 160.13624682617186) / 5, 9);
@@ -96,11 +96,10 @@ describe('1. quantiles from histograms and summaries say what they are', () => {
     expect(o.p50Seconds).toBeCloseTo(208.6, 1);
     expect(o.latency).toMatchObject({
       source: 'histogram', count: 5, beyond: { bound: 745.0580596923828, count: 0 },
-      p50: { kind: 'interpolated', bucket: { from: 119.20928955078125, to: 298.0232238769531 } },
-      p99: { kind: 'interpolated', bucket: { from: 119.20928955078125, to: 298.0232238769531 } },
-      max: { seconds: 298.0232238769531, kind: 'bucket', bucket: { from: 119.20928955078125, to: 298.0232238769531 } },
+      p50: { from: 119.20928955078125, to: 298.0232238769531 },
+      p99: { from: 119.20928955078125, to: 298.0232238769531 },
+      max: { from: 119.20928955078125, to: 298.0232238769531 },
     });
-    expect(o.latency!.p50!.seconds).toBe(o.p50Seconds);
     expect(o.latency!.meanSeconds).toBeCloseTo((864.8094513053859 - 264.8071422233546) / 5, 9);
   });
 
@@ -111,7 +110,7 @@ describe('1. quantiles from histograms and summaries say what they are', () => {
     // 3986 relists within 50 ms, one beyond 10 s: the max is only known to be above 10 s.
     expect(relist).toContain('duration mean 40.2ms · p50 ≈9.13ms in (5ms, 10ms] · p90 ≈21.8ms in (10ms, 25ms] · p99 ≈32ms in (25ms, 50ms] · max > 10s (1 of 3987 beyond the last bucket)');
     const d = json(one).relist.duration!;
-    expect(d).toMatchObject({ count: 3987, beyond: { bound: 10, count: 1 }, max: { kind: 'beyond', seconds: 10 } });
+    expect(d).toMatchObject({ count: 3987, beyond: { bound: 10, count: 1 }, max: { from: 10, to: null } });
     expect(d.meanSeconds).toBeCloseTo(160.13624682617186 / 3987, 9);
   });
 
@@ -129,9 +128,10 @@ describe('1. quantiles from histograms and summaries say what they are', () => {
     const n = json(dir);
     expect(n.relist.duration).toMatchObject({
       source: 'summary', count: 500, beyond: null, quantileWindow: 'exporter',
-      p99: { seconds: 4.2, kind: 'exact' }, max: { seconds: 4.2, kind: 'atLeast' },
+      p50: null, p90: null, p99: null, max: null,
     });
-    expect(n.relist.duration!.p99).not.toHaveProperty('bucket');
+    // The exact quantiles are the plain numbers (the largest any scrape showed), with no bucket.
+    expect(n.relist.durationSeconds).toMatchObject({ p50: 0.012, p90: 1.5, p99: 4.2, max: 4.2 });
     expect(n.relist.duration!.meanSeconds).toBeCloseTo(0.9, 9);
     expect(n.operations.find((o) => o.operation === 'list_podsandbox')!.latency).toMatchObject({ source: 'summary', count: 1200, quantileWindow: 'exporter', meanSeconds: expect.closeTo(0.25, 9) });
   });
@@ -164,14 +164,15 @@ describe('3. the metrics window and the whole log are never mixed in one row uns
     expect(ops[1]!.indexOf('│')).toBe(ops[2]!.indexOf('│'));
 
     const o = json(SAMPLE).operations.find((x) => x.operation === 'list_podsandbox')!;
-    expect(o).toMatchObject({ source: 'both', count: 5, errors: 5, timeouts: 8, logErrors: 8, windows: { count: 'metrics', errors: 'metrics', timeouts: 'log', latency: 'metrics' } });
+    expect(o).toMatchObject({ source: 'both', count: 5, errors: 5, timeouts: 8, logErrors: 8, latency: { count: 5, quantileWindow: 'metrics' } });
   });
 
   it('metrics alone: no log columns (a timeout count of 0 would claim a log that is not there)', () => {
     const dir = folder('no-log', { [SCRAPE_A]: asScraped('metrics-20240311T101000Z.txt'), [SCRAPE_B]: asScraped('metrics-20240311T102000Z.txt') });
     const ops = section(text(dir), 'CRI operations');
     expect(ops.join('\n')).not.toMatch(/│|timeouts|whole log/);
-    expect(json(dir).operations.find((x) => x.operation === 'status')!.windows).toEqual({ count: 'metrics', errors: 'metrics', timeouts: null, latency: 'metrics' });
+    // No log: no log errors to state.
+    expect(json(dir).operations.find((x) => x.operation === 'status')).not.toHaveProperty('logErrors');
   });
 });
 

@@ -92,30 +92,27 @@ export interface Quantiles {
   max: number | null;
 }
 
-// Latencies from kubelet metrics say what they are (additions, backward compatible). The plain numbers above stay what
-// they were — PromQL's histogram_quantile over the metrics window, or a summary's own quantile — and `Latency` tells
-// how each was obtained: interpolated inside a bucket (which), beyond the last finite bucket (only a lower bound), or a
-// summary's exact quantile over the exporter's own window; with the exact mean from `_sum`/`_count`.
+// Latencies from kubelet metrics say what they are (additions, backward compatible). The plain numbers stay what they
+// were — PromQL's histogram_quantile over the metrics window, or a summary's own quantile — and `Latency` adds the
+// bucket each lies in (or that it lies beyond the last finite bucket: only a lower bound), the exact mean from
+// `_sum`/`_count`, and for summaries that their quantiles cover the exporter's own window.
 
-/** One latency figure and how it is known. */
-export interface LatencyValue {
-  /** Seconds: the number the plain fields carry (`p99Seconds`, `durationSeconds.p99`, …). */
-  seconds: number;
-  /**
-   * - `interpolated`: PromQL's histogram_quantile, linear inside `bucket` (`from` < value ≤ `to`): the observations are
-   *   only known to lie in that bucket.
-   * - `beyond`: the quantile fell in the +Inf bucket: the value is above `bucket.from`, the last finite bound (`seconds`
-   *   is that bound, as PromQL returns it; `bucket.to` is null).
-   * - `bucket`: (max only) the largest observation lies somewhere in `bucket`; `seconds` is its upper bound.
-   * - `exact`: a summary's own quantile (no buckets), over the exporter's window (see Latency.quantileWindow).
-   * - `atLeast`: (a summary's max) its largest quantile: the largest observation is at least that.
-   */
-  kind: 'interpolated' | 'beyond' | 'bucket' | 'exact' | 'atLeast';
-  /** The histogram bucket (`from`, `to`]; absent for summaries. */
-  bucket?: { from: number; to: number | null };
+/** A histogram bucket (`from`, `to`]; `to` null: the +Inf bucket, beyond the last finite bound `from`. */
+export interface LatencyBucket {
+  from: number;
+  to: number | null;
 }
 
-/** A latency distribution from kubelet metrics, over the node's metrics window (`NodeReport.metricsWindow`). */
+/**
+ * A latency distribution from kubelet metrics, over the node's metrics window (`NodeReport.metricsWindow`), beside the
+ * plain figures (`p50Seconds`…, `durationSeconds.p50`…). How each figure is known:
+ * - histogram, bucket with `to`: p50/p90/p99 are PromQL's value interpolated inside that bucket (the observations are
+ *   only known to lie in it); max lies somewhere in it (the plain max is its upper bound).
+ * - histogram, bucket with `to` null: the figure fell in the +Inf bucket; the plain value is the last finite bound
+ *   (`from`), as PromQL returns it, and only a lower bound.
+ * - summary (no buckets): p50/p90/p99 are exact, but over the exporter's own sliding window (`quantileWindow`); the max
+ *   is its largest quantile, so the largest observation is at least that.
+ */
 export interface Latency {
   source: 'histogram' | 'summary';
   /** Observations in the metrics window (the increase of `_count`); since the kubelet started for a single scrape. */
@@ -125,10 +122,11 @@ export interface Latency {
   meanSeconds: number | null;
   /** Histograms: the last finite bucket bound and how many observations of the window lie beyond it (null for summaries). */
   beyond: { bound: number; count: number } | null;
-  p50: LatencyValue | null;
-  p90: LatencyValue | null;
-  p99: LatencyValue | null;
-  max: LatencyValue | null;
+  /** The bucket each figure lies in (histograms); null for summaries and for figures not known. */
+  p50: LatencyBucket | null;
+  p90: LatencyBucket | null;
+  p99: LatencyBucket | null;
+  max: LatencyBucket | null;
   /** `metrics`: quantiles over the metrics window (histogram buckets' increases). `exporter`: a summary's quantiles
    *  cover the kubelet's own sliding window (10 minutes), not the snapshots'; the largest any scrape showed is given. */
   quantileWindow: 'metrics' | 'exporter';
@@ -152,25 +150,25 @@ export interface RelistStats {
   interval?: Latency | null;
 }
 
+/** One CRI operation. Which window each number covers: `count`, and `errors` and the quantiles when `source` is
+ *  `metrics` or `both`, cover the metrics window (NodeReport.metricsWindow); `errors` of a `logs` row, `logErrors` and
+ *  `timeouts` cover the node's whole log (NodeReport.window). */
 export interface OperationStats {
   operation: string;
   source: 'metrics' | 'logs' | 'both';
-  /** Calls in the metrics window (`windows.count`); null without metrics. */
+  /** Calls in the metrics window; null without metrics. */
   count: number | null;
-  /** Failed calls: in the metrics window when the node has metrics for the operation, else CRI errors in the whole log
-   *  (`windows.errors` says which). */
+  /** Failed calls: in the metrics window when the node has metrics for the operation, else CRI errors in the whole log. */
   errors: number | null;
   /** Timed-out calls (DeadlineExceeded) in the node's whole log, whatever `source` says; 0 without a log. */
   timeouts: number;
   p50Seconds: number | null;
   p90Seconds: number | null;
   p99Seconds: number | null;
-  /** Addition: the window each number covers. `metrics` = NodeReport.metricsWindow; `log` = the node's whole log
-   *  (NodeReport.window); null = not known from either. */
-  windows?: { count: 'metrics' | null; errors: 'metrics' | 'log' | null; timeouts: 'log' | null; latency: 'metrics' | null };
-  /** Addition: CRI errors the log holds for this operation (whole log), also where `errors` is the metrics' count. */
+  /** Addition: CRI errors in the node's whole log for this operation, also where `errors` is the metrics' count; absent
+   *  when the node has no log. */
   logErrors?: number;
-  /** Addition: how the quantiles are known (null without metrics latency for the operation). */
+  /** Addition: how the quantiles are known, and the window mean (null without metrics latency for the operation). */
   latency?: Latency | null;
 }
 

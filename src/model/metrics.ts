@@ -5,7 +5,7 @@
 //   kubelet_pleg_relist_duration_seconds_count 3300 1700000000000
 // → relist.count = increase of the _count over the window, quantiles over the increase of each bucket (each with the
 // bucket it lies in, or flagged beyond the last finite bucket), mean = increase of _sum / increase of _count.
-import type { EvidenceRef, Latency, LatencyValue, Quantiles } from '../contract/analysis.js';
+import type { EvidenceRef, Latency, LatencyBucket, Quantiles } from '../contract/analysis.js';
 import type { ParsedMetrics, Sample } from '../parse/metrics/exposition.js';
 import { parseMetricNumber } from '../parse/metrics/exposition.js';
 import { nameInfo, type Group, type NameInfo } from './metric-names.js';
@@ -39,7 +39,7 @@ export interface Snapshot {
 }
 
 /** Quantiles in seconds. `max` is only a lower bound when observations fell into +Inf (or came from a summary).
- *  `latency` says how each figure is known (bucket, beyond the last bucket, a summary's own), with the window mean. */
+ *  `latency` says how each figure is known (its bucket, or beyond the last one; a summary's own), with the window mean. */
 export interface Distribution extends Quantiles {
   maxIsLowerBound: boolean;
   latency: Latency;
@@ -381,33 +381,23 @@ function histogramDist(lines: Line[], t: Timelines): DistResult {
   const count = counted.length > 0 ? counted.reduce((acc, l) => acc + increase(l, t), 0) : null;
   const hasInf = byLe.has(Infinity);
   const { max, isLowerBound, from } = hasInf ? bucketMax(buckets) : { max: null, isLowerBound: false, from: undefined };
-  const place = (q: number): LatencyValue | null => {
-    const p = quantilePlace(q, buckets);
-    if (!p) return null;
-    return p.to === Infinity
-      ? { seconds: p.value, kind: 'beyond', bucket: { from: p.from, to: null } }
-      : { seconds: p.value, kind: 'interpolated', bucket: { from: p.from, to: p.to } };
-  };
-  const p50 = place(0.5);
-  const p90 = place(0.9);
-  const p99 = place(0.99);
+  const places = [0.5, 0.9, 0.99].map((q) => quantilePlace(q, buckets));
+  const bucketOf = (p: (typeof places)[number]): LatencyBucket | null => (p ? { from: p.from, to: p.to === Infinity ? null : p.to } : null);
   const latency: Latency = {
     source: 'histogram',
     count,
     meanSeconds: mean(lines, t, count),
     beyond: hasInf ? beyondLastBucket(buckets) : null,
-    p50,
-    p90,
-    p99,
-    max: max === null ? null : isLowerBound
-      ? { seconds: max, kind: 'beyond', bucket: { from: max, to: null } }
-      : { seconds: max, kind: 'bucket', bucket: { from: from ?? 0, to: max } },
+    p50: bucketOf(places[0]!),
+    p90: bucketOf(places[1]!),
+    p99: bucketOf(places[2]!),
+    max: max === null ? null : isLowerBound ? { from: max, to: null } : { from: from ?? 0, to: max },
     quantileWindow: 'metrics',
   };
   const dist: Distribution = {
-    p50: p50?.seconds ?? null,
-    p90: p90?.seconds ?? null,
-    p99: p99?.seconds ?? null,
+    p50: places[0]?.value ?? null,
+    p90: places[1]?.value ?? null,
+    p99: places[2]?.value ?? null,
     max,
     maxIsLowerBound: isLowerBound,
     latency,
@@ -471,18 +461,10 @@ function summaryDist(lines: Line[], t: Timelines): DistResult {
   }
   const p99 = lines.find((l) => l.info.part === 'quantile' && near(l.bound, 0.99));
   if (p99) pushRef(evidence, p99.points[p99.points.length - 1]);
-  const exact = (v: number | null): LatencyValue | null => (v === null ? null : { seconds: v, kind: 'exact' });
   const q = { p50: worst(0.5), p90: worst(0.9), p99: worst(0.99) };
+  // Exact quantiles: no bucket to give.
   const latency: Latency = {
-    source: 'summary',
-    count,
-    meanSeconds: mean(lines, t, count),
-    beyond: null,
-    p50: exact(q.p50),
-    p90: exact(q.p90),
-    p99: exact(q.p99),
-    max: max === null ? null : { seconds: max, kind: 'atLeast' },
-    quantileWindow: 'exporter',
+    source: 'summary', count, meanSeconds: mean(lines, t, count), beyond: null, p50: null, p90: null, p99: null, max: null, quantileWindow: 'exporter',
   };
   return {
     source: 'summary',

@@ -4,16 +4,15 @@
 // count covers (the metrics window, or the whole log). Tables come in two styles: `compact` (the text report and the
 // TUI at 80 columns: a quantile is the bucket it lies in, `119–298s`) and `wide` (Markdown, HTML: `≈209s in (119s,
 // 298s]`). Reads only the Analysis; an analysis without `latency` (an older JSON) falls back to its plain numbers.
-import type { Latency, LatencyValue, NodeReport, OperationStats, Quantiles } from '../contract/analysis.js';
-import { shortSeconds } from '../util/seconds.js';
+import type { Latency, LatencyBucket, NodeReport, OperationStats, Quantiles } from '../contract/analysis.js';
+import { figure, shortSeconds, type Figure, type FigureName } from '../util/latency.js';
 import { displaySpan, displayTime } from './cluster.js';
 import { fmtSeconds, shortNames } from './layout.js';
 import { count } from './words.js';
 
 export type LatencyStyle = 'compact' | 'wide';
 
-const QS = ['p50', 'p90', 'p99', 'max'] as const;
-type Q = (typeof QS)[number];
+const QS: readonly FigureName[] = ['p50', 'p90', 'p99', 'max'];
 
 /** `(from, to]` as a compact range: `119–298s`, `488ms–1.22s`, `≤5ms` for the first bucket (from 0). */
 export function bucketRange(from: number, to: number): string {
@@ -30,7 +29,7 @@ function beyondShare(l: Latency | null | undefined): string {
 }
 
 /** A figure as words: `≈209s in (119s, 298s]`, `> 10s`, `in (100ms, 250ms]` (a largest observation), `1.23s`. */
-export function latencyPhrase(v: LatencyValue): string {
+export function latencyPhrase(v: Figure): string {
   const bucket = v.bucket ? `(${shortSeconds(v.bucket.from)}, ${shortSeconds(v.bucket.to ?? v.seconds)}]` : '';
   switch (v.kind) {
     case 'beyond': return `> ${shortSeconds(v.seconds)}`;
@@ -41,10 +40,11 @@ export function latencyPhrase(v: LatencyValue): string {
   }
 }
 
-/** One quantile of `l` in a table cell; `plain` when the analysis has no `latency` (an older JSON). */
-export function latencyCell(l: Latency | null | undefined, q: Q, plain: number | null, style: LatencyStyle): string {
+/** One figure of `l` (plain value `plain`) in a table cell; the plain value alone when the analysis has no `latency`
+ *  (an older JSON). */
+export function latencyCell(l: Latency | null | undefined, q: FigureName, plain: number | null, style: LatencyStyle): string {
   if (l === undefined) return fmtSeconds(plain);
-  const v = l?.[q];
+  const v = l ? figure(l, q, plain) : null;
   if (!v) return '—';
   if (style === 'wide') return latencyPhrase(v) + (v.kind === 'beyond' ? beyondShare(l) : '');
   switch (v.kind) {
@@ -69,9 +69,9 @@ export function meanCell(l: Latency | null | undefined): string {
 export function latencyLine(l: Latency | null | undefined, plain: Quantiles | null, noun: string): string | null {
   if (!l) return plain ? QS.map((q) => `${q} ${fmtSeconds(plain[q])}`).join('  ') : null;
   if (l.count === 0) return `no ${noun} finished in the window`;
-  const parts: Array<{ names: Q[]; text: string }> = [];
+  const parts: Array<{ names: FigureName[]; text: string }> = [];
   for (const q of QS) {
-    const v = l[q];
+    const v = figure(l, q, plain?.[q] ?? null);
     if (!v) continue;
     const text = latencyPhrase(v);
     const last = parts[parts.length - 1];
@@ -114,17 +114,17 @@ export function metricsWindowText(n: NodeReport, zone: string): string | null {
  *  last bucket (compact cells do not). */
 export function latencyLegend(lats: ReadonlyArray<Latency | null | undefined>, style: LatencyStyle, beyondWhere: string | null = null): string[] {
   const present = lats.filter((l): l is Latency => !!l);
-  const values = present.flatMap((l) => QS.map((q) => l[q]).filter((v): v is LatencyValue => !!v));
+  const buckets = present.flatMap((l) => QS.map((q) => l[q]).filter((b): b is LatencyBucket => !!b));
   const out: string[] = [];
-  if (values.some((v) => v.kind === 'interpolated' || v.kind === 'bucket')) {
+  if (buckets.some((b) => b.to !== null)) {
     out.push(style === 'compact'
       ? 'a–b: a quantile from a histogram is known only to lie in that bucket, above a and at most b (≤b: in the first one); --format json has PromQL\'s interpolated value'
       : '≈x in (a, b]: PromQL\'s histogram_quantile, interpolated inside the bucket (a, b]: the observations are only known to lie in it');
   }
-  const beyond = values.find((v) => v.kind === 'beyond');
+  const beyond = buckets.find((b) => b.to === null);
   if (beyond) {
     const where = style === 'wide' ? ' (k of the window\'s n observations lie there)' : beyondWhere ? ` (${beyondWhere})` : '';
-    out.push(`> ${shortSeconds(beyond.seconds)}${style === 'wide' ? ' (k of n)' : ''}: beyond the histogram's last bucket, only a lower bound${where}`);
+    out.push(`> ${shortSeconds(beyond.from)}${style === 'wide' ? ' (k of n)' : ''}: beyond the histogram's last bucket, only a lower bound${where}`);
   }
   if (present.some((l) => l.source === 'summary')) out.push(SUMMARY_NOTE);
   if (present.some((l) => l.meanSeconds !== null)) out.push('mean: exact, from _sum and _count over the window');
@@ -170,9 +170,9 @@ export function operationsView(n: NodeReport, zone: string, style: LatencyStyle)
   const hidden = n.operations.length - rows.length;
   const metrics = !!n.metricsWindow || rows.some((o) => o.source !== 'logs');
   const log = n.coverage.roles.includes('kubelet-log') || rows.some((o) => o.source !== 'metrics');
-  const q = (head: Q, drop?: number): OpColumn => ({
+  const q = (head: 'p50' | 'p90' | 'p99', drop?: number): OpColumn => ({
     head, group: 'metrics', right: true, ...(drop ? { drop } : {}),
-    cell: (o) => latencyCell(o.latency, head, o.source === 'logs' ? null : o[`${head as 'p50' | 'p90' | 'p99'}Seconds`], style),
+    cell: (o) => latencyCell(o.latency, head, o[`${head}Seconds`], style),
   });
   const columns: OpColumn[] = [
     { head: 'operation', group: 'name', right: false, cell: (o) => o.operation },

@@ -6,7 +6,7 @@ import type { NodeModel } from '../model/node.js';
 import type { EventOf, Ref, SignalEvent, SignalType } from '../signals/events.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
 import { KNOWN_BUGS, inRange } from './known-bugs.js';
-import { shortSeconds } from '../util/seconds.js';
+import { figure, shortSeconds } from '../util/latency.js';
 
 export type FactValue = number | boolean | string | null;
 export type Facts = Record<string, FactValue>;
@@ -401,7 +401,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   // p99s stay numbers for the rules to compare (beyond the last bucket: that bound, so `>= 10` holds as it should); the
   // `…Text` facts are what summaries quote: the bucket, or "above" the last bound, never a bound as if measured.
   f['relist.p99'] = m?.relist.duration?.p99 ?? null;
-  f['relist.p99Text'] = latencyText(m?.relist.duration?.latency, 'p99', 'relist');
+  f['relist.p99Text'] = latencyText(m?.relist.duration?.latency, m?.relist.duration?.p99 ?? null, 'relist');
   f['relist.p50'] = m?.relist.duration?.p50 ?? null;
   f['relist.max'] = m?.relist.duration?.max ?? null;
   p['metrics.relist'] = m ? pool(m.relist.evidence) : [];
@@ -456,7 +456,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   const lists = (m?.operations ?? []).filter((o) => o.operation === 'list_containers' || o.operation === 'list_podsandbox');
   const slowestList = lists.reduce<(typeof lists)[number] | null>((a, o) => ((o.p99 ?? 0) > (a?.p99 ?? 0) ? o : a), null);
   f['metrics.listP99'] = m ? slowestList?.p99 ?? 0 : null;
-  f['metrics.listP99Text'] = latencyText(slowestList?.latency, 'p99', 'call');
+  f['metrics.listP99Text'] = latencyText(slowestList?.latency, slowestList?.p99 ?? null, 'call');
 
   // Container churn: PLEG events per minute around the stalls (from all proof lines, counted before thinning).
   f['pleg.eventsPerMinute'] = null;
@@ -641,18 +641,18 @@ function isoMin(ms: number): string {
   return new Date(ms).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
 }
 
-/** A quantile as prose that says how it is known: `between 119 s and 298 s` (its histogram bucket), `above 10 s, with 5
- *  of 5 relists beyond the last bucket`, `1.23 s in the kubelet's summary of its last 10 minutes`. `noun` names what was
- *  observed, written for plurals() (`relist` → `relist(s)`). Null when the quantile is unknown. */
-export function latencyText(l: Latency | null | undefined, q: 'p50' | 'p90' | 'p99', noun: string): string | null {
-  const v = l?.[q];
+/** A p99 (plain value `seconds`) as prose that says how it is known: `between 119 s and 298 s` (its histogram bucket),
+ *  `above 10 s, with 5 of 5 relists beyond the last bucket`, `1.23 s in the kubelet's summary of its last 10 minutes`.
+ *  `noun` names what was observed, written for plurals() (`relist` → `relist(s)`). Null when the p99 is unknown. */
+export function latencyText(l: Latency | null | undefined, seconds: number | null, noun: string): string | null {
+  const v = l ? figure(l, 'p99', seconds) : null;
   if (!l || !v) return null;
   const s = (x: number): string => shortSeconds(x, true);
   if (v.kind === 'beyond') {
     const b = l.beyond;
     return `above ${s(v.seconds)}${b && l.count !== null ? `, with ${b.count} of ${l.count} ${noun}(s) beyond the last bucket` : ''}`;
   }
-  if (v.kind === 'interpolated' && v.bucket) {
+  if (v.bucket) {
     const { from, to } = v.bucket;
     return from > 0 ? `between ${s(from)} and ${s(to ?? v.seconds)}` : `at most ${s(to ?? v.seconds)}`;
   }
