@@ -125,17 +125,27 @@ function quantiles(q: Quantiles | null | undefined): Quantiles | null {
 
 function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>): NodeReport {
   const m = n.metrics;
+  // Calls, errors and latency of the metrics window; errors (logErrors) and timeouts of the whole log.
+  const hasLog = n.roles.includes('kubelet-log') || n.cri.length > 0;
   const ops = new Map<string, OperationStats>();
   for (const o of m?.operations ?? []) {
-    ops.set(o.operation, { operation: o.operation, source: 'metrics', count: o.count, errors: o.errors, timeouts: 0, p50Seconds: o.p50, p90Seconds: o.p90, p99Seconds: o.p99 });
+    ops.set(o.operation, {
+      operation: o.operation, source: 'metrics', count: o.count, errors: o.errors, timeouts: 0, p50Seconds: o.p50, p90Seconds: o.p90, p99Seconds: o.p99,
+      ...(hasLog ? { logErrors: 0 } : {}),
+      latency: o.latency,
+    });
   }
   for (const c of n.cri) {
     const cur = ops.get(c.operation);
     if (cur) {
       cur.source = 'both';
       cur.timeouts = c.timeouts;
+      cur.logErrors = c.errors;
     } else {
-      ops.set(c.operation, { operation: c.operation, source: 'logs', count: null, errors: c.errors, timeouts: c.timeouts, p50Seconds: null, p90Seconds: null, p99Seconds: null });
+      ops.set(c.operation, {
+        operation: c.operation, source: 'logs', count: null, errors: c.errors, timeouts: c.timeouts, p50Seconds: null, p90Seconds: null, p99Seconds: null,
+        logErrors: c.errors, latency: null,
+      });
     }
   }
   const findings: Finding[] = j.fired.map((f) => ({
@@ -178,6 +188,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
       source: m && (m.relist.duration || m.relist.interval) ? 'metrics' : 'none',
       durationSeconds: quantiles(m?.relist.duration) ?? null,
       intervalSeconds: quantiles(m?.relist.interval) ?? null,
+      ...(m ? { duration: m.relist.duration?.latency ?? null, interval: m.relist.interval?.latency ?? null } : {}),
     },
     operations: [...ops.values()].sort((a, b) => a.operation.localeCompare(b.operation)),
     pods: { running: m?.runningPods ?? n.bundle.containers?.sandboxesReady ?? null, containers: m?.runningContainers ?? n.bundle.containers?.running ?? null },
@@ -191,6 +202,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     },
     gaps: j.gaps,
     ...(m ? { metricsFrom: m.sources.map((x) => ({ source: x.file, kind: queried.has(x.file) ? 'prometheus' as const : 'file' as const, from: iso(x.fromMs), to: iso(x.toMs), points: x.points })) } : {}),
+    ...(m ? { metricsWindow: { from: iso(m.windowStartMs), to: iso(m.windowEndMs), scrapes: m.snapshots, cumulative: m.cumulative } } : {}),
   };
 }
 

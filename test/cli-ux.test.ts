@@ -101,7 +101,12 @@ describe.skipIf(!HAS_SCRIPT)('progress (issue 15 point 7)', () => {
   function onTty(env: string): { tty: string; report: string } {
     const out = join(fx.dir, `report-${Math.random().toString(36).slice(2)}.txt`);
     const log = `${out}.tty`;
-    const r = spawnSync('script', ['-qec', `${env} ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} analyze ${JSON.stringify(fx.dir)} --year 2024 > ${JSON.stringify(out)}`, log], { encoding: 'utf8' });
+    // The CI that runs this suite may itself set CI or TERM=dumb, which (rightly) turn progress off: the terminal
+    // here is a user's, so those come from the case, not from the environment the suite runs in.
+    const clean: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color' };
+    delete clean['CI'];
+    delete clean['CONTINUOUS_INTEGRATION'];
+    const r = spawnSync('script', ['-qec', `${env} ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} analyze ${JSON.stringify(fx.dir)} --year 2024 > ${JSON.stringify(out)}`, log], { encoding: 'utf8', env: clean });
     expect(r.status, r.stderr).toBe(0);
     const tty = readFileSync(log, 'utf8');
     const report = readFileSync(out, 'utf8');

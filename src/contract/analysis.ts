@@ -96,21 +96,84 @@ export interface Quantiles {
   max: number | null;
 }
 
+// Latencies from kubelet metrics say what they are (additions, backward compatible). The plain numbers stay what they
+// were — PromQL's histogram_quantile over the metrics window, or a summary's own quantile — and `Latency` adds the
+// bucket each lies in (or that it lies beyond the last finite bucket: only a lower bound), the exact mean from
+// `_sum`/`_count`, and for summaries that their quantiles cover the exporter's own window.
+
+/** A histogram bucket (`from`, `to`]; `to` null: the +Inf bucket, beyond the last finite bound `from`. */
+export interface LatencyBucket {
+  from: number;
+  to: number | null;
+}
+
+/**
+ * A latency distribution from kubelet metrics, over the node's metrics window (`NodeReport.metricsWindow`), beside the
+ * plain figures (`p50Seconds`…, `durationSeconds.p50`…). How each figure is known:
+ * - histogram, bucket with `to`: p50/p90/p99 are PromQL's value interpolated inside that bucket (the observations are
+ *   only known to lie in it); max lies somewhere in it (the plain max is its upper bound).
+ * - histogram, bucket with `to` null: the figure fell in the +Inf bucket; the plain value is the last finite bound
+ *   (`from`), as PromQL returns it, and only a lower bound.
+ * - summary (no buckets): p50/p90/p99 are exact, but over the exporter's own sliding window (`quantileWindow`); the max
+ *   is its largest quantile, so the largest observation is at least that.
+ */
+export interface Latency {
+  source: 'histogram' | 'summary';
+  /** Observations in the metrics window (the increase of `_count`); since the kubelet started for a single scrape. */
+  count: number | null;
+  /** Increase of `_sum` over increase of `_count` in the same window: exact, unlike quantiles from buckets. Null when
+   *  nothing was observed (or the exposition has no `_sum`). */
+  meanSeconds: number | null;
+  /** Histograms: the last finite bucket bound and how many observations of the window lie beyond it (null for summaries). */
+  beyond: { bound: number; count: number } | null;
+  /** The bucket each figure lies in (histograms); null for summaries and for figures not known. */
+  p50: LatencyBucket | null;
+  p90: LatencyBucket | null;
+  p99: LatencyBucket | null;
+  max: LatencyBucket | null;
+  /** `metrics`: quantiles over the metrics window (histogram buckets' increases). `exporter`: a summary's quantiles
+   *  cover the kubelet's own sliding window (10 minutes), not the snapshots'; the largest any scrape showed is given. */
+  quantileWindow: 'metrics' | 'exporter';
+}
+
+/** The window metrics numbers cover: from the first to the last scrape (increases between them); `cumulative` when there
+ *  is one scrape (counts since the kubelet started). */
+export interface MetricsWindow {
+  from: string | null;
+  to: string | null;
+  scrapes: number;
+  cumulative: boolean;
+}
+
 export interface RelistStats {
   source: 'metrics' | 'logs' | 'both' | 'none';
   durationSeconds: Quantiles | null;
   intervalSeconds: Quantiles | null;
+  /** Addition: how each figure above is known, with the window mean and the count beyond the last bucket. */
+  duration?: Latency | null;
+  interval?: Latency | null;
 }
 
+/** One CRI operation. Which window each number covers: `count`, and `errors` and the quantiles when `source` is
+ *  `metrics` or `both`, cover the metrics window (NodeReport.metricsWindow); `errors` of a `logs` row, `logErrors` and
+ *  `timeouts` cover the node's whole log (NodeReport.window). */
 export interface OperationStats {
   operation: string;
   source: 'metrics' | 'logs' | 'both';
+  /** Calls in the metrics window; null without metrics. */
   count: number | null;
+  /** Failed calls: in the metrics window when the node has metrics for the operation, else CRI errors in the whole log. */
   errors: number | null;
+  /** Timed-out calls (DeadlineExceeded) in the node's whole log, whatever `source` says; 0 without a log. */
   timeouts: number;
   p50Seconds: number | null;
   p90Seconds: number | null;
   p99Seconds: number | null;
+  /** Addition: CRI errors in the node's whole log for this operation, also where `errors` is the metrics' count; absent
+   *  when the node has no log. */
+  logErrors?: number;
+  /** Addition: how the quantiles are known, and the window mean (null without metrics latency for the operation). */
+  latency?: Latency | null;
 }
 
 /** How to check a count a finding states: the lines it counted, in the window its facts cover and in the whole input, and
@@ -202,6 +265,8 @@ export interface NodeReport {
   /** Where the node's metrics came from: each snapshot file or Prometheus query, with the times it covers. Absent
    *  when the node has no metrics. */
   metricsFrom?: MetricsProvenance[];
+  /** Addition: the window every metrics number of the node covers (relist, operations). Absent without metrics. */
+  metricsWindow?: MetricsWindow;
 }
 
 export interface MetricsProvenance {

@@ -3,12 +3,13 @@
 // Example input: two scrapes of one kubelet, 60 s apart, each with
 //   kubelet_pleg_relist_duration_seconds_bucket{le="0.005"} 3201 1700000000000
 //   kubelet_pleg_relist_duration_seconds_count 3300 1700000000000
-// → relist.count = increase of the _count over the window, quantiles over the increase of each bucket.
-import type { EvidenceRef, Quantiles } from '../contract/analysis.js';
+// → relist.count = increase of the _count over the window, quantiles over the increase of each bucket (each with the
+// bucket it lies in, or flagged beyond the last finite bucket), mean = increase of _sum / increase of _count.
+import type { EvidenceRef, Latency, LatencyBucket, Quantiles } from '../contract/analysis.js';
 import type { ParsedMetrics, Sample } from '../parse/metrics/exposition.js';
 import { parseMetricNumber } from '../parse/metrics/exposition.js';
 import { nameInfo, type Group, type NameInfo } from './metric-names.js';
-import { bucketMax, histogramQuantile, type Bucket } from './quantile.js';
+import { beyondLastBucket, bucketMax, quantilePlace, type Bucket } from './quantile.js';
 
 export { histogramQuantile } from './quantile.js';
 
@@ -37,9 +38,11 @@ export interface Snapshot {
   segment?: number | null;
 }
 
-/** Quantiles in seconds. `max` is only a lower bound when observations fell into +Inf (or came from a summary). */
+/** Quantiles in seconds. `max` is only a lower bound when observations fell into +Inf (or came from a summary).
+ *  `latency` says how each figure is known (its bucket, or beyond the last one; a summary's own), with the window mean. */
 export interface Distribution extends Quantiles {
   maxIsLowerBound: boolean;
+  latency: Latency;
 }
 
 export interface OperationSummary {
@@ -52,6 +55,8 @@ export interface OperationSummary {
   p99: number | null;
   max: number | null;
   maxIsLowerBound: boolean;
+  /** How the quantiles are known, the window mean; null when the operation has no latency series. */
+  latency: Latency | null;
   evidence: Evidence[];
 }
 
@@ -346,8 +351,6 @@ function pushRef(out: Evidence[], p: Point | undefined): void {
   if (!out.some((e) => e.file === r.file && e.line === r.line)) out.push(r);
 }
 
-const nullIfNaN = (x: number): number | null => (Number.isNaN(x) ? null : x);
-
 interface DistResult {
   source: 'histogram' | 'summary';
   dist: Distribution;
@@ -377,13 +380,27 @@ function histogramDist(lines: Line[], t: Timelines): DistResult {
   const counted = countLines.length > 0 ? countLines : infLines;
   const count = counted.length > 0 ? counted.reduce((acc, l) => acc + increase(l, t), 0) : null;
   const hasInf = byLe.has(Infinity);
-  const { max, isLowerBound } = hasInf ? bucketMax(buckets) : { max: null, isLowerBound: false };
+  const { max, isLowerBound, from } = hasInf ? bucketMax(buckets) : { max: null, isLowerBound: false, from: undefined };
+  const places = [0.5, 0.9, 0.99].map((q) => quantilePlace(q, buckets));
+  const bucketOf = (p: (typeof places)[number]): LatencyBucket | null => (p ? { from: p.from, to: p.to === Infinity ? null : p.to } : null);
+  const latency: Latency = {
+    source: 'histogram',
+    count,
+    meanSeconds: mean(lines, t, count),
+    beyond: hasInf ? beyondLastBucket(buckets) : null,
+    p50: bucketOf(places[0]!),
+    p90: bucketOf(places[1]!),
+    p99: bucketOf(places[2]!),
+    max: max === null ? null : isLowerBound ? { from: max, to: null } : { from: from ?? 0, to: max },
+    quantileWindow: 'metrics',
+  };
   const dist: Distribution = {
-    p50: nullIfNaN(histogramQuantile(0.5, buckets)),
-    p90: nullIfNaN(histogramQuantile(0.9, buckets)),
-    p99: nullIfNaN(histogramQuantile(0.99, buckets)),
+    p50: places[0]?.value ?? null,
+    p90: places[1]?.value ?? null,
+    p99: places[2]?.value ?? null,
     max,
     maxIsLowerBound: isLowerBound,
+    latency,
   };
   const evidence: Evidence[] = [];
   const c = counted[0];
@@ -394,6 +411,16 @@ function histogramDist(lines: Line[], t: Timelines): DistResult {
   const inf = infLines[0];
   if (inf) pushRef(evidence, inf.points[inf.points.length - 1]);
   return { source: 'histogram', dist, count, countLines: counted, evidence };
+}
+
+/** Increase of `_sum` (in seconds) over the observations counted in the same window: exact, whatever the buckets. */
+function mean(lines: Line[], t: Timelines, count: number | null): number | null {
+  const sums = lines.filter((l) => l.info.part === 'sum');
+  if (sums.length === 0 || count === null || count <= 0) return null;
+  const total = sums.reduce((acc, l) => acc + increase(l, t) * l.info.scale, 0);
+  // 12 significant digits: the same window read as two snapshots or as a series of query steps sums its increases in
+  // another order, and must give the same mean.
+  return Number.isFinite(total) ? Number((total / count).toPrecision(12)) : null;
 }
 
 function near(a: number, b: number): boolean {
@@ -434,9 +461,14 @@ function summaryDist(lines: Line[], t: Timelines): DistResult {
   }
   const p99 = lines.find((l) => l.info.part === 'quantile' && near(l.bound, 0.99));
   if (p99) pushRef(evidence, p99.points[p99.points.length - 1]);
+  const q = { p50: worst(0.5), p90: worst(0.9), p99: worst(0.99) };
+  // Exact quantiles: no bucket to give.
+  const latency: Latency = {
+    source: 'summary', count, meanSeconds: mean(lines, t, count), beyond: null, p50: null, p90: null, p99: null, max: null, quantileWindow: 'exporter',
+  };
   return {
     source: 'summary',
-    dist: { p50: worst(0.5), p90: worst(0.9), p99: worst(0.99), max, maxIsLowerBound: max !== null },
+    dist: { ...q, max, maxIsLowerBound: max !== null, latency },
     count,
     countLines,
     evidence,
@@ -493,6 +525,7 @@ function operations(lines: Line[], t: Timelines): Map<string, OperationSummary> 
       p99: d?.dist.p99 ?? null,
       max: d?.dist.max ?? null,
       maxIsLowerBound: d?.dist.maxIsLowerBound ?? false,
+      latency: d?.dist.latency ?? null,
       evidence,
     });
   }

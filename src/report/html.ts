@@ -4,12 +4,13 @@
 // last successful relist against the threshold, and CRI error density / relist latency when the analysis carries them
 // as series), the findings with their evidence, the latency table, coverage and gaps. Prints on paper as it reads on
 // screen. Every string that came from a log is sanitised and HTML-escaped; nothing is ever inserted unescaped.
-import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analysis.js';
+import type { Analysis, Finding, NodeReport } from '../contract/analysis.js';
 import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
 import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote } from './words.js';
+import { operationsView, relistLines } from './latency.js';
 
 /**
  * Time series the timeline draws when a node carries them (proposed addition to NodeReport: `series?: NodeSeries`).
@@ -42,7 +43,7 @@ h3 { font-size: 16px; margin: 20px 0 6px; } h4 { font-size: 14px; margin: 0 0 4p
 .meta, .muted { color: var(--muted); }
 table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
 th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background: var(--panel); } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: var(--panel); } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; } table.operations td.num { white-space: nowrap; } th.group { text-align: left; border-bottom: 2px solid var(--muted); }
 code, pre { font: 12px/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 pre { background: var(--panel); border: 1px solid var(--line); padding: 8px; white-space: pre-wrap; overflow-wrap: anywhere; margin: 6px 0; }
 .badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 10px; vertical-align: middle; }
@@ -285,11 +286,6 @@ function evidenceBlock(lines: Array<{ file: string; line: number; text: string }
     (rest.length ? `<details class="more-evidence"><summary>${foldLabel(rest.length, head.length > 0, kind)}</summary><pre class="evidence">${rest.join('')}</pre></details>` : '');
 }
 
-function quantRow(label: string, q: Quantiles | null): string {
-  if (!q) return '';
-  return `<tr><td>${label}</td><td class="num">${fmtSeconds(q.p50)}</td><td class="num">${fmtSeconds(q.p90)}</td><td class="num">${fmtSeconds(q.p99)}</td><td class="num">${fmtSeconds(q.max)}</td></tr>`;
-}
-
 /** Tool prose in which `backticked` parts are code. */
 function rich(s: string): string {
   return s.split(/(`[^`\n]+`)/).map((p, i) => (i % 2 === 1 ? `<code>${esc(p.slice(1, -1))}</code>` : esc(p))).join('');
@@ -361,18 +357,28 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
   if (n.ruledOut.length > 0) {
     out.push(`<h3>Ruled out</h3><ul class="ruled-out">${n.ruledOut.map((r) => `<li><code>${esc(r.cause)}</code>: ${rich(r.reason)}</li>`).join('')}</ul>`);
   }
-  const relist = quantRow('relist duration', n.relist.durationSeconds) + quantRow('relist interval', n.relist.intervalSeconds);
-  if (relist || n.operations.length > 0) {
+  const relist = relistLines(n, zone);
+  const ops = operationsView(n, zone, 'wide');
+  if (relist || ops) {
     out.push('<h3>Latency</h3>');
-    if (relist) out.push(`<table class="relist"><thead><tr><th>relist (${esc(n.relist.source)})</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th><th class="num">max</th></tr></thead><tbody>${relist}</tbody></table>`);
-    if (n.operations.length > 0) {
-      out.push('<table class="operations"><thead><tr><th>CRI operation</th><th>source</th><th class="num">count</th><th class="num">errors</th><th class="num">timeouts</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th></tr></thead><tbody>');
-      for (const o of n.operations) {
-        out.push(`<tr><td><code>${esc(o.operation)}</code></td><td>${o.source}</td><td class="num">${o.count ?? '—'}</td><td class="num">${o.errors ?? '—'}</td><td class="num">${o.timeouts}</td>` +
-          `<td class="num">${fmtSeconds(o.p50Seconds)}</td><td class="num">${fmtSeconds(o.p90Seconds)}</td><td class="num">${fmtSeconds(o.p99Seconds)}</td></tr>`);
+    if (relist) {
+      out.push(`<table class="relist"><thead><tr><th colspan="2">relist · ${esc(relist.window)}</th></tr></thead><tbody>${relist.lines.map((l) => `<tr><td>${l.label}</td><td>${esc(l.text)}</td></tr>`).join('')}</tbody></table>`);
+      for (const note of relist.notes) out.push(`<p class="muted">${esc(note)}</p>`);
+    }
+    if (ops && ops.rows.length > 0) {
+      // Columns grouped by the window they cover: the metrics window's, the whole log's.
+      const group = (g: 'name' | 'metrics' | 'log', label: string | null): string => {
+        const span = ops.columns.filter((c) => c.group === g).length;
+        return span ? `<th colspan="${span}"${g === 'name' ? '' : ' class="group"'}>${esc(label ?? '')}</th>` : '';
+      };
+      out.push(`<table class="operations"><thead><tr>${group('name', null)}${group('metrics', ops.metricsLabel)}${group('log', ops.logLabel)}</tr>` +
+        `<tr>${ops.columns.map((c) => `<th${c.right ? ' class="num"' : ''}>${c.group === 'name' ? 'CRI operation' : esc(c.head)}</th>`).join('')}</tr></thead><tbody>`);
+      for (const o of ops.rows) {
+        out.push(`<tr>${ops.columns.map((c) => (c.group === 'name' ? `<td><code>${esc(c.cell(o))}</code></td>` : `<td class="num">${esc(c.cell(o))}</td>`)).join('')}</tr>`);
       }
       out.push('</tbody></table>');
     }
+    if (ops && ops.notes.length > 0) out.push(`<ul class="muted latency-notes">${ops.notes.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>`);
   }
   out.push('<h3>Coverage</h3>' +
     `<p>${esc(displayTime(n.coverage.from, zone))} → ${esc(displayTime(n.coverage.to, zone))} · read: ${esc(n.coverage.roles.join(', ') || 'nothing')}` +

@@ -5,12 +5,13 @@
 // the commands that collect each) and the per-operation latency table. Log text is sanitised and either escaped
 // (prose, table cells: no raw HTML, no accidental emphasis or links) or fenced (evidence: a code block shows it byte for
 // byte and interprets nothing). The only HTML is ours: `<details>` and `<summary>` with fixed text.
-import type { Analysis, Finding, NodeReport, Quantiles } from '../contract/analysis.js';
+import type { Analysis, Finding, NodeReport } from '../contract/analysis.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
-import { fmtDuration, fmtSeconds } from './layout.js';
+import { fmtDuration } from './layout.js';
 import { metricsSpan } from './text.js';
 import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, type FOLDED } from './words.js';
+import { operationsView, relistLines } from './latency.js';
 
 export interface MarkdownOptions {
   /** IANA zone or fixed offset for displayed times. */
@@ -86,10 +87,6 @@ function verdictCell(n: NodeReport): string {
 
 function longest(n: NodeReport): number | null {
   return n.stalls.length ? n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), -Infinity) : null;
-}
-
-function quantileRow(label: string, q: Quantiles | null): string[] | null {
-  return q ? [label, fmtSeconds(q.p50), fmtSeconds(q.p90), fmtSeconds(q.p99), fmtSeconds(q.max)] : null;
 }
 
 function findingBlock(f: Finding, i: number, nEvidence: number): string[] {
@@ -185,20 +182,30 @@ function nodeSection(n: NodeReport, zone: string, top: number, nEvidence: number
       append(out, fenced(g.collect.split('\n'), 'sh').map((l) => `  ${l}`), '');
     }
   }
-  const relist = [quantileRow('duration', n.relist.durationSeconds), quantileRow('interval', n.relist.intervalSeconds)].filter((r): r is string[] => r !== null);
   if (n.metricsFrom && n.metricsFrom.length > 0) {
     out.push('### Metrics from', '', ...n.metricsFrom.map((m) => `- \`${m.source.replace(/`/g, "'")}\` (${metricsSpan(m, zone)})`), '');
   }
-  if (relist.length > 0) {
-    out.push(`### Relist (${n.relist.source})`, '');
-    append(out, table(['', 'p50', 'p90', 'p99', 'max'], relist, ['l', 'r', 'r', 'r', 'r']), '');
+  const relist = relistLines(n, zone);
+  if (relist) {
+    out.push('### Relist', '', `${mdLead(relist.window.charAt(0).toUpperCase() + relist.window.slice(1))}.`, '');
+    for (const l of relist.lines) out.push(`- **${l.label}**: ${mdText(l.text)}`);
+    for (const note of relist.notes) out.push(`- ${mdText(note)}`);
+    out.push('');
   }
-  if (n.operations.length > 0) {
+  const ops = operationsView(n, zone, 'wide');
+  if (ops) {
     out.push('### CRI operations', '');
-    append(out, table(['operation', 'source', 'count', 'errors', 'timeouts', 'p50', 'p90', 'p99'], n.operations.map((o) => [
-      cellCode(o.operation), o.source, o.count === null ? '—' : String(o.count), o.errors === null ? '—' : String(o.errors),
-      String(o.timeouts), fmtSeconds(o.p50Seconds), fmtSeconds(o.p90Seconds), fmtSeconds(o.p99Seconds),
-    ]), ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']), '');
+    if (ops.rows.length > 0) {
+      // Each count says its window: the metrics window's columns, then the whole log's (marked "log").
+      const windows = [ops.metricsLabel && `calls, errors and latency: ${ops.metricsLabel}`, ops.logLabel && `columns marked (log): the ${ops.logLabel}`].filter(Boolean).join('; ');
+      out.push(`${mdLead(windows.charAt(0).toUpperCase() + windows.slice(1))}.`, '');
+      append(out, table(
+        ops.columns.map((c) => (c.group === 'log' ? `${c.head} (log)` : c.head)),
+        ops.rows.map((o) => ops.columns.map((c) => (c.group === 'name' ? cellCode(c.cell(o)) : cell(c.cell(o))))),
+        ops.columns.map((c) => (c.right ? 'r' : 'l')),
+      ), '');
+    }
+    if (ops.notes.length > 0) append(out, ops.notes.map((x) => `- ${mdText(x)}`), '');
   }
   return out;
 }

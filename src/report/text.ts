@@ -3,11 +3,12 @@
 // per-operation latency table. Reads only the Analysis. Fits the terminal: prose wraps at words, the timeline and the
 // evidence lines are cut to the width (a log line in the middle, keeping its end); a collection command stays one line.
 import { DateTime } from '../util/datetime.js';
-import type { Analysis, Finding, NodeReport, Quantiles, Severity } from '../contract/analysis.js';
+import type { Analysis, Finding, NodeReport, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
-import { cutMiddle, fmtDuration, fmtSeconds, textTable, wrapHanging, wrapWords } from './layout.js';
+import { cutMiddle, fmtDuration, fmtSeconds, wrapHanging, wrapWords } from './layout.js';
 import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote } from './words.js';
 import { checkResult, renderClusterText, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
+import { operationsTable, relistLines } from './latency.js';
 
 export interface TextOptions {
   color: boolean;
@@ -75,11 +76,6 @@ export function metricsSpan(m: NonNullable<NodeReport['metricsFrom']>[number], z
   const unit = m.kind === 'prometheus' ? 'point' : 'scrape';
   const span = m.from && m.to && m.from !== m.to ? `${fmtTime(m.from, zone)} → ${fmtTime(m.to, zone, false)}` : fmtTime(m.from, zone);
   return `${span}, ${m.points} ${unit}${m.points === 1 ? '' : 's'}`;
-}
-
-function quantileLine(label: string, q: Quantiles | null): string | null {
-  if (!q) return null;
-  return `${label} p50 ${fmtSeconds(q.p50)}  p90 ${fmtSeconds(q.p90)}  p99 ${fmtSeconds(q.p99)}  max ${fmtSeconds(q.max)}`;
 }
 
 /** Columns a log line needs beside its place to stay readable; with less, it goes on a line of its own. */
@@ -201,23 +197,29 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
       out.push(`  ${p.bold('Metrics from')}`);
       for (const m of n.metricsFrom) out.push(`    ${sanitize(m.source)} ${p.dim(`(${metricsSpan(m, zone)})`)}`);
     }
-    const relist = [quantileLine('duration', n.relist.durationSeconds), quantileLine('interval', n.relist.intervalSeconds)].filter((x): x is string => x !== null);
-    if (relist.length > 0) {
-      out.push(`  ${p.bold('Relist')} ${p.dim(`(${n.relist.source})`)}`);
-      for (const l of relist) out.push(`    ${l}`);
+    const relist = relistLines(n, zone);
+    if (relist) {
+      prose('  Relist  ', relist.window, 4, (s) => (s.startsWith('  Relist  ') ? `  ${p.bold('Relist')}  ${p.dim(s.slice(10))}` : p.dim(s)));
+      for (const l of relist.lines) prose(`    ${l.label.padEnd(10)}`, l.text, 14);
+      for (const note of relist.notes) prose('    ', note, 4, (s) => p.dim(s));
     }
     if (n.pods.running !== null || n.pods.containers !== null) {
       out.push(`  ${p.bold('Pods')} running ${n.pods.running ?? '—'} · containers ${n.pods.containers ?? '—'}`);
     }
-    if (n.operations.length > 0) {
+    const ops = operationsTable({ ...n, operations: n.operations.map((o) => ({ ...o, operation: sanitize(o.operation) })) }, zone, W - 4);
+    if (ops) {
       out.push(`  ${p.bold('CRI operations')}`);
-      const rows = n.operations.map((o) => [sanitize(o.operation), o.source, o.count === null ? '—' : String(o.count), o.errors === null ? '—' : String(o.errors), String(o.timeouts), fmtSeconds(o.p50Seconds), fmtSeconds(o.p90Seconds), fmtSeconds(o.p99Seconds)]);
-      const t = textTable(['operation', 'source', 'count', 'errors', 'timeouts', 'p50', 'p90', 'p99'], rows, [false, false, true, true, true, true, true, true]);
-      out.push(p.dim(`    ${t[0]}`));
-      n.operations.forEach((o, i) => {
-        const line = `    ${t[i + 1]}`;
-        out.push((o.errors ?? 0) > 0 || o.timeouts > 0 ? p.yellow(line) : line);
-      });
+      if (ops.rows.length > 0) {
+        // Aligned over the bar when it fits (prose would close up its spaces), else wrapped.
+        if (ops.groups && ops.groups.length <= W - 4) out.push(p.dim(`    ${ops.groups}`));
+        else if (ops.groups) prose('    ', ops.groups, 4, (s) => p.dim(s));
+        out.push(p.dim(`    ${ops.head}`));
+        for (const r of ops.rows) {
+          const line = `    ${r.line}`;
+          out.push((r.op.errors ?? 0) > 0 || r.op.timeouts > 0 ? p.yellow(line) : line);
+        }
+      }
+      for (const note of ops.notes) prose('    ', note, 4, (s) => p.dim(s));
     }
   }
   const quietNodes = analysis.nodes.filter(quiet);

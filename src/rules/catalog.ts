@@ -355,7 +355,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'pods.running', op: '<', value: 50 }], weight: 0.4, label: 'few pods on the node' },
     ],
     evidence: ['metrics.relist', 'stall', 'kubelet.housekeepingSlow'],
-    summary: 'No CRI call failed, but relists took more than 3 min: {stall.justOverThreshold} stall(s) barely past the threshold, {pods.running} running pods and {pods.containers} container(s), relist p99 {relist.p99|sec}. Relist inspects every changed pod serially, so heavy churn makes it slow.',
+    summary: 'No CRI call failed, but relists took more than 3 min: {stall.justOverThreshold} stall(s) barely past the threshold, {pods.running} running pods and {pods.containers} container(s), relist p99 {relist.p99Text}. Relist inspects every changed pod serially, so heavy churn makes it slow.',
     remediation: 'Lower pod density (`maxPods`), reduce container churn (crash-looping pods, aggressive probes with exec), keep exited containers few (`--maximum-dead-containers`), and check runtime latency per call in metrics (`kubelet_runtime_operations_duration_seconds`).',
     references: ['https://github.com/kubernetes/kubernetes/issues/93886', 'https://github.com/kubernetes/kubernetes/issues/95750'],
     ruledOut: [
@@ -442,7 +442,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     when: [{ fact: 'stall.count', op: '==', value: 0 }, { fact: 'relist.p99', op: '>=', value: 10 }],
     base: 0.5,
     evidence: ['metrics.relist'],
-    summary: 'Relist p99 is {relist.p99|sec} (the KubeletPlegDurationHigh alert fires at 10 s); PLEG did not go unhealthy in this window.',
+    summary: 'Relist p99 is {relist.p99Text} (the KubeletPlegDurationHigh alert fires at 10 s); PLEG did not go unhealthy in this window.',
     remediation: 'Watch runtime latency and pod churn on this node before it crosses 3 min.',
     references: ['https://runbooks.prometheus-operator.dev/runbooks/kubernetes/kubeletplegdurationhigh/'],
   },

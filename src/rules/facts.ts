@@ -1,11 +1,12 @@
 // NodeModel → facts: the flat, named numbers and flags the declarative rules read, plus named evidence pools the rules
 // cite. Facts about errors are taken around the stalls (from 3 min before the last good relist to 1 min after the end),
 // so that an error an hour before the incident cannot decide its cause; a node without stalls is judged on its whole log.
-import type { CountCheck, EvidenceRef } from '../contract/analysis.js';
+import type { CountCheck, EvidenceRef, Latency } from '../contract/analysis.js';
 import type { NodeModel } from '../model/node.js';
 import { lineCount, type EventOf, type Ref, type SignalEvent, type SignalType } from '../signals/events.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
 import { KNOWN_BUGS, inRange } from './known-bugs.js';
+import { figure, shortSeconds } from '../util/latency.js';
 
 export type FactValue = number | boolean | string | null;
 export type Facts = Record<string, FactValue>;
@@ -393,7 +394,10 @@ export function computeFacts(node: NodeModel): FactSheet {
   p['metrics.relistFrozen'] = m ? pool(m.frozenIntervals.flatMap((iv) => iv.evidence)) : [];
   f['metrics.lastSeenAgeSeconds'] = m?.lastSeen?.ageSeconds ?? null;
   p['metrics.lastSeen'] = m?.lastSeen ? [m.lastSeen.evidence] : [];
+  // p99s stay numbers for the rules to compare (beyond the last bucket: that bound, so `>= 10` holds as it should); the
+  // `…Text` facts are what summaries quote: the bucket, or "above" the last bound, never a bound as if measured.
   f['relist.p99'] = m?.relist.duration?.p99 ?? null;
+  f['relist.p99Text'] = latencyText(m?.relist.duration?.latency, m?.relist.duration?.p99 ?? null, 'relist');
   f['relist.p50'] = m?.relist.duration?.p50 ?? null;
   f['relist.max'] = m?.relist.duration?.max ?? null;
   p['metrics.relist'] = m ? pool(m.relist.evidence) : [];
@@ -445,8 +449,10 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['metrics.slowDiskOps'] = diskOps.length;
   f['metrics.slowDiskOpNames'] = diskOps.map((o) => o.operation).join(', ') || null;
   p['metrics.slowDiskOps'] = pool(diskOps.flatMap((o) => o.evidence.slice(0, 2)));
-  const listP99 = Math.max(m?.operations.find((o) => o.operation === 'list_containers')?.p99 ?? 0, m?.operations.find((o) => o.operation === 'list_podsandbox')?.p99 ?? 0);
-  f['metrics.listP99'] = m ? listP99 : null;
+  const lists = (m?.operations ?? []).filter((o) => o.operation === 'list_containers' || o.operation === 'list_podsandbox');
+  const slowestList = lists.reduce<(typeof lists)[number] | null>((a, o) => ((o.p99 ?? 0) > (a?.p99 ?? 0) ? o : a), null);
+  f['metrics.listP99'] = m ? slowestList?.p99 ?? 0 : null;
+  f['metrics.listP99Text'] = latencyText(slowestList?.latency, slowestList?.p99 ?? null, 'call');
 
   // Container churn: PLEG events per minute around the stalls (from all proof lines, counted before thinning).
   f['pleg.eventsPerMinute'] = null;
@@ -501,7 +507,7 @@ export function computeFacts(node: NodeModel): FactSheet {
     [clientTimeouts, `${clientTimeouts} CRI call(s) timed out (DeadlineExceeded)`],
     [callerTimeouts, `${callerTimeouts} more timed-out CRI call(s) that only their callers logged`],
     [n('cri.timeouts') === 0 ? n('timeouts.runtimeWrapper') : 0, `${n('timeouts.runtimeWrapper')} kubelet line(s) where a call to the runtime timed out (garbage collection, probes, pod workers)`],
-    [(f['metrics.listP99'] as number | null) !== null && n('metrics.listP99') >= 60, `list calls' p99 ${Math.round(n('metrics.listP99'))} s in metrics`],
+    [(f['metrics.listP99'] as number | null) !== null && n('metrics.listP99') >= 60, `list calls' p99 in metrics ${String(f['metrics.listP99Text'])}`],
     [f['goroutine.relistInList'] === true, 'the relist goroutine waits on a CRI list call'],
     [n('lines.runtimeDownForHang'), `${n('lines.runtimeDownForHang')} line(s) saying the container runtime is down`],
     [n('runtime.statusCheckFailed'), `${n('runtime.statusCheckFailed')} failed runtime status check(s)`],
@@ -636,4 +642,22 @@ function podForId(events: SignalEvent[], id: string): string | null {
 /** A window edge to the minute, in UTC (`2024-03-11T10:07Z`). */
 function isoMin(ms: number): string {
   return new Date(ms).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
+}
+
+/** A p99 (plain value `seconds`) as prose that says how it is known: `between 119 s and 298 s` (its histogram bucket),
+ *  `above 10 s, with 5 of 5 relists beyond the last bucket`, `1.23 s in the kubelet's summary of its last 10 minutes`.
+ *  `noun` names what was observed, written for plurals() (`relist` → `relist(s)`). Null when the p99 is unknown. */
+export function latencyText(l: Latency | null | undefined, seconds: number | null, noun: string): string | null {
+  const v = l ? figure(l, 'p99', seconds) : null;
+  if (!l || !v) return null;
+  const s = (x: number): string => shortSeconds(x, true);
+  if (v.kind === 'beyond') {
+    const b = l.beyond;
+    return `above ${s(v.seconds)}${b && l.count !== null ? `, with ${b.count} of ${l.count} ${noun}(s) beyond the last bucket` : ''}`;
+  }
+  if (v.bucket) {
+    const { from, to } = v.bucket;
+    return from > 0 ? `between ${s(from)} and ${s(to ?? v.seconds)}` : `at most ${s(to ?? v.seconds)}`;
+  }
+  return `${s(v.seconds)} in the kubelet's summary of its last 10 minutes`;
 }

@@ -8,6 +8,7 @@ import { sourceOf } from './model.js';
 import { parseWhen } from './when.js';
 import { verdictKind } from '../report/words.js';
 import { wrapWords } from '../report/layout.js';
+import { idleOperation } from '../report/latency.js';
 
 export type SortKey = 'name' | 'verdict' | 'cause' | 'confidence' | 'stalls' | 'longest' | 'when';
 export const SORT_KEYS: SortKey[] = ['verdict', 'name', 'cause', 'confidence', 'stalls', 'longest', 'when'];
@@ -185,7 +186,7 @@ export function sectionLength(n: NodeReport, s: Section): number {
     case 'stalls': return n.stalls.length;
     case 'ruledOut': return n.ruledOut.length;
     case 'gaps': return n.gaps.length;
-    case 'ops': return n.operations.length;
+    case 'ops': return n.operations.filter((o) => !idleOperation(o)).length;
   }
 }
 

@@ -33,7 +33,13 @@ function run(args: string[], opts: { input?: Buffer; env?: Record<string, string
   const rssFile = join(dir, `rss-${process.hrtime.bigint()}`);
   const t0 = Date.now();
   const cmd = ['/usr/bin/time', '-f', '%M', '-o', rssFile, process.execPath, BIN, ...args];
-  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', ...opts.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', ...opts.env };
+  if (opts.tty) {
+    // A user's terminal, whatever the suite runs under (a CI that sets CI or TERM=dumb turns progress off, rightly).
+    delete env['CI'];
+    delete env['CONTINUOUS_INTEGRATION'];
+    env['TERM'] = 'xterm-256color';
+  }
   const r = opts.tty
     // `script` gives the run a terminal (stderr is a TTY: the progress line is drawn) and writes what it shows to stdout.
     ? spawnSync('script', ['-qefc', cmd.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' '), '/dev/null'], { encoding: 'utf8', env, maxBuffer: 256 << 20, timeout: MAX_MS * 2 })

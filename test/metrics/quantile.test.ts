@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { bucketMax, histogramQuantile, normalizeBuckets } from '../../src/model/quantile.js';
+import { beyondLastBucket, bucketMax, histogramQuantile, normalizeBuckets, quantilePlace } from '../../src/model/quantile.js';
 import { histogramQuantile as reexported } from '../../src/model/metrics.js';
 
 const INF = Infinity;
@@ -101,7 +101,8 @@ describe('histogramQuantile (PromQL semantics)', () => {
 
 describe('bucketMax', () => {
   it('upper bound of the highest bucket that gained observations', () => {
-    expect(bucketMax(relist)).toEqual({ max: 1, isLowerBound: false });
+    // and the bucket it lies in: (0.5, 1]
+    expect(bucketMax(relist)).toEqual({ max: 1, isLowerBound: false, from: 0.5 });
   });
 
   it('observations in +Inf → the largest finite bound, flagged as a lower bound', () => {
@@ -113,5 +114,34 @@ describe('bucketMax', () => {
 
   it('no observations → null', () => {
     expect(bucketMax([{ le: 1, count: 0 }, { le: INF, count: 0 }])).toEqual({ max: null, isLowerBound: false });
+  });
+});
+
+describe('quantilePlace: the value and the bucket it was interpolated in', () => {
+  // The sample incident's CRI calls over its window: 5 calls, all in (119.2 s, 298 s] (Exp(.005, 2.5, 14) buckets).
+  const exp = [0.005, 0.0125, 0.03125, 0.078125, 0.1953125, 0.48828125, 1.220703125, 3.0517578125, 7.62939453125, 19.073486328125, 47.6837158203125, 119.20928955078125, 298.0232238769531, 745.0580596923828];
+  const stalled = [...exp.map((le) => ({ le, count: le > 200 ? 5 : 0 })), { le: INF, count: 5 }];
+
+  it('gives PromQL\'s value with the bucket that holds the rank', () => {
+    const p = quantilePlace(0.5, stalled)!;
+    expect(p.value).toBeCloseTo(208.6, 1);
+    expect(p.value).toBe(histogramQuantile(0.5, stalled));
+    expect(p).toMatchObject({ from: 119.20928955078125, to: 298.0232238769531 });
+    expect(quantilePlace(0.99, stalled)).toMatchObject({ from: 119.20928955078125, to: 298.0232238769531 });
+  });
+
+  it('a rank in +Inf: the last finite bound, as a lower bound (to = Infinity)', () => {
+    const def = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10].map((le) => ({ le, count: 0 }));
+    expect(quantilePlace(0.5, [...def, { le: INF, count: 5 }])).toEqual({ value: 10, from: 10, to: INF });
+    expect(beyondLastBucket([...def, { le: INF, count: 5 }])).toEqual({ bound: 10, count: 5 });
+    expect(beyondLastBucket(relist)).toEqual({ bound: 10, count: 0 });
+  });
+
+  it('the first bucket starts at 0; no observation or no +Inf bucket → null', () => {
+    expect(quantilePlace(0.5, relist)).toMatchObject({ from: 0.01, to: 0.025 });
+    expect(quantilePlace(0.5, [{ le: 0.1, count: 5 }, { le: INF, count: 5 }])).toEqual({ value: 0.05, from: 0, to: 0.1 });
+    expect(quantilePlace(0.5, relist.map((b) => ({ le: b.le, count: 0 })))).toBeNull();
+    expect(quantilePlace(0.5, relist.slice(0, -1))).toBeNull();
+    expect(quantilePlace(1.5, relist)).toBeNull();
   });
 });

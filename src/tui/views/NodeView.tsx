@@ -1,9 +1,10 @@
 // Node: the timeline across the node's log window (stalls, NotReady, restarts, CRI error density per operation) with a
-// time cursor, and below it one of five sections: findings, stalls, ruled out, gaps, per-operation latencies.
+// time cursor, and below it one of five sections: findings, stalls, ruled out, gaps, relist and per-operation latencies
+// (each figure with the window it covers and how it is known, as in the text report).
 import { Box } from 'ink';
 import type { ReactElement } from 'react';
 import type { NodeData, TuiModel } from '../model.js';
-import { fit, fitLeft, fmtDuration, fmtPct, fmtSeconds, fmtTime, oneDay, parseIsoMs, wrap } from '../format.js';
+import { fit, fitLeft, fmtDuration, fmtPct, fmtTime, oneDay, parseIsoMs, wrap } from '../format.js';
 import { chartRows, columnOf } from '../chart.js';
 import { CHART_LABEL, chartWidth, SECTION_TITLES, SECTIONS, sectionLength, timeSpan, type NavState, type Section } from '../state.js';
 import { ALSO_CONSIDERED, VERDICT, verdictKind } from '../../report/words.js';
@@ -11,6 +12,8 @@ import { commandSlice } from './GapView.js';
 import { Blank, Line, SEVERITY_COLOR, T } from '../ui.js';
 import { sanitize, sanitizeLine } from '../../util/sanitize.js';
 import { scrollTop } from './Overview.js';
+import { wrapHanging } from '../../report/layout.js';
+import { operationsTable, relistLines } from '../../report/latency.js';
 
 const S = (s: string | null | undefined, max = 300): string => sanitizeLine(s ?? '', max);
 
@@ -95,27 +98,26 @@ function Tabs({ node, section }: { node: NodeData; section: Section }) {
 }
 
 function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiModel; node: NodeData; section: Section; cursor: number; rows: number; cols: number }) {
+  if (section === 'ops') return <OpsSection model={model} node={node} cursor={cursor} rows={rows} cols={cols} />;
   const r = node.report;
   const zone = model.zone;
   const len = sectionLength(r, section);
   if (len === 0) {
-    const empty: Record<Section, string> = {
+    const empty: Record<Exclude<Section, 'ops'>, string> = {
       findings: 'no findings: nothing in this input points at a PLEG problem',
       stalls: 'no PLEG stall in this node\'s logs',
       ruledOut: 'nothing ruled out',
       gaps: 'no evidence gaps: the input had what the rules need',
-      ops: 'no CRI operation data (no metrics and no CRI errors in the logs)',
     };
     return (
       <>
-        <Line dim>{'  ' + empty[section]}</Line>
+        <Line dim>{'  ' + empty[section as Exclude<Section, 'ops'>]}</Line>
         <Blank n={rows - 1} />
       </>
     );
   }
   const detailRows = section === 'ruledOut' || section === 'gaps' ? Math.min(3, Math.max(0, rows - 3)) : 0;
-  const header = section === 'ops' ? 1 : 0;
-  const visible = Math.max(1, rows - detailRows - header);
+  const visible = Math.max(1, rows - detailRows);
   const c = Math.min(cursor, len - 1);
   // Findings: the weak alternatives (last in the list) under a heading row of their own, which the cursor skips.
   const headAt = section === 'findings' ? r.findings.findIndex((f) => f.considered) : -1;
@@ -165,16 +167,6 @@ function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiM
         items.push(<Line key={i} inverse={sel}>{`${mark}${S(g.missing)} — ${S(g.why)}`}</Line>);
         break;
       }
-      case 'ops': {
-        const o = r.operations[i]!;
-        const n = (x: number | null) => (x === null ? '—' : String(x));
-        items.push(
-          <Line key={i} inverse={sel}>
-            {`${mark}${fit(o.operation, 24)} ${fit(o.source, 7)} ${fitLeft(n(o.count), 8)} ${fitLeft(n(o.errors), 6)} ${fitLeft(String(o.timeouts), 8)} ${fitLeft(fmtSeconds(o.p50Seconds), 7)} ${fitLeft(fmtSeconds(o.p90Seconds), 7)} ${fitLeft(fmtSeconds(o.p99Seconds), 7)}`}
-          </Line>,
-        );
-        break;
-      }
     }
   }
   let detail: string[] = [];
@@ -191,11 +183,52 @@ function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiM
   }
   return (
     <>
-      {header ? <Line bold>{`  ${fit('OPERATION', 24)} ${fit('SOURCE', 7)} ${fitLeft('COUNT', 8)} ${fitLeft('ERRORS', 6)} ${fitLeft('TIMEOUTS', 8)} ${fitLeft('p50', 7)} ${fitLeft('p90', 7)} ${fitLeft('p99', 7)}`}</Line> : null}
       {items}
       <Blank n={visible - items.length} />
       {detail.map((d, i) => (
         <Line key={`d${i}`} dim>{'    ' + d}</Line>
+      ))}
+      <Blank n={detailRows - detail.length} />
+    </>
+  );
+}
+
+/** Relist and CRI operations: the relist figures of the metrics window, then the operations that did something (calls,
+ *  errors or timeouts), their columns grouped by the window they cover, and what the cells mean below. */
+function OpsSection({ model, node, cursor, rows, cols }: { model: TuiModel; node: NodeData; cursor: number; rows: number; cols: number }) {
+  const r = node.report;
+  const relist = relistLines(r, model.zone);
+  const table = operationsTable({ ...r, operations: r.operations.map((o) => ({ ...o, operation: S(o.operation, 60) })) }, model.zone, cols - 4);
+  const head: Array<{ text: string; bold?: boolean; dim?: boolean }> = [
+    ...(relist ? relist.lines.flatMap((l) => wrapHanging(`  relist ${fit(l.label, 9)}`, l.text, cols, 18).map((text) => ({ text }))) : []),
+    ...(table && table.rows.length > 0 ? [...(table.groups ? [{ text: `  ${table.groups}`, dim: true }] : []), { text: `  ${table.head}`, bold: true }] : []),
+  ];
+  const list = table?.rows ?? [];
+  const notes = [
+    ...(list.length === 0 ? [table ? 'no CRI call, error or timeout in any window' : relist ? 'no CRI operation data' : 'no CRI operation data (no metrics and no CRI errors in the logs)'] : []),
+    ...(relist?.notes ?? []), ...(table?.notes ?? []),
+  ];
+  // The notes take the rows the list leaves (at least 3 when there are that many), the list the rest.
+  const wanted = wrap(notes.join(' · '), cols - 4).length;
+  const detailRows = Math.min(wanted, Math.max(Math.min(3, wanted), rows - head.length - list.length), Math.max(0, rows - head.length - 1));
+  const visible = Math.max(list.length ? 1 : 0, rows - head.length - detailRows);
+  const c = Math.min(cursor, Math.max(0, list.length - 1));
+  const top = scrollTop(c, visible, list.length);
+  const shown = list.slice(top, top + visible);
+  const detail = wrap(notes.join(' · '), cols - 4, detailRows);
+  return (
+    <>
+      {head.map((h, i) => (
+        <Line key={`h${i}`} bold={h.bold} dim={h.dim}>{h.text}</Line>
+      ))}
+      {shown.map((row, i) => (
+        <Line key={top + i} inverse={top + i === c}>
+          {`${top + i === c ? '▸ ' : '  '}${row.line}`}
+        </Line>
+      ))}
+      <Blank n={visible - shown.length} />
+      {detail.map((d, i) => (
+        <Line key={`d${i}`} dim>{'  ' + d}</Line>
       ))}
       <Blank n={detailRows - detail.length} />
     </>
