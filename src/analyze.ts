@@ -68,11 +68,12 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const gaps = opts.gaps ?? BUILTIN_GAPS;
   const evaluated = new Map<string, NodeJudgement['evaluated']>();
   const fileOf = (id: number): string => disc.artifacts[id]?.path ?? prom?.queries.get(id)?.label ?? '?';
+  const utf16 = new Map(disc.artifacts.flatMap((a) => (a.compression === 'utf16le' ? [[a.path, 'UTF-16LE']] : a.compression === 'utf16be' ? [[a.path, 'UTF-16BE']] : [])));
   const queried = new Set([...prom?.queries.values() ?? []].map((q) => q.label));
   const reports: NodeReport[] = nodes.map((n) => {
     const judgement = evaluate(rules, gaps, computeFacts(n));
     evaluated.set(n.name, judgement.evaluated);
-    return toNodeReport(n, judgement, fileOf, queried);
+    return toNodeReport(n, judgement, fileOf, queried, utf16);
   });
 
   const inputs: InputInfo[] = disc.inputs.map((inp, i) => ({
@@ -123,7 +124,7 @@ function quantiles(q: Quantiles | null | undefined): Quantiles | null {
   return { p50: q.p50, p90: q.p90, p99: q.p99, max: q.max };
 }
 
-function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>): NodeReport {
+function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>, utf16: Map<string, string>): NodeReport {
   const m = n.metrics;
   // Calls, errors and latency of the metrics window; errors (logErrors) and timeouts of the whole log.
   const hasLog = n.roles.includes('kubelet-log') || n.cri.length > 0;
@@ -158,7 +159,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     evidence: evidence(f.evidence, fileOf),
     remediation: f.spec.remediation,
     references: f.spec.references ?? [],
-    ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: grepCommand(c.grep, fileOf) })) } : {}),
+    ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: grepCommand(c.grep, fileOf, utf16) })) } : {}),
     ruleSeverity: f.spec.severity,
     explains: f.spec.explains,
     ...(f.considered ? { considered: true as const } : {}),
@@ -216,13 +217,14 @@ function yearInfo(y: { from: YearFrom; year: number | null } | undefined): Pick<
 const PLEG_ROLES = new Set<string>(['kubelet-log', 'metrics', 'node-object', 'node-describe', 'controller-log', 'goroutine-dump', 'healthz']);
 
 /** The shell command a count check prints: `grep -cE 'pattern' file` for one plain file; a compressed file read with
- *  its own tool (`zgrep`, `xzgrep`, `bzgrep`, `zstdgrep`); several files counted as one stream, as the report does. */
-function grepCommand(template: string, fileOf: (id: number) => string): string {
+ *  its own tool (`zgrep`, `xzgrep`, `bzgrep`, `zstdgrep`), a UTF-16 file through iconv; several files counted as one
+ *  stream, as the report does. */
+function grepCommand(template: string, fileOf: (id: number) => string, utf16: Map<string, string>): string {
   const m = /^\{grep\} ('(?:[^']|'\\'')*'|\S+) ((?:\{file:\d+\} ?)+)$/.exec(template);
   if (!m) return template;
   const files = [...(m[2] as string).matchAll(/\{file:(\d+)\}/g)].map((x) => fileOf(Number(x[1])));
-  const cat = (f: string): string => (/\.gz$/i.test(f) ? 'zcat' : /\.xz$/i.test(f) ? 'xzcat' : /\.bz2$/i.test(f) ? 'bzcat' : /\.zst$/i.test(f) ? 'zstdcat' : 'cat');
-  if (files.length === 1) {
+  const cat = (f: string): string => (utf16.has(f) ? `iconv -f ${utf16.get(f)} -t UTF-8` : /\.gz$/i.test(f) ? 'zcat' : /\.xz$/i.test(f) ? 'xzcat' : /\.bz2$/i.test(f) ? 'bzcat' : /\.zst$/i.test(f) ? 'zstdcat' : 'cat');
+  if (files.length === 1 && !utf16.has(files[0] as string)) {
     const c = cat(files[0] as string);
     const tool = c === 'cat' ? 'grep' : c === 'zcat' ? 'zgrep' : c === 'xzcat' ? 'xzgrep' : c === 'bzcat' ? 'bzgrep' : 'zstdgrep';
     return `${tool} -cE ${m[1]} ${shellWord(files[0] as string)}`;

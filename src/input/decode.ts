@@ -4,7 +4,7 @@
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import type { Compression } from './artifact.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { errorCode, mapStreamErrors, shortError } from './fserror.js';
@@ -37,7 +37,16 @@ export function compressionOf(b: Buffer): Compression {
   if (b.length >= 4 && b.toString('latin1', 0, 3) === 'BZh' && (b[3] as number) >= 0x31 && (b[3] as number) <= 0x39) {
     return 'bzip2';
   }
+  // UTF-16 text: a byte-order mark (not UTF-32's FF FE 00 00), or ASCII with a NUL after every byte (no mark).
+  if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe && !(b.length >= 4 && b[2] === 0 && b[3] === 0)) return 'utf16le';
+  if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return 'utf16be';
+  if (b.length >= 8 && b[1] === 0 && b[3] === 0 && b[5] === 0 && b[7] === 0 && isAscii(b[0]) && isAscii(b[2]) && isAscii(b[4]) && isAscii(b[6])) return 'utf16le';
   return null;
+}
+
+/** A printable ASCII byte, or TAB/LF/CR. */
+function isAscii(c: number | undefined): boolean {
+  return c !== undefined && ((c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13);
 }
 
 const toolCache = new Map<string, Promise<boolean>>();
@@ -87,6 +96,7 @@ export function toolFor(compression: Compression, tools: Tools): string | null {
 export function decode(raw: Readable, compression: Compression, tools: Tools = DEFAULT_TOOLS): Readable {
   if (compression === null) return raw;
   if (compression === 'gzip') return gunzip(raw);
+  if (compression === 'utf16le' || compression === 'utf16be') return fromUtf16(raw, compression);
   const cmd = toolFor(compression, tools) as string;
   return spawnDecoder(raw, compression, cmd);
 }
@@ -108,6 +118,25 @@ function gunzip(raw: Readable): Readable {
   z.on('close', () => raw.destroy());
   raw.pipe(z);
   return z;
+}
+
+/** UTF-16 text as UTF-8, decoded in-process (a character split between chunks is carried over; the mark is dropped). */
+function fromUtf16(raw: Readable, encoding: 'utf16le' | 'utf16be'): Readable {
+  const dec = new TextDecoder(encoding === 'utf16le' ? 'utf-16le' : 'utf-16be');
+  const out = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      const s = dec.decode(chunk, { stream: true });
+      done(null, s.length > 0 ? Buffer.from(s, 'utf8') : undefined);
+    },
+    flush(done) {
+      const s = dec.decode();
+      done(null, s.length > 0 ? Buffer.from(s, 'utf8') : undefined);
+    },
+  });
+  raw.on('error', (err) => out.destroy(err));
+  out.on('close', () => raw.destroy());
+  raw.pipe(out);
+  return out;
 }
 
 /** A zlib error as damage: `truncated <what>` (ETRUNCATED) or `corrupt <what> (…)` (ECORRUPT). */

@@ -13,7 +13,7 @@
 //   01:38:02 kubelet[188613]: goroutine 328 [syscall, 46 minutes]:
 //   01:38:02 kubelet[188613]: syscall.fstatat(0xffffffffffffff9c, 0xc002b20d20, 0x60, 0xc002bcbe48, 0x0, 0xf, 0xc002b0ca00)
 //   01:38:02 kubelet[188613]: /usr/local/go/src/syscall/zsyscall_linux_amd64.go:1520 +0xcb
-import { parseLine, type ParseContext } from './record.js';
+import { parseLine, skipDecoration, type ParseContext } from './record.js';
 import { resolveZone, WallClock, YearClock } from './time.js';
 
 export interface Goroutine {
@@ -123,16 +123,20 @@ export class GoroutineParser {
     }
   }
 
-  /** A line with a journal or time prefix (a dump written to the journal) without it; a dump line as it is. */
+  /** A line with a journal or time prefix (a dump written to the journal) without it, and without what a paste put
+   *  before it (`> ` quoting, indentation, backticks); a dump line as it is. */
   private withoutPrefix(raw: string): string {
-    const c0 = raw.charCodeAt(0);
-    const c1 = raw.charCodeAt(1);
-    const monthLike = c0 >= 65 && c0 <= 90 && c1 >= 97 && c1 <= 122 && raw.charCodeAt(3) === 32;
-    const timeLike = c0 >= 48 && c0 <= 57 && c1 >= 48 && c1 <= 57 && (raw.charCodeAt(2) === 58 || raw.charCodeAt(4) === 45);
-    if (!monthLike && !timeLike) return raw;
-    const rec = parseLine(raw, 0, 0, this.ctx);
+    const c = raw.charCodeAt(0);
+    const d = c === 32 || c === 9 || c === 62 || c === 96 ? skipDecoration(raw) : 0;
+    const s = d > 0 ? raw.slice(d) : raw;
+    const c0 = s.charCodeAt(0);
+    const c1 = s.charCodeAt(1);
+    const monthLike = c0 >= 65 && c0 <= 90 && c1 >= 97 && c1 <= 122 && s.charCodeAt(3) === 32;
+    const timeLike = c0 >= 48 && c0 <= 57 && c1 >= 48 && c1 <= 57 && (s.charCodeAt(2) === 58 || s.charCodeAt(4) === 45);
+    if (!monthLike && !timeLike) return s;
+    const rec = parseLine(s, 0, 0, this.ctx);
     if (rec?.ident) this.identVote(rec.ident);
-    return rec && rec.payload !== raw ? rec.payload : raw;
+    return rec && rec.payload !== s ? rec.payload : s;
   }
 
   private addFrame(f: string): void {

@@ -389,11 +389,13 @@ export class LineScanner {
     if (this.longLines.length < 10) this.longLines.push(this.lineNo);
   }
 
-  private emit(buf: Buffer, from: number, to: number, abs: number, sampled: boolean): void {
+  private emit(buf: Buffer, from0: number, to: number, abs: number, sampled: boolean): void {
     let end = to;
-    if (end > from && buf[end - 1] === 13) end--;
+    if (end > from0 && buf[end - 1] === 13) end--;
+    // A UTF-8 byte-order mark (a file saved by a Windows editor) is not part of the first line.
+    const from = abs + from0 === 0 && end - from0 >= 3 && buf[from0] === 0xef && buf[from0 + 1] === 0xbb && buf[from0 + 2] === 0xbf ? from0 + 3 : from0;
     if (end - from > this.maxLine) end = from + this.maxLine;
-    this.visitor.line(buf.toString('utf8', from, end), this.lineNo, abs + from, buf, from, end, sampled);
+    this.visitor.line(buf.toString('utf8', from, end), this.lineNo, abs + from0, buf, from, end, sampled);
     if (this.lineNo === this.headLines) this.visitor.headDone?.();
   }
 

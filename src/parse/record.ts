@@ -88,6 +88,11 @@ export function parseMarker(line: string): JournalMarker | null {
 export interface ParseContext {
   years: YearClock;
   wall: WallClock;
+  /** TABs a paste put before every line, learned from a file's first non-blank line when a reader of whole files asks
+   *  for it with `null` (only in the file's first 4 KiB: a range read from the middle of a big file never learns, and
+   *  keeps the TAB rule as it is). A line's own TAB indentation, which makes it a continuation, is what comes after
+   *  them. Undefined: none (a line parsed on its own). */
+  pasteTabs?: number | null;
 }
 
 /** What the prefix of a line gave. */
@@ -111,12 +116,14 @@ export function parseLine(line: string, lineNo: number, offset: number, ctx: Par
   if (line.length === 0) return null;
   const c0 = line.charCodeAt(0);
   if (c0 === 45 && line.charCodeAt(1) === 45 && line.charCodeAt(2) === 32) return null;
+  if (ctx.pasteTabs === null && offset < 4096 && line.trim() !== '') ctx.pasteTabs = pasteTabs(line);
   let i = 0;
   if (c0 === 32 || c0 === 9 || c0 === 62 || c0 === 96) {
     i = skipDecoration(line);
     if (i >= line.length) return null;
-    // A TAB-indented line with no prefix of its own continues the entry above (stack frames, `key=<` values).
-    if (c0 === 9 && !startsPrefix(line, i)) return null;
+    // A TAB-indented line with no prefix of its own continues the entry above (stack frames, `key=<` values), unless
+    // the TABs are the paste's, before every line.
+    if (c0 === 9 && !startsPrefix(line, i) && leadingTabs(line) > (ctx.pasteTabs ?? 0)) return null;
   }
   if (isElision(line, i)) return null;
   const env: Envelope = { ts: NaN, host: null, ident: null, pid: null, mono: NaN, timeOfDay: NaN, text: line, line: lineNo, offset };
@@ -128,7 +135,7 @@ export function parseLine(line: string, lineNo: number, offset: number, ctx: Par
 }
 
 /** Indentation, `>` quote markers and backticks that a paste into an issue or a ticket puts before a line. */
-function skipDecoration(s: string): number {
+export function skipDecoration(s: string): number {
   let i = 0;
   for (;;) {
     const c = s.charCodeAt(i);
@@ -136,6 +143,19 @@ function skipDecoration(s: string): number {
     else if (c === 62 && (s.charCodeAt(i + 1) === 32 || s.charCodeAt(i + 1) === 62 || i + 1 === s.length)) i++;
     else return i;
   }
+}
+
+function leadingTabs(s: string): number {
+  let n = 0;
+  while (s.charCodeAt(n) === 9) n++;
+  return n;
+}
+
+/** The TABs of a file's first line, taken as the paste's, unless the line is itself a continuation (an excerpt that
+ *  starts inside a stack trace: a frame's source position, not a klog caller's `file.go:NNN]`; `created by …`). */
+function pasteTabs(first: string): number {
+  const n = leadingTabs(first);
+  return n > 0 && /^(?:\S+\.(?:go|s|c):\d+(?![\d\]])|created by )/.test(first.slice(n)) ? 0 : n;
 }
 
 /** `...`, `......`, `…` alone on a line: the poster left lines out. */

@@ -197,6 +197,31 @@ describe('goroutine dumps', () => {
     expect(g.fsWaits[0]!.frames).toContain('syscall.fstatat');
   });
 
+  it('the same dump pasted into a ticket (`> ` quoting, indentation, a code fence) reads the same', () => {
+    const t = lines(
+      '09:14:02 kubelet[5511]: goroutine 771 [syscall, 12 minutes]:',
+      '09:14:02 kubelet[5511]: syscall.fstatat(0xffffffffffffff9c, 0xc000e1a0a0, 0x40, 0xc000f4c4b8, 0x0, 0x0, 0x0)',
+      '09:14:02 kubelet[5511]: /usr/local/go/src/syscall/zsyscall_linux_amd64.go:1440 +0xd2',
+      '09:14:02 kubelet[5511]: k8s.io/kubernetes/vendor/k8s.io/mount-utils.(*Mounter).IsLikelyNotMountPoint(0xc0001d2060, 0xc000e1a0a0, 0x40, 0x0, 0x0, 0x0)',
+      '',
+      'goroutine 12 [semacquire, 5 minutes]:',
+      'sync.runtime_SemacquireMutex(0xc42030a4e4, 0xc4208c3c00)',
+      '\t/usr/local/go/src/runtime/sema.go:71 +0x3d',
+      'k8s.io/kubernetes/pkg/kubelet/pleg.(*GenericPLEG).relist(0xc000788960)',
+      '',
+    );
+    const shape = (g: ReturnType<typeof parse>) => ({
+      program: g.program, total: g.total, fs: g.fsWaits.map((w) => [w.id, w.waitMinutes, w.frames]), relist: g.relist.map((r) => [r.id, r.state, r.frames]),
+    });
+    const plain = shape(parse(t));
+    expect(plain.fs).toHaveLength(1);
+    expect(plain.relist).toHaveLength(1);
+    const quoted = t.split('\n').map((l) => `> ${l}`).join('\n');
+    const fenced = ['```', ...t.split('\n').map((l) => `    ${l}`), '```'].join('\n');
+    expect(shape(parse(quoted))).toEqual(plain);
+    expect(shape(parse(fenced))).toEqual(plain);
+  });
+
   it('a dockerd dump with goroutines piled up behind one lock', () => {
     const one = (id: number, m: number) => [
       `goroutine ${id} [semacquire, ${m} minutes]:`, 'sync.runtime_SemacquireMutex(0xc42030a4e4, 0xc4208c3c00)', '\t/usr/local/go/src/runtime/sema.go:71 +0x3d',

@@ -124,6 +124,22 @@ describe('lines without a time, in the extractor', () => {
     expect(evs.map((e) => e.type)).toEqual(['relist-unhealthy', 'gap', 'kubelet-line', 'relist-unhealthy']);
   });
 
+  it('a paste TAB-indented as a whole is read as lines; a log\'s own TAB lines stay continuations', async () => {
+    const lines = [
+      `${MSG}`,
+      '"GenericPLEG: Unable to retrieve pods" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded"',
+    ];
+    const both = ['relist-unhealthy', 'relist-failed'];
+    for (const opts of [{}, { noPrefilter: true }]) {
+      expect((await eventsOf(lines.map((l) => `\t${l}`).join('\n') + '\n', opts)).map((e) => e.type)).toEqual(both);
+      expect((await eventsOf(lines.join('\n') + '\n', opts)).map((e) => e.type)).toEqual(both);
+      // In a log whose first line is not indented, a TAB-indented line continues the entry above (as a stack frame does).
+      expect((await eventsOf(`${lines[0]}\n\t${lines[1]}\n`, opts)).map((e) => e.type)).toEqual(['relist-unhealthy']);
+      // In a TAB-indented paste, a line indented further is a continuation the same way.
+      expect((await eventsOf(`\t${lines[0]}\n\t\t${lines[1]}\n`, opts)).map((e) => e.type)).toEqual(['relist-unhealthy']);
+    }
+  });
+
   it('paste damage inside a duration is read through', async () => {
     const evs = await eventsOf('E0203 11:20:07.000150    4321 kubelet.go:2412] skipping pod synchronization - PLEG is not healthy: pleg was last seen active 3m 12.5s ago; threshold is 3m0s\n');
     expect((evs[0] as { ageSeconds: number }).ageSeconds).toBeCloseTo(192.5, 6);
