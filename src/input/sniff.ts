@@ -2,6 +2,7 @@
 // Prometheus text), so the name is only consulted to break a tie the content leaves open.
 import type { Role } from '../contract/analysis.js';
 import { sniffQueryResult } from './prometheus/sniff-query.js';
+import { linePrefixOf, skipLinePrefix } from '../util/line-prefix.js';
 
 export interface Sniffed {
   role: Role;
@@ -95,8 +96,11 @@ export function sniff(head: Buffer, name: string): Sniffed {
   // Logs pasted into an issue or a ticket often carry a common indentation: look at them without it.
   const raw = lines.filter((l) => l.trim() !== '');
   const indent = Math.min(...raw.map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0));
-  const content = (indent > 0 ? raw.map((l) => l.slice(indent)) : raw).filter((l) => !RE_JOURNAL_NOTE.test(l));
-  if (content.length === 0) return other('empty');
+  const unindented = (indent > 0 ? raw.map((l) => l.slice(indent)) : raw).filter((l) => !RE_JOURNAL_NOTE.test(l));
+  if (unindented.length === 0) return other('empty');
+  // `grep` / `cat -n` output: the lines it shows, without the file names and numbers it put before them.
+  const prefix = linePrefixOf((unindented[0] as string).replace(/^[>`\s]+/, ''));
+  const content = prefix ? unindented.map((l) => l.slice(skipLinePrefix(l, l.length - l.replace(/^[>`\s]+/, '').length, prefix))) : unindented;
   const query = sniffQueryResult(text, content); if (query) return query;
 
   const table = containerTable(content[0] as string);

@@ -14,6 +14,7 @@
 //   01:38:02 kubelet[188613]: syscall.fstatat(0xffffffffffffff9c, 0xc002b20d20, 0x60, 0xc002bcbe48, 0x0, 0xf, 0xc002b0ca00)
 //   01:38:02 kubelet[188613]: /usr/local/go/src/syscall/zsyscall_linux_amd64.go:1520 +0xcb
 import { parseLine, skipDecoration, type ParseContext } from './record.js';
+import { linePrefixOf, skipLinePrefix, type LinePrefix } from '../util/line-prefix.js';
 import { resolveZone, WallClock, YearClock } from './time.js';
 
 export interface Goroutine {
@@ -71,6 +72,11 @@ const EXEC_WAIT = /^(?:syscall\.wait4|syscall\.Wait4|os\.\(\*Process\)\.wait|os\
 const LOCK_STATE = /^(?:semacquire|sync\.(?:RW)?Mutex\.R?Lock|sync\.Cond\.Wait)/;
 const PLUMBING = /^(?:runtime\.|sync\.|internal\/sync\.|internal\/poll\.)/;
 const MAX_KEPT = 8;
+
+/** A frame of a trace: a call (`pkg.(*T).fn(0xc000…)`), its source position, `created by …`, a debug=1 `#` line. */
+function looksLikeFrame(t: string): boolean {
+  return /^[^\s(]+\(.*\)$/.test(t) || FILE_LINE.test(t) || t.startsWith('created by ') || t.startsWith('#\t') || t.startsWith('# ') || t.startsWith('...additional frames elided');
+}
 const MAX_SITES = 4096;
 
 export class GoroutineParser {
@@ -84,6 +90,9 @@ export class GoroutineParser {
   private crash: ParsedGoroutines['crash'] = null;
   private readonly votes: Record<DumpProgram, number> = { kubelet: 0, dockerd: 0, containerd: 0, 'cri-o': 0, unknown: 0 };
   private readonly ctx: ParseContext;
+  private prefix: LinePrefix | null | undefined;
+  /** A blank line was met inside the current goroutine (it ends there, unless a frame follows). */
+  private blank = false;
 
   constructor() {
     const wall = new WallClock(resolveZone('UTC'));
@@ -107,6 +116,11 @@ export class GoroutineParser {
       this.cur = { id: null, state: null, waitMinutes: null, frames: [], deepestKubeletFrame: null, line: lineNo, headerText: raw };
       return;
     }
+    if (this.cur && this.blank) {
+      this.blank = false;
+      // A blank line ends a goroutine, unless the paste put one between every line: a frame follows it.
+      if (!looksLikeFrame(line.trim())) this.close();
+    }
     if (!this.cur) {
       const c = /(?:^|\s)((?:fatal error|panic): .*)$/.exec(line);
       if (c && !this.crash) this.crash = { message: (c[1] as string).trim(), line: lineNo, text: raw };
@@ -117,7 +131,7 @@ export class GoroutineParser {
       const f = t.split(/\t| +/)[2];
       if (f) this.addFrame(f.replace(/\+0x[0-9a-f]+$/, ''));
     } else if (t.length === 0) {
-      this.close();
+      this.blank = true;
     } else if (!t.startsWith('created by ') && !FILE_LINE.test(t) && !t.startsWith('...additional frames elided')) {
       this.addFrame(t.replace(/\([^()]*\)$/, ''));
     }
@@ -127,7 +141,10 @@ export class GoroutineParser {
    *  before it (`> ` quoting, indentation, backticks); a dump line as it is. */
   private withoutPrefix(raw: string): string {
     const c = raw.charCodeAt(0);
-    const d = c === 32 || c === 9 || c === 62 || c === 96 ? skipDecoration(raw) : 0;
+    let d = c === 32 || c === 9 || c === 62 || c === 96 ? skipDecoration(raw) : 0;
+    // grep's or cat -n's prefix (learned from the first line, as the sniffer does).
+    if (this.prefix === undefined && raw.trim() !== '') this.prefix = linePrefixOf(raw, d);
+    if (this.prefix) d = skipLinePrefix(raw, d, this.prefix);
     const s = d > 0 ? raw.slice(d) : raw;
     const c0 = s.charCodeAt(0);
     const c1 = s.charCodeAt(1);
@@ -149,6 +166,7 @@ export class GoroutineParser {
   private close(): void {
     const g = this.cur;
     this.cur = null;
+    this.blank = false;
     if (!g) return;
     this.vote(g);
     if (g.frames.some((f) => f.includes('GenericPLEG).relist') || f.includes('GenericPLEG).Relist')) && this.relist.length < MAX_KEPT) this.relist.push(g);

@@ -19,6 +19,7 @@
 // `{"ts":1753121331919.76,"caller":"…","msg":"…","err":"…"}` (and zap JSON of embedded etcd); logrus
 // `time="…" level=error msg="…"` (and its continuation `msg="…" error="…"` after a wrap); CLI logrus
 // `FATA[0002] validate service connection: …` (crictl); kernel and other text.
+import { linePrefixOf, skipLinePrefix, type LinePrefix } from '../util/line-prefix.js';
 import { parseKeyValues, readQuoted } from './kv.js';
 import { monthIndex, parseIso, type YearClock, type WallClock } from './time.js';
 
@@ -88,11 +89,17 @@ export function parseMarker(line: string): JournalMarker | null {
 export interface ParseContext {
   years: YearClock;
   wall: WallClock;
-  /** TABs a paste put before every line, learned from a file's first non-blank line when a reader of whole files asks
-   *  for it with `null` (only in the file's first 4 KiB: a range read from the middle of a big file never learns, and
-   *  keeps the TAB rule as it is). A line's own TAB indentation, which makes it a continuation, is what comes after
-   *  them. Undefined: none (a line parsed on its own). */
-  pasteTabs?: number | null;
+  /** What a paste or a tool put before every line of the file, learned from its first non-blank line when a reader of
+   *  whole files asks for it with `null` (only in the file's first 4 KiB: a range read from the middle of a big file
+   *  never learns, and reads lines as they are). Undefined: nothing (a line parsed on its own). */
+  paste?: Paste | null;
+}
+
+export interface Paste {
+  /** TABs before every line: a line's own TAB indentation, which makes it a continuation, is what comes after them. */
+  tabs: number;
+  /** `grep`'s or `cat -n`'s prefix (util/line-prefix.ts), taken off each line that has it. */
+  prefix: LinePrefix | null;
 }
 
 /** What the prefix of a line gave. */
@@ -116,14 +123,18 @@ export function parseLine(line: string, lineNo: number, offset: number, ctx: Par
   if (line.length === 0) return null;
   const c0 = line.charCodeAt(0);
   if (c0 === 45 && line.charCodeAt(1) === 45 && line.charCodeAt(2) === 32) return null;
-  if (ctx.pasteTabs === null && offset < 4096 && line.trim() !== '') ctx.pasteTabs = pasteTabs(line);
+  if (ctx.paste === null && offset < 4096 && line.trim() !== '') ctx.paste = pasteOf(line);
   let i = 0;
   if (c0 === 32 || c0 === 9 || c0 === 62 || c0 === 96) {
     i = skipDecoration(line);
     if (i >= line.length) return null;
     // A TAB-indented line with no prefix of its own continues the entry above (stack frames, `key=<` values), unless
     // the TABs are the paste's, before every line.
-    if (c0 === 9 && !startsPrefix(line, i) && leadingTabs(line) > (ctx.pasteTabs ?? 0)) return null;
+    if (c0 === 9 && !startsPrefix(line, i) && leadingTabs(line) > (ctx.paste?.tabs ?? 0)) return null;
+  }
+  if (ctx.paste?.prefix) {
+    i = skipLinePrefix(line, i, ctx.paste.prefix);
+    if (i >= line.length) return null;
   }
   if (isElision(line, i)) return null;
   const env: Envelope = { ts: NaN, host: null, ident: null, pid: null, mono: NaN, timeOfDay: NaN, text: line, line: lineNo, offset };
@@ -151,11 +162,13 @@ function leadingTabs(s: string): number {
   return n;
 }
 
-/** The TABs of a file's first line, taken as the paste's, unless the line is itself a continuation (an excerpt that
- *  starts inside a stack trace: a frame's source position, not a klog caller's `file.go:NNN]`; `created by …`). */
-function pasteTabs(first: string): number {
+/** What the file's first line shows was put before every line: its TABs, taken as the paste's unless the line is
+ *  itself a continuation (an excerpt that starts inside a stack trace: a frame's source position, not a klog caller's
+ *  `file.go:NNN]`; `created by …`), and a `grep` or `cat -n` prefix. */
+function pasteOf(first: string): Paste {
   const n = leadingTabs(first);
-  return n > 0 && /^(?:\S+\.(?:go|s|c):\d+(?![\d\]])|created by )/.test(first.slice(n)) ? 0 : n;
+  const tabs = n > 0 && /^(?:\S+\.(?:go|s|c):\d+(?![\d\]])|created by )/.test(first.slice(n)) ? 0 : n;
+  return { tabs, prefix: linePrefixOf(first, skipDecoration(first)) };
 }
 
 /** `...`, `......`, `…` alone on a line: the poster left lines out. */

@@ -284,7 +284,7 @@ export class SignalExtractor implements LineVisitor {
     const wall = new WallClock(opts.zone);
     this.years = new YearClock(wall, { year: opts.year, notAfterMs: opts.notAfterMs });
     if (segment.yearStart) this.years.resume(segment.yearStart);
-    this.ctx = { years: this.years, wall, pasteTabs: null };
+    this.ctx = { years: this.years, wall, paste: null };
     this.maxText = opts.maxRefText ?? 16384;
     this.custom = opts.custom ?? [];
     const prefilter = buildPrefilter(this.custom);

@@ -197,7 +197,7 @@ describe('goroutine dumps', () => {
     expect(g.fsWaits[0]!.frames).toContain('syscall.fstatat');
   });
 
-  it('the same dump pasted into a ticket (`> ` quoting, indentation, a code fence) reads the same', () => {
+  it('the same dump pasted into a ticket (`> ` quoting, indentation, a code fence, double-spaced, grep -n) reads the same', () => {
     const t = lines(
       '09:14:02 kubelet[5511]: goroutine 771 [syscall, 12 minutes]:',
       '09:14:02 kubelet[5511]: syscall.fstatat(0xffffffffffffff9c, 0xc000e1a0a0, 0x40, 0xc000f4c4b8, 0x0, 0x0, 0x0)',
@@ -218,8 +218,12 @@ describe('goroutine dumps', () => {
     expect(plain.relist).toHaveLength(1);
     const quoted = t.split('\n').map((l) => `> ${l}`).join('\n');
     const fenced = ['```', ...t.split('\n').map((l) => `    ${l}`), '```'].join('\n');
+    const doubleSpaced = t.split('\n').join('\n\n');
+    const grepN = t.split('\n').map((l, i) => `${i + 1}:${l}`).join('\n');
     expect(shape(parse(quoted))).toEqual(plain);
     expect(shape(parse(fenced))).toEqual(plain);
+    expect(shape(parse(doubleSpaced))).toEqual(plain);
+    expect(shape(parse(grepN))).toEqual(plain);
   });
 
   it('a dockerd dump with goroutines piled up behind one lock', () => {

@@ -140,6 +140,30 @@ describe('lines without a time, in the extractor', () => {
     }
   });
 
+  it('grep and cat -n output is read as the lines it shows; lines that only look like it are left as they are', async () => {
+    const log = [
+      'Mar 11 10:04:12 worker-3 kubelet[2211]: E0311 10:04:12.000150    2211 kubelet.go:2412] "Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active 3m12s ago; threshold is 3m0s"',
+      'Mar 11 10:04:13 worker-3 kubelet[2211]: E0311 10:04:13.000150    2211 generic.go:205] "GenericPLEG: Unable to retrieve pods" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded"',
+    ];
+    const shape = (evs: Awaited<ReturnType<typeof eventsOf>>) => evs.map((e) => [e.type, e.host, iso(e.ts)]);
+    const plain = shape(await eventsOf(log.join('\n') + '\n'));
+    expect(plain.map((e) => e[0])).toEqual(['relist-unhealthy', 'relist-failed']);
+    const shapes = {
+      'grep -n': log.map((l, i) => `${i + 40}:${l}`),
+      'grep -n, a context line': [`40:${log[0]}`, `41-${log[1]}`],
+      'grep over files': log.map((l) => `/var/log/messages-20240311:${l}`),
+      'grep -rn': log.map((l, i) => `messages:${i + 7}:${l}`),
+      'cat -n': log.map((l, i) => `${String(i + 1).padStart(6)}\t${l}`),
+    };
+    for (const [name, lines] of Object.entries(shapes)) {
+      for (const opts of [{}, { noPrefilter: true }]) expect(shape(await eventsOf(lines.join('\n') + '\n', opts)), name).toEqual(plain);
+    }
+    // A time-only journal line and a header cut at its caller are not grep output.
+    const timeOnly = await eventsOf(`${log[0]}\n10:04:14 kubelet[2211]: ${MSG}\n`);
+    expect(timeOnly.map((e) => [e.type, iso(e.ts)])).toEqual([['relist-unhealthy', '2024-03-11T10:04:12.000Z'], ['relist-unhealthy', '2024-03-11T10:04:14.000Z']]);
+    expect((await eventsOf(`kubelet.go:2412] ${MSG}\n`)).map((e) => e.type)).toEqual(['relist-unhealthy']);
+  });
+
   it('paste damage inside a duration is read through', async () => {
     const evs = await eventsOf('E0203 11:20:07.000150    4321 kubelet.go:2412] skipping pod synchronization - PLEG is not healthy: pleg was last seen active 3m 12.5s ago; threshold is 3m0s\n');
     expect((evs[0] as { ageSeconds: number }).ageSeconds).toBeCloseTo(192.5, 6);

@@ -1,6 +1,7 @@
-// Files as Windows saves them: UTF-8 with a byte-order mark and CRLF (Notepad, a browser download), and UTF-16LE with
-// a mark (Windows PowerShell 5's `kubectl logs … > kubelet.log`). plegscope reads them as the same lines: the same
-// answer, the same evidence (file, line number, text), and count checks that find the same numbers.
+// Files as they reach a ticket. Saved on Windows: UTF-8 with a byte-order mark and CRLF (Notepad, a browser download),
+// UTF-16LE with a mark (Windows PowerShell 5's `kubectl logs … > kubelet.log`); and the output of `grep -n` or `cat -n`
+// over a log. plegscope reads them as the same lines: the same answer, the same evidence (file, line number, text),
+// and count checks that find the same numbers.
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +14,14 @@ const SAMPLE = join(__dirname, '..', 'fixtures', 'sample-incident');
 const tmp = mkdtempSync(join(tmpdir(), 'plegscope-encodings-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** The sample with every file re-encoded by `enc`, in a folder of its own (same file names). */
-function reencoded(name: string, enc: (text: string) => Buffer): string {
+/** The sample with every file (or every log, `logsOnly`) re-encoded by `enc`, in a folder of its own (same names). */
+function reencoded(name: string, enc: (text: string) => Buffer, logsOnly = false): string {
   const d = join(tmp, name);
   mkdirSync(d);
-  for (const f of readdirSync(SAMPLE)) writeFileSync(join(d, f), enc(readFileSync(join(SAMPLE, f), 'utf8')));
+  for (const f of readdirSync(SAMPLE)) {
+    const text = readFileSync(join(SAMPLE, f), 'utf8');
+    writeFileSync(join(d, f), logsOnly && f.startsWith('metrics') ? text : enc(text));
+  }
   return d;
 }
 
@@ -35,9 +39,9 @@ function answer(a: Analysis): unknown {
 
 const crlf = (t: string): string => t.replace(/\r?\n/g, '\r\n');
 
-describe('files saved on Windows', () => {
-  const plain = analysisOf(SAMPLE);
+const plain = analysisOf(SAMPLE);
 
+describe('files saved on Windows', () => {
   it('UTF-8 with a byte-order mark and CRLF: the same answer and evidence', () => {
     const dir = reencoded('bom-crlf', (t) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(crlf(t), 'utf8')]));
     const a = analysisOf(dir);
@@ -67,5 +71,27 @@ describe('files saved on Windows', () => {
     });
     expect(answer(analysisOf(le))).toEqual(answer(plain));
     expect(answer(analysisOf(be))).toEqual(answer(plain));
+  });
+});
+
+describe('grep and cat -n output', () => {
+  /** The answer, and where each piece of evidence is (its text differs by the prefix, and is checked apart). */
+  const where = (a: Analysis): unknown => JSON.parse(JSON.stringify(a.nodes.map((n) => ({
+    name: n.name, verdict: n.verdict, stalls: n.stalls, operations: n.operations,
+    findings: n.findings.map((f) => ({ ruleId: f.ruleId, confidence: f.confidence, evidence: f.evidence })),
+  })), (k, v: unknown) => (k === 'text' ? undefined : v)));
+
+  it('every log of the sample through `grep -n \'\'` or `cat -n`: recognised, and the same answer from the same lines', () => {
+    const grepN = reencoded('grep-n', (t) => Buffer.from(t.split('\n').map((l, i) => (i === t.split('\n').length - 1 && l === '' ? '' : `${i + 1}:${l}`)).join('\n')), true);
+    const catN = reencoded('cat-n', (t) => Buffer.from(t.split('\n').map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join('\n')), true);
+    for (const dir of [grepN, catN]) {
+      const a = analysisOf(dir);
+      const roles = (x: Analysis) => x.inputs.flatMap((i) => i.artifacts.map((f) => `${f.path} ${f.role}`)).sort();
+      expect(roles(a)).toEqual(roles(plain));
+      expect(where(a)).toEqual(where(plain));
+      for (const f of a.nodes.flatMap((n) => n.findings)) for (const e of f.evidence) {
+        if (e.line !== undefined) expect(readFileSync(join(dir, e.file!), 'utf8').split('\n')[e.line - 1]).toBe(e.text);
+      }
+    }
   });
 });
