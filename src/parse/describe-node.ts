@@ -32,6 +32,8 @@ export interface DescribeEvent {
   count: number;
   from: string | null;
   message: string;
+  /** The node a `kubectl get events` row is about (its OBJECT column, `node/NAME`); absent in describe output. */
+  node?: string;
   line: number;
   text: string;
 }
@@ -161,9 +163,10 @@ function eventRow(line: string, lineNo: number, layout: EventLayout): DescribeEv
   }
   if (!col['REASON'] || col['MESSAGE'] === undefined) return null;
   const age = parseAge(col['AGE'] ?? col['LASTSEEN'] ?? '');
+  const node = /^node\/(\S+)$/i.exec(col['OBJECT'] ?? '')?.[1];
   return {
     type: c[ti] as string, reason: col['REASON'], ageSeconds: age.seconds, count: Number(col['COUNT']) || age.count,
-    from: col['FROM'] ?? col['SOURCE'] ?? null, message: col['MESSAGE'], line: lineNo, text: line,
+    from: col['FROM'] ?? col['SOURCE'] ?? null, message: col['MESSAGE'], ...(node ? { node } : {}), line: lineNo, text: line,
   };
 }
 
@@ -279,5 +282,8 @@ export function parseDescribeNode(text: string): DescribeNode {
       else if (section === 'events') out.skipped++;
     }
   });
+  // `kubectl get events` about one node names it in every row.
+  const named = new Set(out.events.map((e) => e.node));
+  if (out.name === null && named.size === 1 && !named.has(undefined)) out.name = [...named][0] as string;
   return out;
 }

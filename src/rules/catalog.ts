@@ -463,6 +463,9 @@ export const BUILTIN_RULES: RuleSpec[] = [
       [{ fact: 'runtime.daemonTimeouts', op: '>=', value: 1 }],
       [{ fact: 'cli.timeouts', op: '>=', value: 1 }],
       [{ fact: 'goroutine.runtimeLockWaiters', op: '>=', value: 5 }],
+      // The kubelet's own calls to the runtime (garbage collection, probes, pod workers) timing out, in its log or as
+      // ContainerGCFailed / ImageGCFailed events: one is noise, two are a runtime that stopped answering.
+      [{ fact: 'timeouts.runtimeWrapper', op: '>=', value: 2 }],
     ],
     base: 0.5,
     support: [
@@ -477,7 +480,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'cli.responsive', op: '>=', value: 1 }, { fact: 'cli.timeouts', op: '==', value: 0 }], weight: 0.3, label: 'the runtime answered a list command in under 2 s' },
       { when: [{ fact: 'runtime.unreachable', op: '>=', value: 2 }], weight: 0.3, label: 'the runtime refused connections (down rather than hung)' },
     ],
-    evidence: ['runtime.blockedCall', 'cri.listTimeouts', 'relist.failed', 'runtime.stateTimeouts', 'runtime.brokenPipe', 'cli.timeouts', 'goroutine.runtimeLock', 'cri.perIdTimeouts', 'cri.errors'],
+    evidence: ['runtime.blockedCall', 'cri.listTimeouts', 'relist.failed', 'runtime.stateTimeouts', 'runtime.brokenPipe', 'cli.timeouts', 'goroutine.runtimeLock', 'cri.perIdTimeouts', 'cri.errors', 'timeouts.runtimeWrapper'],
     counts: ['lines.criTimeouts', 'lines.relistFailed', 'lines.runtimeDown', 'lines.statusCheckFailed', 'lines.stateTimeouts'],
     summary: 'The input holds no PLEG stall, but the container runtime did not answer in time: {evidence.runtimeHang}. If this node\'s PLEG went unhealthy, a hung runtime is what these lines point to.',
     remediation: 'To confirm, collect the kubelet journal around the NotReady time (does it say "PLEG is not healthy" and "Unable to retrieve pods"?) and check the runtime directly: `time crictl ps`, `time crictl pods` (hang?), its goroutine dump (containerd: `kill -USR1 $(pidof containerd)`, dockerd: `kill -USR1 $(pidof dockerd)`, cri-o: `kill -USR1 $(pidof crio)`), then restart it.',
@@ -703,7 +706,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     ],
     base: 0.3,
     evidence: ['notReady.undated'],
-    summary: 'The node was reported NotReady ({notReady.undated} line(s): a node listing or an event), but nothing in the input gives the reason: neither a "PLEG is not healthy" message nor another one.',
+    summary: 'The node was reported NotReady ({notReady.undated} line(s): a node listing or an event), but no line says why it was: neither a "PLEG is not healthy" message nor another reason the kubelet or a Ready condition gives.',
     remediation: 'Collect the Ready condition\'s message (`kubectl describe node NODE`, or `kubectl get node NODE -o jsonpath=\'{.status.conditions[?(@.type=="Ready")]}\'`) and the kubelet journal around that time (`journalctl -u kubelet --since … --until …`).',
     references: [],
   },

@@ -51,6 +51,20 @@ function signals(artifact: number, events: SignalEvent[], lines: number, bytes: 
   };
 }
 
+/** The kubelet records some failures twice: an event whose message is the error alone, and a log line that says what
+ *  failed (kubelet.go, 1.28: `kl.recorder.Eventf(kl.nodeRef, …, events.ContainerGCFailed, err.Error())` next to
+ *  `klog.ErrorS(err, "Container garbage collection failed")`; ImageGCFailed only after the second failure in a row). The event's message is read as that line, so that a
+ *  `DeadlineExceeded` there is a call to the runtime that timed out, as it is in the log. */
+const EVENT_AS_LOG: Record<string, string> = {
+  ContainerGCFailed: 'Container garbage collection failed: ',
+  ImageGCFailed: 'Image garbage collection failed multiple times in a row: ',
+};
+
+function eventAsLogMessage(reason: string, message: string): string {
+  const lead = EVENT_AS_LOG[reason];
+  return lead && !message.startsWith(lead.slice(0, 10)) ? lead + message : message;
+}
+
 const RUNTIME_PREFIX = /^(docker|containerd|cri-o|remote):\/\/v?(\S+)/;
 
 /** `kubectl describe node`: its conditions (dated), its events (ages only: placed in their order, without a time), and
@@ -66,12 +80,14 @@ export function describeSignals(d: DescribeNode, artifact: number, lines: number
     for (const e of messageEvents(c.message, { artifact, line: c.line, text: c.text, ts: c.lastTransitionTime, host: node })) events.push(e);
   }
   for (const ev of d.events) {
-    const at = { artifact, line: ev.line, text: ev.text, ts: NaN, host: node };
+    // A `kubectl get events` row names its node; describe output is one node's.
+    const host = ev.node ?? node;
+    const at = { artifact, line: ev.line, text: ev.text, ts: NaN, host };
     const r = ref(artifact, ev.line, ev.text);
-    if (ev.reason === 'NodeNotReady') events.push({ type: 'node-not-ready', message: null, ts: NaN, host: node, ref: r });
-    else if (ev.reason === 'NodeReady') events.push({ type: 'node-ready', ts: NaN, host: node, ref: r });
-    else if (ev.reason === 'Starting' && /kubelet/i.test(`${ev.from ?? ''} ${ev.message}`)) events.push({ type: 'kubelet-start', version: null, marker: 'started', ts: NaN, host: node, ref: r });
-    else for (const e of messageEvents(ev.message, at)) events.push(e);
+    if (ev.reason === 'NodeNotReady') events.push({ type: 'node-not-ready', message: null, ts: NaN, host, ref: r });
+    else if (ev.reason === 'NodeReady') events.push({ type: 'node-ready', ts: NaN, host, ref: r });
+    else if (ev.reason === 'Starting' && /kubelet/i.test(`${ev.from ?? ''} ${ev.message}`)) events.push({ type: 'kubelet-start', version: null, marker: 'started', ts: NaN, host, ref: r });
+    else for (const e of messageEvents(eventAsLogMessage(ev.reason, ev.message), at)) events.push(e);
   }
   const version = (component: Component, v: string | null, at: { line: number; text: string } | undefined): void => {
     if (v && at) events.push({ type: 'component-version', component, version: v, ts: NaN, host: node, ref: ref(artifact, at.line, at.text) });

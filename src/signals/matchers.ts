@@ -318,7 +318,7 @@ export const MATCHERS: Matcher[] = [
       // Only a line that names a CRI method is a CRI timeout; a volume plugin's or a wrapper's is its own signal.
       if (!op) {
         const target = /csi|MountVolume|UnmountVolume|NodeStageVolume|NodeUnstageVolume|NodePublishVolume|NodeUnpublishVolume|NodeGetVolume|volume/i.test(t) ? 'csi'
-          : /operation timeout|runtime|[Cc]ontainer garbage collection|Failed cleaning pods|Probe errored|[Ll]isting containers|SyncPod|KillPod/.test(t) ? 'runtime-wrapper' : 'other';
+          : /operation timeout|runtime|[Cc]ontainer garbage collection|[Ii]mage garbage collection|Failed cleaning pods|Probe errored|[Ll]isting containers|SyncPod|KillPod/.test(t) ? 'runtime-wrapper' : 'other';
         return { type: 'timeout-other', target, detail: errText(rec).slice(0, 300) };
       }
       const name = op === 'KillPodSandbox' ? 'stop_podsandbox' : op === 'KillContainer' ? 'stop_container' : (OPS[op] ?? op);

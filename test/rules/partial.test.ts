@@ -23,6 +23,24 @@ describe('partial evidence (no stall in the input)', () => {
     expect(rules(n)).toContain('known-bug-containerd-update-lock');
   });
 
+  it('`kubectl get events`: GC calls to the runtime timing out (ContainerGCFailed, ImageGCFailed) on the node each row names', async () => {
+    const events = raw(
+      'LAST SEEN   TYPE      REASON              OBJECT                            MESSAGE',
+      '14m         Normal    NodeNotReady        node/ip-10-0-1-23.ec2.internal    Node ip-10-0-1-23.ec2.internal status is now: NodeNotReady',
+      '13m         Warning   ContainerGCFailed   node/ip-10-0-1-23.ec2.internal    rpc error: code = DeadlineExceeded desc = context deadline exceeded',
+      '13m         Warning   ImageGCFailed       node/ip-10-0-1-23.ec2.internal    rpc error: code = DeadlineExceeded desc = context deadline exceeded',
+    );
+    const n = await nodeOf({ 'events.txt': events });
+    expect(n.name).toBe('ip-10-0-1-23.ec2.internal');
+    const f = n.findings.find((x) => x.ruleId === 'sign-runtime-hang')!;
+    expect(f.cause).toBe('runtime_timeout');
+    expect(f.summary).toContain('2 kubelet lines where a call to the runtime timed out');
+    expect(f.evidence.map((e) => e.line)).toEqual([3, 4]);
+    // One such event is noise, not a hung runtime.
+    const one = await nodeOf({ 'events.txt': events.split('\n').slice(0, 3).join('\n') + '\n' });
+    expect(rules(one)).not.toContain('sign-runtime-hang');
+  });
+
   it('a runtime that crash-loops: panic, new start lines', async () => {
     const n = await nodeOf({ 'containerd.log': raw(
       'Apr 02 08:00:01 w5 containerd[100]: time="2024-04-02T08:00:01.1Z" level=info msg="Start streaming server"',
