@@ -95,3 +95,20 @@ describe('grep and cat -n output', () => {
     }
   });
 });
+
+describe('log tools', () => {
+  it('Loki logcli output (labels before each line, newest first): recognised, the stall and its host found', () => {
+    const lines = readFileSync(join(SAMPLE, 'kubelet.log'), 'utf8').trimEnd().split('\n')
+      .map((l) => /^(\w{3} \d\d \d\d:\d\d:\d\d) (\S+) kubelet\[\d+\]: (.*)$/.exec(l))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => `2024-${String(['Jan', 'Feb', 'Mar'].indexOf(m[1]!.slice(0, 3)) + 1).padStart(2, '0')}-${m[1]!.slice(4, 6)}T${m[1]!.slice(7)}Z {host="${m[2]}", job="systemd-journal", unit="kubelet.service"} ${m[3]}`)
+      .reverse();
+    const dir = join(tmp, 'loki');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'logcli.txt'), lines.join('\n') + '\n');
+    const a = analysisOf(dir);
+    const n = a.nodes.find((x) => x.name === plain.nodes[0]!.name)!;
+    expect(n.verdict.plegUnhealthy).toBe(true);
+    expect(n.stalls.map((s) => [s.lastRelistAt, s.unhealthyFrom])).toEqual(plain.nodes[0]!.stalls.map((s) => [s.lastRelistAt, s.unhealthyFrom]));
+  });
+});

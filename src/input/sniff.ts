@@ -39,6 +39,7 @@ const RE_SHORT_ISO = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d${ZONE
 const RE_SHORT_ISO_PRECISE = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}${ZONE} ${SYSLOG_TAIL}`);
 const RE_CRI = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) (?:stdout|stderr) [FP](?: (.*))?$/;
 const RE_RFC3339 = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?${ZONE} (.*)$`);
+const RE_LOKI_LABELS = /^\{(?:[A-Za-z_]\w*=~?"(?:[^"\\]|\\.)*"(?:, ?)?)+\} ?/;
 const RE_KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^ \]]+:\d+\](?: |$)/;
 const RE_LOGRUS = /^time="[^"]*" level=[a-zA-Z]+(?: |$)/;
 const RE_DMESG = /^(?:<\d{1,3}>)?\[ *\d+\.\d+\](?: |$)/;
@@ -274,7 +275,8 @@ function classify(line: string): LineInfo | null {
     if ((m = RE_CRI.exec(line))) return { env: 'cri-log', payload: m[1] ?? '' };
     if ((m = RE_SHORT_ISO_PRECISE.exec(line))) return journal('journal-short-iso-precise', m);
     if ((m = RE_SHORT_ISO.exec(line))) return journal('journal-short-iso', m);
-    if ((m = RE_RFC3339.exec(line))) return { env: 'rfc3339-prefixed', payload: m[1] ?? '' };
+    // Loki's logcli puts the stream's labels before the line: `… {host="w3", unit="kubelet.service"} E0311 …`.
+    if ((m = RE_RFC3339.exec(line))) return { env: 'rfc3339-prefixed', payload: (m[1] ?? '').replace(RE_LOKI_LABELS, '') };
     return null;
   }
   if ((m = RE_SHORT.exec(line))) return journal('journal-short', m);

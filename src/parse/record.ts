@@ -171,6 +171,19 @@ function pasteOf(first: string): Paste {
   return { tabs, prefix: linePrefixOf(first, skipDecoration(first)) };
 }
 
+const LABELS = /^\{(?:[A-Za-z_]\w*=~?"(?:[^"\\]|\\.)*"(?:, ?)?)+\} ?/;
+const HOST_LABEL = /[{ ,](?:host|hostname|nodename|node_name|node|instance)="([^"]+)"/;
+
+/** Loki's `logcli query` output puts the stream's labels between the time and the line
+ *  (`2024-03-11T10:04:17Z {host="worker-3", unit="kubelet.service"} E0311 …`): skipped, the host taken from them. */
+function readLabels(s: string, j: number, env: Envelope): number {
+  const m = LABELS.exec(s.slice(j, j + 2048));
+  if (!m) return j;
+  const host = HOST_LABEL.exec(m[0])?.[1];
+  if (host && env.host === null) env.host = host.replace(/:\d+$/, '');
+  return j + m[0].length;
+}
+
 /** `...`, `......`, `…` alone on a line: the poster left lines out. */
 export function isElision(s: string, i: number): boolean {
   const t = s.slice(i).trim();
@@ -291,6 +304,10 @@ function readTime(s: string, i: number, env: Envelope, ctx: ParseContext): numbe
   if (tail === 'iso') {
     // CRI log: `stdout|stderr F|P <payload>`; docker -t: the payload at once; else a journal host and identifier.
     if (s.startsWith('stderr ', j) || s.startsWith('stdout ', j)) return s.charCodeAt(j + 8) === 32 ? j + 9 : j + 7;
+    if (s.charCodeAt(j) === 123 && s.charCodeAt(j + 1) !== 34) {
+      const k = readLabels(s, j, env);
+      if (k > j) return k;
+    }
     if (startsPayload(s, j)) return j;
   } else if (startsPayload(s, j)) {
     return j;

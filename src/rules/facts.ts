@@ -502,7 +502,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   const callerTimeouts = n('cri.timeouts') - clientTimeouts;
   // Optional phrases of summaries (`{x|opt}`): there only when what they say is.
   f['phrase.runtime'] = node.runtime ? `(${node.runtime})` : null;
-  f['phrase.listShare'] = n('cri.timeouts') ? `${n('cri.listTimeouts')} of the timed-out calls were the list calls every relist makes.` : null;
+  f['phrase.listShare'] = listShare(n('cri.listTimeouts'), n('cri.timeouts'));
   f['evidence.runtimeHang'] = seen([
     [clientTimeouts, `${clientTimeouts} CRI call(s) timed out (DeadlineExceeded)`],
     [callerTimeouts, `${callerTimeouts} more timed-out CRI call(s) that only their callers logged`],
@@ -660,4 +660,11 @@ export function latencyText(l: Latency | null | undefined, seconds: number | nul
     return from > 0 ? `between ${s(from)} and ${s(to ?? v.seconds)}` : `at most ${s(to ?? v.seconds)}`;
   }
   return `${s(v.seconds)} in the kubelet's summary of its last 10 minutes`;
+}
+
+/** How many of the timed-out CRI calls were list calls (what every relist makes), in a sentence; null with none. */
+function listShare(lists: number, all: number): string | null {
+  if (all === 0) return null;
+  if (lists === all) return all === 1 ? 'It was a list call, which every relist makes.' : `${all === 2 ? 'Both' : `All ${all}`} were list calls, which every relist makes.`;
+  return `${lists} of the ${all} timed-out calls ${lists === 1 ? 'was a list call' : 'were list calls'}, which every relist makes.`;
 }

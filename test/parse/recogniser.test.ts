@@ -30,6 +30,7 @@ describe('the same message behind any prefix', () => {
     ['docker logs -t', `2023-02-03T11:20:07.000150123Z E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
     ['journal short-full', `Fri 2023-02-03 11:20:07 UTC worker-9 kubelet[4321]: E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
     ['journal short-unix', `1675423207.000150 worker-9 kubelet[4321]: E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
+    ['Loki logcli', `2023-02-03T11:20:07Z {host="worker-9", job="systemd-journal", unit="kubelet.service"} E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
   ];
   for (const [name, line] of shapes) {
     it(name, () => {
@@ -86,6 +87,14 @@ describe('the same message behind any prefix', () => {
     expect(parseLine('May 29 17:27:44 h systemd[1]: containerd.service: Found left-over process 4810 (containerd-shim) in control group while starting unit. Ignoring.', 1, 0, ctx())!.origin).toBe('system');
     expect(parseLine('I0912 01:00:08.920296    8135 node_lifecycle_controller.go:1020] "Node is NotReady" node="w1"', 1, 0, ctx())!.origin).toBe('controller');
     expect(parseLine('GenericPLEG: Unable to retrieve pods: cannot connect to Docker endpoint', 1, 0, ctx())!.origin).toBe('unknown');
+  });
+
+  it('Loki labels name the host (host, else node or instance without its port)', () => {
+    const at = (labels: string) => parseLine(`2023-02-03T11:20:07Z ${labels} E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`, 1, 0, ctx())!;
+    expect(at('{host="worker-9", unit="kubelet.service"}').host).toBe('worker-9');
+    expect(at('{instance="10.0.3.7:9100", job="node"}').host).toBe('10.0.3.7');
+    expect(at('{unit="kubelet.service"}').host).toBeNull();
+    expect(at('{unit="kubelet.service"}').msg).toBe('Skipping pod synchronization');
   });
 
   it('elisions, code fences and continuation frames are not entries', () => {
