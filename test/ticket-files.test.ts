@@ -111,4 +111,20 @@ describe('log tools', () => {
     expect(n.verdict.plegUnhealthy).toBe(true);
     expect(n.stalls.map((s) => [s.lastRelistAt, s.unhealthyFrom])).toEqual(plain.nodes[0]!.stalls.map((s) => [s.lastRelistAt, s.unhealthyFrom]));
   });
+
+  it('`journalctl -o short-monotonic` and `aws logs tail`: kubelet logs, their stall found on the node they name', () => {
+    const msg = (age: string) => `E0311 10:04:12.000150    2211 kubelet.go:2412] "Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active ${age} ago; threshold is 3m0s"`;
+    const cases: Record<string, [string, string]> = {
+      mono: [`[ 5123.456789] worker-7 kubelet[2211]: ${msg('3m12s')}\n[ 5128.456789] worker-7 kubelet[2211]: ${msg('3m17s')}\n`, 'worker-7'],
+      aws: [`2024-03-11T10:04:12.000000+00:00 i-0abc123/kubelet ${msg('3m12s')}\n2024-03-11T10:04:17.000000+00:00 i-0abc123/kubelet ${msg('3m17s')}\n`, 'i-0abc123'],
+    };
+    for (const [name, [text, node]] of Object.entries(cases)) {
+      const dir = join(tmp, name);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'kubelet.txt'), text);
+      const a = analysisOf(dir);
+      expect(a.inputs[0]!.artifacts.map((f) => f.role), name).toEqual(['kubelet-log']);
+      expect(a.nodes.map((n) => [n.name, n.verdict.plegUnhealthy, n.stalls.length]), name).toEqual([[node, true, 1]]);
+    }
+  });
 });

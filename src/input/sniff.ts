@@ -37,9 +37,12 @@ const RE_SHORT = new RegExp(String.raw`^(?:${MONTHS}) (?:\d\d| \d) \d\d:\d\d:\d\
 const RE_SHORT_PRECISE = new RegExp(String.raw`^(?:${MONTHS}) (?:\d\d| \d) \d\d:\d\d:\d\d\.\d{1,9} ${SYSLOG_TAIL}`);
 const RE_SHORT_ISO = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d${ZONE} ${SYSLOG_TAIL}`);
 const RE_SHORT_ISO_PRECISE = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}${ZONE} ${SYSLOG_TAIL}`);
+// journalctl -o short-monotonic: `[ 5123.456789] host ident[pid]: payload` (a dmesg stamp, then a journal line's tail).
+const RE_SHORT_MONO = /^\[ *\d+\.\d+\] (\S+) ([^\s[\]:]+)\[\d+\]:(?: (.*))?$/;
 const RE_CRI = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) (?:stdout|stderr) [FP](?: (.*))?$/;
 const RE_RFC3339 = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?${ZONE} (.*)$`);
 const RE_LOKI_LABELS = /^\{(?:[A-Za-z_]\w*=~?"(?:[^"\\]|\\.)*"(?:, ?)?)+\} ?/;
+const RE_STREAM_NAME = /^[\w./@:-]{1,128} (?=[IWEF]\d{4} \d\d:|\{"|time="|level=)/;
 const RE_KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^ \]]+:\d+\](?: |$)/;
 const RE_LOGRUS = /^time="[^"]*" level=[a-zA-Z]+(?: |$)/;
 const RE_DMESG = /^(?:<\d{1,3}>)?\[ *\d+\.\d+\](?: |$)/;
@@ -62,14 +65,14 @@ const RE_KUBELET_TEXT = /kubelet|kuberuntime|pleg|generic\.go|remote_runtime\.go
 const RE_RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|crio|cri-o|conmon|runc)$/;
 
 type Envelope =
-  | 'journal-short' | 'journal-short-precise' | 'journal-short-iso' | 'journal-short-iso-precise' | 'journal-json'
+  | 'journal-short' | 'journal-short-precise' | 'journal-short-iso' | 'journal-short-iso-precise' | 'journal-short-monotonic' | 'journal-json'
   | 'klog' | 'json-log' | 'cri-log' | 'docker-json-log' | 'rfc3339-prefixed' | 'logrus' | 'dmesg' | 'dmesg-T' | 'prom';
 
 type Family = 'journal' | 'wrapped' | 'klog' | 'json-log' | 'logrus' | 'kernel' | 'prom';
 
 const FAMILY: Record<Envelope, Family> = {
   'journal-short': 'journal', 'journal-short-precise': 'journal', 'journal-short-iso': 'journal',
-  'journal-short-iso-precise': 'journal', 'journal-json': 'journal', klog: 'klog', 'json-log': 'json-log',
+  'journal-short-iso-precise': 'journal', 'journal-short-monotonic': 'journal', 'journal-json': 'journal', klog: 'klog', 'json-log': 'json-log',
   'cri-log': 'wrapped', 'docker-json-log': 'wrapped', 'rfc3339-prefixed': 'wrapped', logrus: 'logrus',
   dmesg: 'kernel', 'dmesg-T': 'kernel', prom: 'prom',
 };
@@ -276,13 +279,15 @@ function classify(line: string): LineInfo | null {
     if ((m = RE_SHORT_ISO_PRECISE.exec(line))) return journal('journal-short-iso-precise', m);
     if ((m = RE_SHORT_ISO.exec(line))) return journal('journal-short-iso', m);
     // Loki's logcli puts the stream's labels before the line: `… {host="w3", unit="kubelet.service"} E0311 …`.
-    if ((m = RE_RFC3339.exec(line))) return { env: 'rfc3339-prefixed', payload: (m[1] ?? '').replace(RE_LOKI_LABELS, '') };
+    // `aws logs tail` puts the log stream's name there: `… i-0abc/kubelet E0311 …`.
+    if ((m = RE_RFC3339.exec(line))) return { env: 'rfc3339-prefixed', payload: (m[1] ?? '').replace(RE_LOKI_LABELS, '').replace(RE_STREAM_NAME, '') };
     return null;
   }
   if ((m = RE_SHORT.exec(line))) return journal('journal-short', m);
   if ((m = RE_SHORT_PRECISE.exec(line))) return journal('journal-short-precise', m);
   if (RE_KLOG.test(line)) return { env: 'klog', payload: line };
   if (RE_LOGRUS.test(line)) return { env: 'logrus', payload: line };
+  if ((m = RE_SHORT_MONO.exec(line))) return journal('journal-short-monotonic', m);
   if (RE_DMESG.test(line)) return { env: 'dmesg' };
   if (RE_DMESG_T.test(line)) return { env: 'dmesg-T' };
   if (RE_PROM_META.test(line)) return { env: 'prom', promMeta: true };

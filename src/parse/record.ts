@@ -227,6 +227,8 @@ function readToolPrefix(s: string, i: number, env: Envelope): number {
 
 const WEEKDAY = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? ([A-Za-z][\w/+-]*|[+-]\d{2}:?\d{2}) /;
 const DMESG_REL = /^\[\s*(\d+\.\d+)\] ?/;
+const SHORT_MONO_TAIL = /^\S+ [^\s[\]:]+\[\d+\]: /;
+const STREAM_NAME = /^[\w./@:-]+$/;
 const DMESG_T = /^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\w{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\] ?/;
 
 /**
@@ -288,7 +290,9 @@ function readTime(s: string, i: number, env: Envelope, ctx: ParseContext): numbe
     const rel = DMESG_REL.exec(head);
     if (rel) {
       env.mono = Number(rel[1]);
-      return k + rel[0].length;
+      const after = k + rel[0].length;
+      // journalctl -o short-monotonic: a journal line's `host ident[pid]: ` after the stamp.
+      return SHORT_MONO_TAIL.test(s.slice(after, after + 200)) ? readSyslogTail(s, after, env) : after;
     }
     const t = DMESG_T.exec(head);
     if (t) {
@@ -309,6 +313,12 @@ function readTime(s: string, i: number, env: Envelope, ctx: ParseContext): numbe
       if (k > j) return k;
     }
     if (startsPayload(s, j)) return j;
+    // `aws logs tail`: the log stream's name, then the line (`i-0abc123/kubelet E0311 …`): the name is the host's.
+    const sp = s.indexOf(' ', j);
+    if (sp > j && sp - j <= 128 && startsPayload(s, sp + 1) && STREAM_NAME.test(s.slice(j, sp))) {
+      env.host = s.slice(j, sp).split('/')[0] as string;
+      return sp + 1;
+    }
   } else if (startsPayload(s, j)) {
     return j;
   } else if (/^ *\d+ [\w./-]+\.go:\d+\] /.test(s.slice(j, j + 80))) {
@@ -663,7 +673,8 @@ const ETCD_CALLER = /^(?:etcdserver|embed|wal|raft|rafthttp|mvcc|v3rpc|etcdmain|
 
 function originOf(rec: LogRecord): Origin {
   const ident = rec.ident ?? '';
-  if (ident === 'kernel' || !Number.isNaN(rec.mono)) return 'kernel';
+  // A dmesg stamp is the kernel's, unless a journal identifier follows it (journalctl -o short-monotonic).
+  if (ident === 'kernel' || (!Number.isNaN(rec.mono) && ident === '')) return 'kernel';
   if (rec.kind === 'logrus') return 'runtime';
   if (rec.kind === 'klog' || rec.kind === 'json') {
     if (CONTROLLER_IDENT.test(ident) || (rec.caller !== null && CONTROLLER_CALLER.test(rec.caller))) return 'controller';

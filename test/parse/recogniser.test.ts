@@ -30,6 +30,8 @@ describe('the same message behind any prefix', () => {
     ['docker logs -t', `2023-02-03T11:20:07.000150123Z E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
     ['journal short-full', `Fri 2023-02-03 11:20:07 UTC worker-9 kubelet[4321]: E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
     ['journal short-unix', `1675423207.000150 worker-9 kubelet[4321]: E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
+    ['journalctl -o short-monotonic', `[ 5123.456789] worker-9 kubelet[4321]: E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
+    ['aws logs tail', `2023-02-03T11:20:07.000000+00:00 i-0abc123/kubelet E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
     ['Loki logcli', `2023-02-03T11:20:07Z {host="worker-9", job="systemd-journal", unit="kubelet.service"} E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`],
   ];
   for (const [name, line] of shapes) {
@@ -89,12 +91,19 @@ describe('the same message behind any prefix', () => {
     expect(parseLine('GenericPLEG: Unable to retrieve pods: cannot connect to Docker endpoint', 1, 0, ctx())!.origin).toBe('unknown');
   });
 
-  it('Loki labels name the host (host, else node or instance without its port)', () => {
+  it('what log tools put before the line names the host: Loki labels (host, node, instance without its port), an AWS stream, a journal line after a monotonic stamp', () => {
     const at = (labels: string) => parseLine(`2023-02-03T11:20:07Z ${labels} E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`, 1, 0, ctx())!;
     expect(at('{host="worker-9", unit="kubelet.service"}').host).toBe('worker-9');
     expect(at('{instance="10.0.3.7:9100", job="node"}').host).toBe('10.0.3.7');
     expect(at('{unit="kubelet.service"}').host).toBeNull();
     expect(at('{unit="kubelet.service"}').msg).toBe('Skipping pod synchronization');
+    // The stream name `aws logs tail` prints, and the host of a short-monotonic journal line.
+    expect(parseLine(`2023-02-03T11:20:07.000000+00:00 i-0abc123/kubelet E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`, 1, 0, ctx())!.host).toBe('i-0abc123');
+    const mono = parseLine(`[ 5123.456789] worker-9 kubelet[4321]: E0203 11:20:07.000150    4321 kubelet.go:2412] ${MSG}`, 1, 0, ctx())!;
+    expect([mono.host, mono.ident, mono.mono]).toEqual(['worker-9', 'kubelet', 5123.456789]);
+    // A kernel line keeps its stamp and its origin.
+    const k = parseLine('[ 5123.456789] INFO: task containerd:812 blocked for more than 120 seconds.', 1, 0, ctx())!;
+    expect([k.host, k.origin]).toEqual([null, 'kernel']);
   });
 
   it('elisions, code fences and continuation frames are not entries', () => {
