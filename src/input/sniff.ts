@@ -2,7 +2,7 @@
 // Prometheus text), so the name is only consulted to break a tie the content leaves open.
 import type { Role } from '../contract/analysis.js';
 import { sniffQueryResult } from './prometheus/sniff-query.js';
-import { linePrefixOf, skipLinePrefix } from '../util/line-prefix.js';
+import { LOKI_LABELS, linePrefixOf, skipLinePrefix } from '../util/line-prefix.js';
 
 export interface Sniffed {
   role: Role;
@@ -41,7 +41,6 @@ const RE_SHORT_ISO_PRECISE = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d
 const RE_SHORT_MONO = /^\[ *\d+\.\d+\] (\S+) ([^\s[\]:]+)\[\d+\]:(?: (.*))?$/;
 const RE_CRI = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) (?:stdout|stderr) [FP](?: (.*))?$/;
 const RE_RFC3339 = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?${ZONE} (.*)$`);
-const RE_LOKI_LABELS = /^\{(?:[A-Za-z_]\w*=~?"(?:[^"\\]|\\.)*"(?:, ?)?)+\} ?/;
 const RE_STREAM_NAME = /^[\w./@:-]{1,128} (?=[IWEF]\d{4} \d\d:|\{"|time="|level=)/;
 const RE_KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^ \]]+:\d+\](?: |$)/;
 const RE_LOGRUS = /^time="[^"]*" level=[a-zA-Z]+(?: |$)/;
@@ -280,7 +279,7 @@ function classify(line: string): LineInfo | null {
     if ((m = RE_SHORT_ISO.exec(line))) return journal('journal-short-iso', m);
     // Loki's logcli puts the stream's labels before the line: `… {host="w3", unit="kubelet.service"} E0311 …`.
     // `aws logs tail` puts the log stream's name there: `… i-0abc/kubelet E0311 …`.
-    if ((m = RE_RFC3339.exec(line))) return { env: 'rfc3339-prefixed', payload: (m[1] ?? '').replace(RE_LOKI_LABELS, '').replace(RE_STREAM_NAME, '') };
+    if ((m = RE_RFC3339.exec(line))) return { env: 'rfc3339-prefixed', payload: (m[1] ?? '').replace(LOKI_LABELS, '').replace(RE_STREAM_NAME, '') };
     return null;
   }
   if ((m = RE_SHORT.exec(line))) return journal('journal-short', m);

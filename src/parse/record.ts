@@ -19,7 +19,7 @@
 // `{"ts":1753121331919.76,"caller":"…","msg":"…","err":"…"}` (and zap JSON of embedded etcd); logrus
 // `time="…" level=error msg="…"` (and its continuation `msg="…" error="…"` after a wrap); CLI logrus
 // `FATA[0002] validate service connection: …` (crictl); kernel and other text.
-import { linePrefixOf, skipLinePrefix, type LinePrefix } from '../util/line-prefix.js';
+import { LOKI_LABELS, linePrefixOf, skipLinePrefix, type LinePrefix } from '../util/line-prefix.js';
 import { parseKeyValues, readQuoted } from './kv.js';
 import { monthIndex, parseIso, type YearClock, type WallClock } from './time.js';
 
@@ -171,13 +171,12 @@ function pasteOf(first: string): Paste {
   return { tabs, prefix: linePrefixOf(first, skipDecoration(first)) };
 }
 
-const LABELS = /^\{(?:[A-Za-z_]\w*=~?"(?:[^"\\]|\\.)*"(?:, ?)?)+\} ?/;
 const HOST_LABEL = /[{ ,](?:host|hostname|nodename|node_name|node|instance)="([^"]+)"/;
 
 /** Loki's `logcli query` output puts the stream's labels between the time and the line
  *  (`2024-03-11T10:04:17Z {host="worker-3", unit="kubelet.service"} E0311 …`): skipped, the host taken from them. */
 function readLabels(s: string, j: number, env: Envelope): number {
-  const m = LABELS.exec(s.slice(j, j + 2048));
+  const m = LOKI_LABELS.exec(s.slice(j, j + 2048));
   if (!m) return j;
   const host = HOST_LABEL.exec(m[0])?.[1];
   if (host && env.host === null) env.host = host.replace(/:\d+$/, '');

@@ -22,6 +22,10 @@ const BY_KIND = new Map(KINDS);
  *  a JSON object, a dmesg stamp, logrus' `time=`/`level=`, a journal identifier (`kubelet[12]:`), a goroutine's header. */
 const LOG_START = /^(?:goroutine \d+ \[|\d{4}-\d\d-\d\d[T ]\d\d:|\d\d:\d\d:\d\d|\d{10}(?:\.\d+)? |(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-|[IWEF]\d{4} \d\d:|[\w./-]+\.go:\d+\] |\{"|\[\s*\d+\.\d+\]|time="|level=|[\w.@-]+\[\d+\]: )/;
 
+/** Loki's `logcli query` puts the stream's labels between a line's time and the line:
+ *  `2024-03-11T10:04:17Z {host="worker-3", unit="kubelet.service"} E0311 …` (the sniffer and the recogniser skip them). */
+export const LOKI_LABELS = /^\{(?:[A-Za-z_]\w*=~?"(?:[^"\\]|\\.)*"(?:, ?)?)+\} ?/;
+
 /** The kind of prefix `first` (a file's first non-blank line, from `from` on) carries, or null. */
 export function linePrefixOf(first: string, from = 0): LinePrefix | null {
   const s = from > 0 ? first.slice(from) : first;
