@@ -662,7 +662,8 @@ function parseJsonLine(line: string, i: number, env: Envelope, ctx: ParseContext
 }
 
 const KUBELET_IDENT = /^(?:kubelet|kubenswrapper|hyperkube|k3s|k3s-agent|k3s-server|rke2|rke2-agent|rke2-server|kubelet-wrapper|atomic-openshift-node|origin-node|openshift-node|microk8s\.daemon-kubelite|kubelite|snap\.microk8s\.daemon-kubelite)$/;
-const RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|crio|cri-o|conmon|runc|crictl)$/;
+// MicroK8s runs its containerd as the snap service `microk8s.daemon-containerd`.
+const RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|(?:snap\.)?microk8s\.daemon-containerd|crio|cri-o|conmon|runc|crictl)$/;
 const CONTROLLER_IDENT = /^(?:kube-controller-manager|kube-apiserver|kube-scheduler|openshift-controller-manager|cloud-controller-manager)$/;
 const SYSTEM_IDENT = /^(?:systemd|init\.scope|systemd-\S+)$/;
 /** Callers of the controller manager's node lifecycle and leader election (the kubelet never logs from these). */

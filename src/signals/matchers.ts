@@ -88,7 +88,7 @@ function podOf(rec: LogRecord): string | null {
 function runtimeFromIdent(rec: LogRecord): 'docker' | 'containerd' | 'cri-o' | null {
   const id = (rec.ident ?? '').toLowerCase();
   if (id.startsWith('dockerd') || id === 'docker') return 'docker';
-  if (id.startsWith('containerd')) return 'containerd';
+  if (id.startsWith('containerd') || id.endsWith('microk8s.daemon-containerd')) return 'containerd';
   if (id === 'crio' || id === 'cri-o') return 'cri-o';
   return null;
 }

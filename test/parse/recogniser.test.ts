@@ -106,6 +106,12 @@ describe('the same message behind any prefix', () => {
     expect([k.host, k.origin]).toEqual([null, 'kernel']);
   });
 
+  it('MicroK8s: kubelite is the kubelet, its daemon-containerd is containerd', async () => {
+    expect(parseLine(`Mar 02 11:14:01 mk8s microk8s.daemon-kubelite[2201]: E0302 11:14:01.101000    2201 kubelet.go:2185] ${MSG}`, 1, 0, ctx())!.origin).toBe('kubelet');
+    const evs = await eventsOf('Mar 02 11:14:09 mk8s microk8s.daemon-containerd[1990]: time="2023-03-02T11:14:09.000000000Z" level=error msg="ListContainers failed" error="context deadline exceeded"\n');
+    expect(evs.map((e) => [e.type, 'runtime' in e ? e.runtime : null])).toEqual([['runtime-daemon-error', 'containerd']]);
+  });
+
   it('elisions, code fences and continuation frames are not entries', () => {
     for (const l of ['...', '......', '…', '```', '```log', '\t/usr/local/go/src/os/stat.go:13 +0x4d']) {
       const r = parseLine(l, 1, 0, ctx());
