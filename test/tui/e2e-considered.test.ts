@@ -1,27 +1,19 @@
 // Weak alternatives in a real terminal (issue 14.8): `plegscope tui` in tmux at 80×24, the node's findings list captured
 // with its attributes. The established finding reads in full colour; the "also considered" heading row is dim, and so
 // is the weak alternative's text, its severity (lowered from the rule's critical) still in its colour.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { writeFixture, type Fixture } from './fixture.js';
-import { cellsAt, HAS_TMUX, row, Tmux, shq } from './tmux.js';
+import { cellsAt, HAS_TMUX, row, shq, tuiSession } from './tmux.js';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'plegscope');
 
-let fx: Fixture;
-const tm = new Tmux();
-beforeAll(() => {
-  fx = writeFixture();
-});
-afterAll(() => {
-  if (HAS_TMUX) tm.kill();
-  fx.cleanup();
-});
+const session = tuiSession();
+const { tm } = session;
 
 describe.skipIf(!HAS_TMUX)('weak alternatives in the TUI (tmux, attributes captured)', () => {
   it('the "also considered" row and the weak finding are dim, its lowered severity in the colour of that severity', async () => {
-    tm.start('wc', 80, 24, `cd ${shq(ROOT)} && CI=true ${shq(process.execPath)} ${shq(BIN)} tui ${shq(fx.dir)} --year 2024`);
+    tm.start('wc', 80, 24, `cd ${shq(ROOT)} && CI=true ${shq(process.execPath)} ${shq(BIN)} tui ${shq(session.fx.dir)} --year 2024`);
     await tm.waitFor('wc', (x) => x.includes('sorted by'), 'the overview', 30_000);
     await tm.keys('wc', 'Enter');
     await tm.waitFor('wc', (x) => x.includes('1 Findings 2'), 'the node view');

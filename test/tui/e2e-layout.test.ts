@@ -3,12 +3,11 @@
 // Screens are captured with their attributes (capture-pane -e): the cursor line is inverse, search matches are
 // highlighted, columns are as wide as their contents and names stay apart, the finding's remedy expands, a log line
 // opens in full, a filter counts its matches, and every line — help and footer included — fits the terminal.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFixture, type Fixture } from './fixture.js';
-import { cellsAt, HAS_TMUX, row, Tmux, shq, text, type Cell } from './tmux.js';
+import { cellsAt, HAS_TMUX, row, shq, text, tuiSession, type Cell } from './tmux.js';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'plegscope');
@@ -16,19 +15,12 @@ const HOSTS: [string, string, string] = ['ip-172-20-31-10.eu-west-1.compute.inte
 /** 10:00 → 23:55: the stall runs across midnight, the logs span 03-11 and 03-12. */
 const SHIFT = (13 * 60 + 55) * 60_000;
 
-let fx: Fixture;
-const tm = new Tmux();
-beforeAll(() => {
-  fx = writeFixture({ hosts: HOSTS, shiftMs: SHIFT });
-});
-afterAll(() => {
-  if (HAS_TMUX) tm.kill();
-  fx.cleanup();
-});
+const session = tuiSession({ hosts: HOSTS, shiftMs: SHIFT });
+const { tm } = session;
 
 function launch(name: string, cols: number, rows: number, env = ''): void {
   // CI=true on purpose: the TUI must draw frames and styles whatever CI variables say.
-  tm.start(name, cols, rows, `cd ${shq(ROOT)} && CI=true ${env} ${shq(process.execPath)} ${shq(BIN)} tui ${shq(fx.dir)} --year 2024`);
+  tm.start(name, cols, rows, `cd ${shq(ROOT)} && CI=true ${env} ${shq(process.execPath)} ${shq(BIN)} tui ${shq(session.fx.dir)} --year 2024`);
 }
 
 const rowsOf = (screen: string) => screen.replace(/\n$/, '').split('\n');
@@ -36,7 +28,7 @@ const fits = (screen: string, cols: number) => rowsOf(screen).every((l) => [...l
 
 /** Lines of node ip-…-10's logs that contain `word`: what the filter must count. */
 function grepCount(word: string): number {
-  return ['kubelet.log', 'containerd.log', 'dmesg.log'].reduce((n, f) => n + readFileSync(join(fx.dir, HOSTS[0], f), 'utf8').split('\n').filter((l) => l.includes(word)).length, 0);
+  return ['kubelet.log', 'containerd.log', 'dmesg.log'].reduce((n, f) => n + readFileSync(join(session.fx.dir, HOSTS[0], f), 'utf8').split('\n').filter((l) => l.includes(word)).length, 0);
 }
 
 for (const [cols, rows] of [[80, 24], [200, 50]] as const) {

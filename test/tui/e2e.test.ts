@@ -2,25 +2,17 @@
 // the screen comes out with capture-pane. Needs `npm run build` (npm test does it) and tmux
 // (scripts/install-test-deps.sh installs it); skipped only when tmux is missing.
 // PLEGSCOPE_TUI_BIN runs another launcher instead of bin/plegscope (for trying a build elsewhere).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { writeFixture, type Fixture } from './fixture.js';
-import { HAS_TMUX, Tmux, shq } from './tmux.js';
+import { HAS_TMUX, shq, tuiSession } from './tmux.js';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = process.env['PLEGSCOPE_TUI_BIN'] ?? join(ROOT, 'bin', 'plegscope');
 
-let fx: Fixture;
-const tm = new Tmux();
-beforeAll(() => {
-  fx = writeFixture();
-});
-afterAll(() => {
-  if (HAS_TMUX) tm.kill();
-  fx.cleanup();
-});
+const session = tuiSession();
+const { tm } = session;
 
 const screen = () => tm.screen('tui');
 const waitFor = (test: (s: string) => boolean, what: string, ms = 15_000) => tm.waitFor('tui', test, what, ms);
@@ -29,8 +21,8 @@ const keys = (...ks: string[]) => tm.keys('tui', ...ks);
 describe('plegscope tui in a real terminal', () => {
   it.skipIf(!HAS_TMUX)('drills from the overview to an evidence line in the log and quits cleanly (skipped when tmux is not installed)', async () => {
     // CI=true on purpose: ink draws only a last frame under CI unless the command sees a terminal and says otherwise.
-    const codeFile = join(fx.dir, 'exit-code');
-    const cmd = `cd ${shq(ROOT)} && CI=true ${shq(process.execPath)} ${shq(BIN)} tui ${shq(fx.dir)} --year 2024; echo "exit=$?" > ${shq(codeFile)}`;
+    const codeFile = join(session.fx.dir, 'exit-code');
+    const cmd = `cd ${shq(ROOT)} && CI=true ${shq(process.execPath)} ${shq(BIN)} tui ${shq(session.fx.dir)} --year 2024; echo "exit=$?" > ${shq(codeFile)}`;
     tm.start('tui', 100, 30, cmd);
 
     let s = await waitFor((x) => x.includes('sorted by'), 'the overview', 30_000);
@@ -64,7 +56,7 @@ describe('plegscope tui in a real terminal', () => {
   }, 60_000);
 
   it('refuses to run without a terminal and points to analyze (exit 2)', () => {
-    const r = spawnSync(process.execPath, [BIN, 'tui', fx.dir], { encoding: 'utf8', input: '' });
+    const r = spawnSync(process.execPath, [BIN, 'tui', session.fx.dir], { encoding: 'utf8', input: '' });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/plegscope tui: needs an interactive terminal \(stdout is not a TTY\); for a report use: plegscope analyze /);
     expect(r.stdout).toBe('');

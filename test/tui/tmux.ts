@@ -2,7 +2,8 @@
 // capture-pane — as text, or with its attributes (-e) parsed into cells, so a test checks what a person sees:
 // which cells are inverse, bold, underlined, in which colour.
 import { spawnSync } from 'node:child_process';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { writeFixture, type Fixture, type FixtureOptions } from './fixture.js';
 
 export const HAS_TMUX = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
 
@@ -138,3 +139,24 @@ export class Tmux {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The fixture and the tmux server of one test file: the fixture written before its tests; after them, the server killed
+ *  and the fixture removed. `fx` is set once the tests run. */
+export function tuiSession(opts: FixtureOptions = {}): { readonly tm: Tmux; readonly fx: Fixture } {
+  const tm = new Tmux();
+  let fx: Fixture | null = null;
+  beforeAll(() => {
+    fx = writeFixture(opts);
+  });
+  afterAll(() => {
+    if (HAS_TMUX) tm.kill();
+    fx?.cleanup();
+  });
+  return {
+    tm,
+    get fx(): Fixture {
+      if (!fx) throw new Error('the TUI fixture is written in beforeAll: use it inside a test');
+      return fx;
+    },
+  };
+}
