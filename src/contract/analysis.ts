@@ -235,6 +235,10 @@ export interface Coverage {
   to: string | null;
   truncated: boolean;
   roles: Role[];
+  /** Addition (backward compatible): on a node whose PLEG is called healthy, what in the input shows relist working
+   *  (kubelet lines of a working relist, Ready at a known time, a kubelet log spanning the threshold, relist metrics).
+   *  Absent otherwise; a node with nothing of the kind is `plegState: "unknown"`. */
+  plegHealthyBy?: string[];
 }
 
 export interface Verdict {
@@ -260,6 +264,9 @@ export interface NodeReport {
   pods: { running: number | null; containers: number | null };
   findings: Finding[];
   ruledOut: RuledOut[];
+  /** Addition (backward compatible): causes with no sign in the input that it cannot rule out, because it holds no
+   *  lines around the stall (a gap says what would decide them). */
+  notSeen?: RuledOut[];
   coverage: Coverage;
   gaps: Gap[];
   /** Where the node's metrics came from: each snapshot file or Prometheus query, with the times it covers. Absent

@@ -56,6 +56,7 @@ const RE_PROM_SAMPLE =
 const RE_GOROUTINE = /(?:^|[\s:])goroutine \d+ \[[^\]]*\]:\s*$/;
 const RE_GOROUTINE_PROFILE = /^goroutine profile: total \d+\s*$/;
 const RE_STACK_FRAME = /(?:^|\s)(?:\S+\.(?:go|s):\d+(?: \+0x[0-9a-f]+)?(?: fp=\S+ sp=\S+(?: pc=\S+)?)?\s*$|created by |[\w.\-/*()[\]{}]+\(.*\)\s*$|\.\.\.additional frames elided\.\.\.|#\s+0x[0-9a-f]+\s)/;
+const RE_DEBUG1_FRAME = /^\s*#\s+0x[0-9a-f]+\s+\S+\+0x[0-9a-f]+\s/;
 // journalctl's own lines: headers, boot separators, "no entries".
 const RE_JOURNAL_NOTE = /^-- (?:Logs begin at|Journal begins at|Reboot|Boot |No entries|Journal started|Journal ends)|^-- .* --\s*$/;
 
@@ -457,13 +458,18 @@ function isGoroutineDump(sample: string[]): boolean {
   if (sample[0] !== undefined && RE_GOROUTINE_PROFILE.test(sample[0])) return true;
   let headers = 0;
   let frames = 0;
+  let debug1 = 0;
   for (const line of sample) {
     // Frames are short; a long line is not one (and would make the frame pattern slow).
     if (line.length > 2000) continue;
     if (RE_GOROUTINE.test(line)) headers++;
-    else if (RE_STACK_FRAME.test(line)) frames++;
+    else if (RE_STACK_FRAME.test(line)) {
+      frames++;
+      if (RE_DEBUG1_FRAME.test(line)) debug1++;
+    }
   }
-  return headers > 0 && headers + frames >= sample.length * 0.6;
+  // A pprof debug=1 dump cut by `grep -C` has no header: its `#\t0x…` frames say what it is.
+  return (headers > 0 || debug1 >= 3) && headers + frames >= sample.length * 0.6;
 }
 
 function isOpenMetrics(text: string): boolean {

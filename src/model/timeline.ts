@@ -313,7 +313,7 @@ function undatedStall(evs: Unhealthy[], events: SignalEvent[]): StallModel {
     durationSeconds: maxAge,
     maxAgeSeconds: maxAge,
     neverSucceeded: false,
-    nodeNotReady: evs.some((e) => e.source !== 'sync-loop' && e.source !== 'other') || events.some((e) => e.type === 'node-not-ready' && Number.isNaN(e.ts)),
+    nodeNotReady: evs.some((e) => e.source === 'node-condition' || e.source === 'api-condition') || events.some((e) => e.type === 'node-not-ready' && Number.isNaN(e.ts)),
     unhealthyLines: lineCount(evs),
     agesGrew: ages.length >= 2 && ages.every((a, i) => i === 0 || a >= (ages[i - 1] as number) - 0.5),
     evidence: pickEvidence(evs),

@@ -29,6 +29,8 @@ export interface NodeJudgement {
   fired: Fired[];
   verdict: Verdict;
   ruledOut: RuledOut[];
+  /** Causes whose absence the input cannot show (it holds no lines around the stall): not ruled out. */
+  notSeen: RuledOut[];
   gaps: Gap[];
   /** Every rule evaluated (for JUnit: one testcase per rule), with whether it fired. */
   evaluated: Array<{ id: string; fired: boolean }>;
@@ -252,13 +254,16 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
   };
   const firedCauses = new Set<Cause>(fired.filter((x) => x.spec.explains === 'stall').map((x) => x.spec.cause));
   const ruledOut: RuledOut[] = [];
+  // An absence rules a cause out only where the input covers the stall (facts.ts `stall.covered`: the kubelet's log
+  // from before the stall turned unhealthy to its last line). Elsewhere the same absence is "not seen", with a gap.
+  const notSeen: RuledOut[] = [];
   if (stalled) {
     const done = new Set<Cause>();
     for (const spec of specs) {
       if (firedCauses.has(spec.cause) || done.has(spec.cause) || !spec.ruledOut) continue;
       for (const r of spec.ruledOut) {
         if (allHold(r.when, f)) {
-          ruledOut.push({ cause: spec.cause, reason: render(r.reason, f) });
+          (f['stall.covered'] === true ? ruledOut : notSeen).push({ cause: spec.cause, reason: render(r.reason, f) });
           done.add(spec.cause);
           break;
         }
@@ -266,8 +271,21 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
     }
   }
   const outGaps: Gap[] = gaps.filter((g) => allHold(g.when, f)).map((g) => ({ missing: g.missing, why: render(g.why, f), collect: renderCommand(g.collect, f) }));
-  return { fired, verdict, ruledOut, gaps: outGaps, evaluated };
+  if (notSeen.length > 0) {
+    outGaps.unshift({
+      missing: 'log lines around the stall',
+      why: `${notSeen.map((x) => x.cause).join(', ')}: not seen, but not ruled out either — the input holds no lines around the stall (the kubelet's log from before its last good relist to the end of the stall would show or rule them out)`,
+      collect: renderCommand(AROUND_STALL, f),
+    });
+  }
+  return { fired, verdict, ruledOut, notSeen, gaps: outGaps, evaluated };
 }
+
+/** The kubelet's and the runtime's journals over the stall's window (10 min either side when the stall is dated). */
+const AROUND_STALL = [
+  'journalctl -u kubelet{collect.since|since}{collect.until|until} -o short-precise > {node.name|node}-kubelet.log',
+  'journalctl -u containerd -u crio -u docker{collect.since|since}{collect.until|until} -o short-precise > {node.name|node}-runtime.log',
+].join('\n');
 
 /** Stall-explaining findings first, then NotReady reasons, then warnings. */
 function rankClass(x: Fired): number {

@@ -7,7 +7,7 @@ import { KNOWN_BUGS } from './known-bugs.js';
 
 /** Facts set on every node. */
 export const FACTS: readonly string[] = [
-  'stall.count', 'stall.maxDurationSeconds', 'stall.maxAgeSeconds', 'stall.endedByRestart', 'stall.endOfLog',
+  'stall.count', 'stall.covered', 'stall.maxDurationSeconds', 'stall.maxAgeSeconds', 'stall.endedByRestart', 'stall.endOfLog',
   'stall.recovered', 'stall.agesGrew', 'stall.neverSucceeded', 'stall.notReady', 'stall.justOverThreshold',
   'node.name', 'kubelet.version', 'kubelet.minor', 'kubelet.pre114', 'kubelet.versionText', 'kubelet.fixedDeadlock',
   'kubelet.restarts', 'runtime', 'cri.errors', 'cri.timeouts', 'cri.listTimeouts', 'cri.listErrors',
@@ -41,8 +41,9 @@ export const FACTS: readonly string[] = [
   'metrics.statusErrors', 'metrics.erroredOps', 'metrics.window', 'goroutine.kubelet', 'goroutine.relistCrashed',
   'goroutine.fsWaits', 'goroutine.fsWaitMinutes', 'goroutine.fsWaitFrame', 'goroutine.runtimeProgram',
   'goroutine.runtimeLockWaiters', 'goroutine.runtimeLockMinutes', 'goroutine.runtimeLockSite',
-  'goroutine.runtimeLongestMinutes', 'runtime.statusCheckFailed', 'lines.runtimeDownForHang', 'evidence.runtimeHang',
-  'evidence.runtimeDown', 'evidence.storage', 'evidence.listTooBig', 'lines.unhealthy', 'lines.runtimeDown', 'lines.statusCheckFailed',
+  'goroutine.runtimeLongestMinutes', 'goroutine.runtimeFrozenMinutes', 'goroutine.runtimeFrozenFrame', 'goroutine.runtimeFrozenState',
+  'goroutine.cniWaits', 'goroutine.cniFrame', 'runtime.statusCheckFailed', 'lines.runtimeDownForHang', 'evidence.runtimeHang',
+  'evidence.runtimeDown', 'evidence.storage', 'evidence.cni', 'evidence.listTooBig', 'lines.unhealthy', 'lines.runtimeDown', 'lines.statusCheckFailed',
   'lines.criTimeouts', 'lines.relistFailed', 'lines.stateTimeouts', 'lines.hungTasks', 'lines.oomKills', 'lines.nfs',
   'lines.sizeLimit', 'lines.channelFull',
   // `knownBug.<id>` (the bug's conditions hold) and `knownBug.<id>.versions` (the versions it names), per catalogued bug.
@@ -62,7 +63,7 @@ export const POOLS: readonly string[] = [
   'runtime.panics', 'kubelet.crashes', 'runtime.brokenPipe', 'runtime.stateTimeouts', 'cli.timeouts',
   'cli.unavailable', 'cli.responsive', 'cni.timeouts', 'kernel.ioFrames', 'healthz', 'node.statusUpdateFailed',
   'node.statusUnknown', 'network.notReady', 'controller', 'notReady.undated', 'metrics.criErrors',
-  'goroutine.fsWaits', 'goroutine.runtimeLock', 'goroutine.runtimeLongest',
+  'goroutine.fsWaits', 'goroutine.runtimeLock', 'goroutine.runtimeLongest', 'goroutine.runtimeFrozen', 'goroutine.cniWaits',
   ...KNOWN_BUGS.map((b) => `knownBug.${b.id}`),
 ];
 

@@ -37,8 +37,9 @@ export type SignalEvent =
   /** A health-check failure carrying "last seen active X ago" (or the never-succeeded forms). `uptimeSeconds`: how long
    *  the kubelet had been running when it was written, when the line says (`m=+0.403692528` in a Go time value).
    *  `source`: the sync loop's skip line, the kubelet's own "Node became not ready", the Ready condition as the API server
-   *  holds it (a Node object, `kubectl describe node`: a report at second hand), or another line. */
-  | (Base & { type: 'relist-unhealthy'; ageSeconds: number | null; thresholdSeconds: number; neverSucceeded: boolean; source: 'sync-loop' | 'node-condition' | 'api-condition' | 'other'; runtimeDown: boolean; uptimeSeconds: number | null })
+   *  holds it (a Node object, `kubectl describe node`: a report at second hand), a relist goroutine parked for minutes in a
+   *  goroutine dump (signals/dumps.ts), or another line. */
+  | (Base & { type: 'relist-unhealthy'; ageSeconds: number | null; thresholdSeconds: number; neverSucceeded: boolean; source: 'sync-loop' | 'node-condition' | 'api-condition' | 'goroutine-dump' | 'other'; runtimeDown: boolean; uptimeSeconds: number | null })
   /** Sync loop skipped for a reason that is not PLEG (runtime down, status check pending, network). */
   | (Base & { type: 'sync-skipped'; reason: string })
   | (Base & { type: 'node-not-ready'; message: string | null })
