@@ -175,8 +175,9 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     window: { start: iso(n.windowStart), end: iso(n.windowEnd) },
     verdict: { ...j.verdict, plegState: j.verdict.plegUnhealthy ? 'unhealthy' : shown.length > 0 ? 'healthy' : 'unknown' },
     stalls: n.timeline.stalls.map((s) => ({
-      lastRelistAt: iso(s.lastRelistAt),
-      unhealthyFrom: iso(s.lastRelistAt + s.thresholdSeconds * 1000),
+      lastRelistAt: s.sinceUnknown ? null : iso(s.lastRelistAt),
+      unhealthyFrom: s.sinceUnknown ? iso(s.firstLineAt) : iso(s.lastRelistAt + s.thresholdSeconds * 1000),
+      ...(s.sinceUnknown ? { relistNeverSucceeded: true } : {}),
       endedAt: iso(s.endedAt),
       ...(s.endedBetween ? { endedBetween: { from: iso(s.endedBetween.from) as string, to: iso(s.endedBetween.to) } } : {}),
       endedBy: s.endedBy,

@@ -77,6 +77,10 @@ export interface Stall {
   /** Null when no line of the stall carries a time (a pasted fragment): its ages alone say how long it lasted. */
   lastRelistAt: string | null;
   unhealthyFrom: string | null;
+  /** Addition (backward compatible): relist never succeeded since a kubelet start the input does not show (the
+   *  `2562047h47m16.854775807s` sentinel, "pleg has yet to be successful" for longer than a start-up takes):
+   *  `lastRelistAt` is null, `unhealthyFrom` the first such line, the duration a lower bound. */
+  relistNeverSucceeded?: boolean;
   endedAt: string | null;
   /** When no line says when it ended, only that it had by some time: after `from` (its last unhealthy line) and before
    *  `to` (the next line showing the kubelet at work; null when the log says nothing more). `endedAt` is then null. */

@@ -52,6 +52,8 @@ export interface LogRecord {
   mono: number;
   /** Who wrote it (see Origin). */
   origin: Origin;
+  /** The origin comes from the file's name only (ParseContext.nameOrigin): matchers of bare fragments still read it. */
+  originByName?: boolean;
   /** The line had a time of day but no date, and nothing before it gave one (NaN otherwise): ms since midnight. */
   timeOfDay: number;
   /** The raw line (evidence text). */
@@ -93,6 +95,9 @@ export interface ParseContext {
    *  whole files asks for it with `null` (only in the file's first 4 KiB: a range read from the middle of a big file
    *  never learns, and reads lines as they are). Undefined: nothing (a line parsed on its own). */
   paste?: Paste | null;
+  /** Whose lines the file's name says it holds (`containerd.log`, `dockerd.txt`, `dmesg.log`): the origin of a line
+   *  whose content and prefix say nothing of who wrote it (a bare message). Content always wins. */
+  nameOrigin?: Origin;
 }
 
 export interface Paste {
@@ -436,6 +441,7 @@ class Rec implements LogRecord {
   msg: string;
   payloadTs = NaN;
   origin: Origin = 'unknown';
+  originByName = false;
   private kv: Record<string, string> | null = null;
   private kvSource: string | null = null;
   private kvFrom = 0;
@@ -493,6 +499,10 @@ export function parsePayload(payload: string, env: Envelope, ctx: ParseContext):
   else if (c === 34) parseStructured(p, 0, rec);
   else if (c >= 65 && c <= 90 && p.charCodeAt(4) === 91 && /^[A-Z]{4}\[\d{4}\] /.test(p.slice(0, 11))) parseCliLogrus(p, rec);
   rec.origin = originOf(rec);
+  if (rec.origin === 'unknown' && ctx.nameOrigin) {
+    rec.origin = ctx.nameOrigin;
+    rec.originByName = true;
+  }
   return rec;
 }
 

@@ -153,7 +153,7 @@ export function stallDuration(s: Stall): string {
 
 /** When the last good relist was, or that its lines carry no date. */
 export function stallStart(s: Stall, zone: string, withDate = true): string {
-  return s.lastRelistAt === null ? 'time unknown (its lines carry no date)' : displayTime(s.lastRelistAt, zone, withDate);
+  return s.relistNeverSucceeded ? 'never since a kubelet start the input does not show' : s.lastRelistAt === null ? 'time unknown (its lines carry no date)' : displayTime(s.lastRelistAt, zone, withDate);
 }
 
 /** What a count check's grep prints, and how much of it the finding counted: "30", or "45 (30 of them in the window)". */

@@ -101,7 +101,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   // The input covers a stall when the kubelet's log runs from before the stall turned unhealthy (the relist's CRI calls
   // time out inside that span) to its last unhealthy line: only then does the absence of an error say something.
   f['stall.covered'] = stalls.length > 0 && node.roles.includes('kubelet-log') && node.windowStart !== null && stalls.every((s) =>
-    !Number.isNaN(s.lastRelistAt) && (node.windowStart as number) <= s.lastRelistAt + s.thresholdSeconds * 1000 && (node.windowEnd ?? -Infinity) >= s.lastLineAt);
+    !Number.isNaN(s.lastRelistAt) && !s.sinceUnknown && (node.windowStart as number) <= s.lastRelistAt + s.thresholdSeconds * 1000 && (node.windowEnd ?? -Infinity) >= s.lastLineAt);
   f['stall.disagreements'] = node.timeline.disagreements.length;
   p['stall.disagreements'] = pool(node.timeline.disagreements.map((d) => d.ref));
   // Several short stalls whose ages barely pass 3 min: relists that are slow but finish.
@@ -232,7 +232,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['runtime.stateTimeoutIds'] = new Set(daemon.filter((e) => e.kind === 'state-timeout' && e.containerId).map((e) => e.containerId)).size;
   f['runtime.taskListTimeouts'] = lineCount(daemon.filter((e) => e.kind === 'task-list-timeout'));
   // The daemon's own errors that say a deadline passed (a handler, a shim call).
-  f['runtime.daemonTimeouts'] = lineCount(daemon.filter((e) => e.kind === 'other'));
+  f['runtime.daemonTimeouts'] = lineCount(daemon.filter((e) => e.kind === 'other' || e.kind === 'stop-timeout'));
   // One runtime call that started and never finished, then other containers' calls timing out: it holds the lock.
   const calls = of('runtime-call');
   const done = new Set(calls.filter((e) => e.phase === 'done').map((e) => e.id));

@@ -514,7 +514,9 @@ export const MATCHERS: Matcher[] = [
       if (t.includes('broken pipe') && /containers\/json|\/containers\/|docker\.sock/.test(t)) return { type: 'runtime-daemon-error', runtime: rt ?? 'docker', kind: 'broken-pipe', containerId: null };
       if (/get state for|failed to get state/.test(m) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt ?? 'containerd', kind: 'state-timeout', containerId: id };
       if (/dead shim|shim disconnected/.test(m)) return { type: 'runtime-daemon-error', runtime: rt ?? 'containerd', kind: 'shim-cleanup', containerId: id };
-      if (rec.level === 'E' && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'other', containerId: id };
+      // A task or container the daemon could not stop or delete in time (its shim does not answer).
+      if (/^failed to (?:delete|kill|stop|shutdown|shut down) (?:task|shim|container|sandbox)/i.test(m) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'stop-timeout', containerId: id };
+      if ((rec.level === 'E' || /\berror="[^"]*deadline exceeded/.test(t)) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'other', containerId: id };
       return null;
     },
   },
