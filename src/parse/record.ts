@@ -674,6 +674,8 @@ function parseJsonLine(line: string, i: number, env: Envelope, ctx: ParseContext
 const KUBELET_IDENT = /^(?:kubelet|kubenswrapper|hyperkube|k3s|k3s-agent|k3s-server|rke2|rke2-agent|rke2-server|kubelet-wrapper|atomic-openshift-node|origin-node|openshift-node|microk8s\.daemon-kubelite|kubelite|snap\.microk8s\.daemon-kubelite)$/;
 // MicroK8s runs its containerd as the snap service `microk8s.daemon-containerd`.
 const RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|(?:snap\.)?microk8s\.daemon-containerd|crio|cri-o|conmon|runc|crictl)$/;
+/** What only a kubelet's klog lines say: its own files and words (the sniffer's kubelet text, input/sniff.ts). */
+const KUBELET_CONTENT = /kubelet|kuberuntime|pleg|generic\.go|remote_runtime\.go|pod_workers\.go|docker_sandbox\.go|setters\.go/i;
 const CONTROLLER_IDENT = /^(?:kube-controller-manager|kube-apiserver|kube-scheduler|openshift-controller-manager|cloud-controller-manager)$/;
 const SYSTEM_IDENT = /^(?:systemd|init\.scope|systemd-\S+)$/;
 /** Callers of the controller manager's node lifecycle and leader election (the kubelet never logs from these). */
@@ -689,7 +691,9 @@ function originOf(rec: LogRecord): Origin {
   if (rec.kind === 'klog' || rec.kind === 'json') {
     if (CONTROLLER_IDENT.test(ident) || (rec.caller !== null && CONTROLLER_CALLER.test(rec.caller))) return 'controller';
     if (rec.kind === 'json' && rec.caller !== null && ETCD_CALLER.test(rec.caller)) return 'system';
-    if (RUNTIME_IDENT.test(ident)) return 'runtime';
+    // Runtimes log logrus or JSON of their own; a klog line under a runtime's journal name is a component it runs in a
+    // container: a kubelet's when it says kubelet things (`docker[641]: I1212 … kubelet.go:1820] skipping pod …`).
+    if (RUNTIME_IDENT.test(ident)) return rec.kind === 'klog' && KUBELET_CONTENT.test(`${rec.caller ?? ''} ${rec.msg}`) ? 'kubelet' : 'runtime';
     return 'kubelet';
   }
   if (ident === '') return 'unknown';

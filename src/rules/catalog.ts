@@ -159,8 +159,9 @@ export const BUILTIN_RULES: RuleSpec[] = [
     when: [{ fact: 'stall.count', op: '>=', value: 1 }],
     anyOf: [
       [{ fact: 'goroutine.relistChanSend', op: 'truthy' }],
-      [{ fact: 'kubelet.pre114', op: 'truthy' }, { fact: 'cri.timeouts', op: '==', value: 0 }, { fact: 'relist.failed', op: '==', value: 0 }, { fact: 'runtime.unreachable', op: '==', value: 0 }, { fact: 'runtime.down', op: '==', value: 0 }, { fact: 'stall.agesGrew', op: 'truthy' }],
-      [{ fact: 'kubelet.pre114', op: 'truthy' }, { fact: 'cri.errors', op: '==', value: 0 }, { fact: 'runtime.down', op: '==', value: 0 }, { fact: 'stall.maxAgeSeconds', op: '>=', value: 1800 }],
+      // From the absence of CRI errors only where the kubelet's log covers the stall (a line or two proves no absence).
+      [{ fact: 'kubelet.pre114', op: 'truthy' }, { fact: 'stall.covered', op: 'truthy' }, { fact: 'cri.timeouts', op: '==', value: 0 }, { fact: 'relist.failed', op: '==', value: 0 }, { fact: 'runtime.unreachable', op: '==', value: 0 }, { fact: 'runtime.down', op: '==', value: 0 }, { fact: 'stall.agesGrew', op: 'truthy' }],
+      [{ fact: 'kubelet.pre114', op: 'truthy' }, { fact: 'stall.covered', op: 'truthy' }, { fact: 'cri.errors', op: '==', value: 0 }, { fact: 'runtime.down', op: '==', value: 0 }, { fact: 'stall.maxAgeSeconds', op: '>=', value: 1800 }],
     ],
     base: 0.55,
     support: [
@@ -173,6 +174,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     contra: [
       { when: [{ fact: 'kubelet.fixedDeadlock', op: 'truthy' }, { fact: 'goroutine.relistChanSend', op: 'falsy' }], weight: 0.8, label: 'kubelet 1.14+ has the fix' },
       { when: [{ fact: 'runtime.down', op: '>=', value: 1 }], weight: 0.4, label: 'the runtime was reported down' },
+      { when: [{ fact: 'runtime.daemonErrors', op: '>=', value: 1 }, { fact: 'goroutine.relistChanSend', op: 'falsy' }], weight: 0.4, label: "the runtime's own log shows it failing or timing out" },
     ],
     evidence: ['goroutine', 'stall', 'stall.end'],
     summary: 'Kubelet {kubelet.versionText} stopped relisting for {stall.maxDurationSeconds|dur} with no CRI error and a last-seen age that only grew (up to {stall.maxAgeSeconds|dur}): the relist goroutine was stuck, as in the ≤1.13 deadlock where relist blocks sending to a full event channel that the unhealthy sync loop no longer drains.',
@@ -340,7 +342,11 @@ export const BUILTIN_RULES: RuleSpec[] = [
     explains: 'stall',
     when: [{ fact: 'stall.count', op: '>=', value: 1 }, { fact: 'cri.timeouts', op: '==', value: 0 }, { fact: 'runtime.unreachable', op: '==', value: 0 }],
     anyOf: [
-      [{ fact: 'stall.justOverThreshold', op: '>=', value: 2 }, { fact: 'stall.agesGrew', op: 'falsy' }],
+      // Repeated stalls just past the threshold are slow relists, but name pod count only beside a count of pods or
+      // containers, or relist latency (a hung call on one object looks the same in the log).
+      [{ fact: 'stall.justOverThreshold', op: '>=', value: 2 }, { fact: 'stall.agesGrew', op: 'falsy' }, { fact: 'pods.running', op: 'exists' }],
+      [{ fact: 'stall.justOverThreshold', op: '>=', value: 2 }, { fact: 'stall.agesGrew', op: 'falsy' }, { fact: 'pods.containers', op: 'exists' }],
+      [{ fact: 'stall.justOverThreshold', op: '>=', value: 2 }, { fact: 'stall.agesGrew', op: 'falsy' }, { fact: 'relist.p99', op: 'exists' }],
       [{ fact: 'pods.running', op: '>=', value: 110 }],
       [{ fact: 'pods.containers', op: '>=', value: 400 }],
       [{ fact: 'relist.p99', op: '>=', value: 10 }],

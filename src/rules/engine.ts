@@ -23,6 +23,8 @@ export interface Fired {
   severity: Severity;
   /** A weak alternative (isConsidered): reported under "also considered", never counted by --fail-on. */
   considered: boolean;
+  /** The confidence before rounding: findings are ranked on it (two rounded alike are not a tie). */
+  rawConfidence: number;
 }
 
 export interface NodeJudgement {
@@ -228,7 +230,7 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
     const checks = (spec.counts ?? []).map((k) => sheet.counts?.[k]).filter((c): c is CountCheck => !!c);
     fired.push({
       spec, confidence: Math.round(conf * 100) / 100, summary: render(spec.summary, f), evidence: cite(sheet.pools, spec.evidence), because, against, checks,
-      primary: false, severity: spec.severity, considered: false,
+      primary: false, severity: spec.severity, considered: false, rawConfidence: conf,
     });
   }
   // `unknown` is the fallback: it stands only when no named cause explains the stall.
@@ -236,7 +238,7 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
     for (let i = fired.length - 1; i >= 0; i--) if ((fired[i] as Fired).spec.cause === 'unknown' && (fired[i] as Fired).spec.explains === 'stall') fired.splice(i, 1);
   }
   fired.sort((a, b) =>
-    rankClass(a) - rankClass(b) || b.confidence - a.confidence || SEVERITY_RANK[b.spec.severity] - SEVERITY_RANK[a.spec.severity] || a.spec.id.localeCompare(b.spec.id));
+    rankClass(a) - rankClass(b) || b.rawConfidence - a.rawConfidence || SEVERITY_RANK[b.spec.severity] - SEVERITY_RANK[a.spec.severity] || a.spec.id.localeCompare(b.spec.id));
 
   const stalled = (f['stall.count'] as number) > 0;
   const primary = stalled ? fired.find((x) => x.spec.explains === 'stall') ?? null : null;

@@ -30,7 +30,7 @@ const NUMERIC_CODES: Record<string, CriCode> = { '1': 'Canceled', '2': 'Unknown'
  *  first relist never succeeded. Shared by log lines and node conditions (objects, `kubectl describe`). */
 export function plegHealth(text: string): { ageSeconds: number | null; thresholdSeconds: number; neverSucceeded: boolean } | null {
   if (text.includes('pleg has yet to be successful')) return { ageSeconds: null, thresholdSeconds: 180, neverSucceeded: true };
-  const m = AGE_RE.exec(text);
+  const m = AGE_RE.exec(text) ?? AGE_RE.exec(repairAge(text));
   if (!m) return null;
   const age = parseGoDuration((m[1] as string).replace(/ /g, ''));
   const thr = m[2] ? parseGoDuration(m[2]) : NaN;
@@ -40,7 +40,29 @@ export function plegHealth(text: string): { ageSeconds: number | null; threshold
   return { ageSeconds: sentinel ? null : age, thresholdSeconds: Number.isFinite(thr) ? thr : 180, neverSucceeded: sentinel };
 }
 
+/** Paste damage inside the age (`3m0.32           2579259s`: a wrapped line joined back with its padding): the blanks
+ *  between "active" and "ago" taken out, when what is left is a duration. */
+function repairAge(text: string): string {
+  const i = text.indexOf('pleg was last seen active ');
+  if (i < 0) return text;
+  const from = i + 'pleg was last seen active '.length;
+  const j = text.indexOf(' ago', from);
+  if (j < 0 || j - from > 120) return text;
+  const age = text.slice(from, j).replace(/\s+/g, '');
+  return /^(?:[0-9.]+(?:h|ms|m|s|µs|us|ns))+$/.test(age) ? `${text.slice(0, from)}${age}${text.slice(j)}` : text;
+}
+
+/** The runtime's socket closed under a call: the daemon went away (restarting, crashed), as a refusal is. */
+const SOCKET_GONE = /connection reset by peer|(?:error reading from server|transport is closing|read unix [^:]*\.sock[^:]*)(?::| -) ?EOF\b|\.sock: read: EOF\b/;
+
 export function grpcCode(text: string): CriCode {
+  const code = grpcCodeOf(text);
+  // Old kubelets wrap the transport's error as Unknown (`code = 2 desc = … read: connection reset by peer`).
+  if ((code === null || code === 'Unknown' || code === 'Other') && SOCKET_GONE.test(text)) return 'Unavailable';
+  return code;
+}
+
+function grpcCodeOf(text: string): CriCode {
   const m = /code = (\w+)/.exec(text);
   if (m) {
     const c = m[1] as string;
@@ -471,7 +493,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'runtime-daemon',
-    needles: ['write: broken pipe', 'get state for', 'deadline exceeded', 'up dead shim', 'shim disconnected', 'Stopping container', 'Stopped container', 'msg="Starting up', 'API listen on', 'starting containerd', 'successfully booted', 'Starting CRI-O', 'Started Docker', 'Stopping Docker', 'Starting containerd', 'Stopping containerd', 'Started containerd', 'Container Runtime Interface for OCI', 'Main process exited', 'Processing signal', 'Start streaming server', 'Found left-over process', 'converting task to protobuf', 'multiple response.WriteHeader', 'ContainerResources for', 'graphdriver=', 'graphdriver(s)='],
+    needles: ['write: broken pipe', 'get state for', 'deadline exceeded', 'up dead shim', 'shim disconnected', 'Stopping container', 'Stopped container', 'msg="Starting up', 'API listen on', 'starting containerd', 'successfully booted', 'Starting CRI-O', 'Started Docker', 'Starting Docker', 'Stopping Docker', 'Starting containerd', 'Stopping containerd', 'Started containerd', 'Container Runtime Interface for OCI', 'Main process exited', 'Processing signal', 'Start streaming server', 'Found left-over process', 'converting task to protobuf', 'multiple response.WriteHeader', 'ContainerResources for', 'graphdriver=', 'graphdriver(s)='],
     from: RUNTIME_SIDE,
     match(rec) {
       const t = rec.payload;
