@@ -3,6 +3,7 @@
 import type { Role } from '../contract/analysis.js';
 import { sniffQueryResult } from './prometheus/sniff-query.js';
 import { LOKI_LABELS, linePrefixOf, skipLinePrefix } from '../util/line-prefix.js';
+import { NODE_COMMANDS, PROMPT_HEAD } from '../util/prompt.js';
 
 export interface Sniffed {
   role: Role;
@@ -437,7 +438,7 @@ function conditionFragment(content: string[]): boolean {
 // What a ticket carries besides logs: `/healthz?verbose` output, and transcripts of runtime and host commands
 // (`crictl ps` failing, `docker info`, `containerd -v`, `time docker ps`, `uptime`).
 const RE_HEALTHZ = /^\s*\[[+-]\][\w.-]+ (?:ok|failed)|^\s*healthz check (?:passed|failed)\s*$/;
-const RE_PROMPT = /^\s*(?:\[[^\]\s]+(?: [^\]]+)?\][#$]|[\w.-]*@[\w.-]+(?::\S*)?[#$]|[#$]|>)\s+(?:time\s+|sudo\s+)*(?:docker|crictl|ctr|nerdctl|containerd|runc|crio|podman|kubectl|oc|systemctl|journalctl|uname|uptime|free|cat|ps|top|kill|curl)\b/;
+const RE_PROMPT = new RegExp(String.raw`^\s*${PROMPT_HEAD}\s*(?:time\s+|sudo\s+)*${NODE_COMMANDS}\b`);
 const RE_BARE_COMMAND = /^\s*(?:time\s+|sudo\s+)+(?:docker|crictl|ctr|nerdctl|podman)\s+\w/;
 const RE_CLI_OUTPUT = /^\s*(?:(?:FATA|ERRO|WARN|INFO|DEBU)\[\d{4}\] |Server Version: \S|Containers: \d+\s*$|Storage Driver: \S|Cgroup Driver: \S|RuntimeName:\s+\S|RuntimeVersion:\s+\S|runc version \d|containerd (?:github\.com\/containerd\/containerd|containerd\.io) v?\d|Docker version \d|crio version \d|Kubernetes v\d|real\s+\d+m[\d.]+s\s*$|.*\bload average: [\d.]+)/;
 
