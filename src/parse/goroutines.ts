@@ -231,7 +231,7 @@ export class GoroutineParser {
   private vote(g: Goroutine): void {
     for (const f of g.frames) {
       // containerd 0.2, the daemon docker 1.11–17.x ran beside dockerd (docker-containerd).
-      if (/^github\.com\/docker\/containerd\//.test(f)) this.votes.containerd++;
+      if (f.startsWith('github.com/docker/containerd/')) this.votes.containerd++;
       if (/k8s\.io\/kubernetes\/(?:pkg\/kubelet|cmd\/kubelet)/.test(f)) this.votes.kubelet++;
       else if (/github\.com\/(?:docker\/docker|moby\/moby)\//.test(f)) this.votes.dockerd++;
       else if (/github\.com\/cri-o\/cri-o\//.test(f)) this.votes['cri-o']++;
