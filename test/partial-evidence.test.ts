@@ -193,3 +193,18 @@ describe('say no more than the input shows', () => {
     expect(n.gaps[0]?.missing).toBe('log lines around the stall');
   });
 });
+
+describe('repair tools restart the runtime: who, and why', () => {
+  it("GKE's health-monitor.sh killing containerd is the restart's cause, named", () => {
+    const log = [
+      'May 20 03:10:02 gke-pool-1-abcd health-monitor.sh[1201]: Container runtime containerd failed!',
+      'May 20 03:10:03 gke-pool-1-abcd systemd[1]: containerd.service: Main process exited, code=killed, status=9/KILL',
+      'May 20 03:10:08 gke-pool-1-abcd systemd[1]: Started containerd container runtime.',
+      '',
+    ].join('\n');
+    const { a } = run({ 'journal.log': log });
+    const f = node(a).findings.find((x) => x.cause === 'runtime_restart');
+    expect(f?.summary).toMatch(/GKE health-monitor\.sh \(health-monitor\.sh\) killed the runtime 1 time\(s\) because its health check failed/);
+    expect(f?.evidence.some((e) => e.line === 1)).toBe(true);
+  });
+});

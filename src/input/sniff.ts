@@ -63,6 +63,9 @@ const RE_JOURNAL_NOTE = /^-- (?:Logs begin at|Journal begins at|Reboot|Boot |No 
 
 // Kubelet-specific text (the brief's list): never a list of journal identifiers, which vary by distro.
 const RE_KUBELET_TEXT = /kubelet|kuberuntime|pleg|generic\.go|remote_runtime\.go/i;
+/** Who restarts runtimes when a check fails (GKE's health-monitor.sh units, node-problem-detector). */
+const RE_RUNTIME_KEEPER = /^(?:health-monitor\.sh|kube-container-runtime-monitor|kubelet-monitor|node-problem-detector|health-checker)$/;
+const RE_RUNTIME_UNIT = /\b(?:containerd|docker|crio|cri-o)(?:\.service)?\b/i;
 const RE_RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|(?:snap\.)?microk8s\.daemon-containerd|crio|cri-o|conmon|runc)$/;
 
 type Envelope =
@@ -376,6 +379,9 @@ function journalRole(infos: LineInfo[]): Role {
       else runtime++;
     } else if (RE_KLOG.test(payload) || isKubeletJson(payload) || RE_KUBELET_TEXT.test(payload)) {
       kubelet++;
+    } else if (RE_RUNTIME_KEEPER.test(ident) || (/^(?:systemd|init\.scope)$/.test(ident) && RE_RUNTIME_UNIT.test(payload))) {
+      // systemd starting or killing a runtime unit, a health monitor restarting it: the runtime's story.
+      runtime++;
     }
   }
   if (kubelet > 0) return 'kubelet-log';

@@ -128,6 +128,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       [{ fact: 'runtime.stops', op: '>=', value: 1 }],
       [{ fact: 'runtime.panics', op: '>=', value: 1 }],
       [{ fact: 'relist.failedUnavailable', op: '>=', value: 1 }],
+      [{ fact: 'runtime.repairs', op: '>=', value: 1 }],
     ],
     base: 0.5,
     support: [
@@ -141,7 +142,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'cri.listTimeouts', op: '>=', value: 3 }], weight: 0.4, label: 'list calls timed out (hung rather than down)' },
       { when: [{ fact: 'kernel.oomRuntime', op: '>=', value: 1 }], weight: 0.3, label: 'the OOM killer restarted it' },
     ],
-    evidence: ['runtime.unreachable', 'runtime.panics', 'runtime.lifecycle', 'relist.failed', 'stall'],
+    evidence: ['runtime.unreachable', 'runtime.panics', 'runtime.repairs', 'runtime.lifecycle', 'relist.failed', 'stall'],
     counts: ['lines.relistFailed'],
     summary: 'The container runtime was away during the stall of {stall.maxDurationSeconds|dur}: {evidence.runtimeDown} ({scope}). Relists fail while the daemon is down or restarting.',
     remediation: 'Find why the runtime stopped: `journalctl -u containerd|crio|docker` around the stall (crash, upgrade, config reload, systemd restart, OOM). If it restarts repeatedly, fix that first; a kubelet started before its runtime recovers once the socket answers.',
@@ -511,6 +512,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       [{ fact: 'runtime.panics', op: '>=', value: 1 }],
       [{ fact: 'runtime.restarts', op: '>=', value: 2 }],
       [{ fact: 'cli.unavailable', op: '>=', value: 1 }],
+      [{ fact: 'runtime.repairs', op: '>=', value: 1 }],
     ],
     base: 0.5,
     support: [
@@ -520,7 +522,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'knownBugs.runtime_restart', op: '>=', value: 1 }], weight: 0.2, label: 'a known crash in this runtime version' },
     ],
     contra: [{ when: [{ fact: 'cri.listTimeouts', op: '>=', value: 3 }], weight: 0.3, label: 'list calls timed out (hung rather than down)' }],
-    evidence: ['runtime.panics', 'runtime.unreachable', 'relist.failed', 'runtime.lifecycle', 'cli.unavailable'],
+    evidence: ['runtime.panics', 'runtime.unreachable', 'relist.failed', 'runtime.repairs', 'runtime.lifecycle', 'cli.unavailable'],
     counts: ['lines.relistFailed'],
     summary: 'The input holds no PLEG stall, but the container runtime was away: {evidence.runtimeDown}. If this node\'s PLEG went unhealthy, relists failing while the runtime was down or crash-looping is what these lines point to.',
     remediation: 'To confirm, collect the runtime\'s journal (`journalctl -u containerd -u crio -u docker` around the time) and the kubelet\'s: a crash loop shows a panic or an exit and a new PID each time. Fix what makes it exit first (the panic\'s stack names it; an upgrade often does).',

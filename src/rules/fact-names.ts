@@ -14,7 +14,7 @@ export const FACTS: readonly string[] = [
   'cri.perIdTimeouts', 'cri.statusTimeouts', 'cri.unavailable',
   'cri.podSandboxStatusTimeouts', 'cri.perIdDistinct', 'cri.topId', 'cri.topIdOp', 'cri.topIdPod', 'cri.topIdCount',
   'cri.topIdShare', 'relist.failed', 'relist.failedTimeouts', 'pleg.podInspectFailed', 'runtime.down',
-  'runtime.unreachable', 'runtime.downWithPleg', 'runtime.restarts', 'runtime.stops', 'runtime.brokenPipe',
+  'runtime.unreachable', 'runtime.downWithPleg', 'runtime.restarts', 'runtime.stops', 'runtime.repairs', 'runtime.repairedBy', 'runtime.brokenPipe',
   'runtime.stateTimeouts', 'runtime.shimCleanups', 'runtime.daemonErrors', 'runtime.crioUnmatchedStops',
   'runtime.crioStuckContainer', 'cni.statusHook', 'cni.setupErrors', 'cni.teardownErrors', 'cni.errors', 'cni.calls',
   'cni.plugin', 'cni.pod', 'kernel.hungTasks', 'kernel.hungTaskNames', 'kernel.nfs', 'kernel.nfsServer',
@@ -54,7 +54,7 @@ export const FACTS: readonly string[] = [
 export const POOLS: readonly string[] = [
   'stall', 'stall.end', 'cri.listTimeouts', 'cri.perIdTimeouts', 'cri.unavailable', 'cri.statusTimeouts',
   'cri.errors', 'cri.topId', 'relist.failed', 'pleg.podInspectFailed', 'runtime.unreachable', 'runtime.down',
-  'runtime.lifecycle', 'runtime.daemon', 'runtime.crioUnmatchedStops', 'cni', 'cni.calls', 'kernel.hungTasks',
+  'runtime.lifecycle', 'runtime.repairs', 'runtime.daemon', 'runtime.crioUnmatchedStops', 'cni', 'cni.calls', 'kernel.hungTasks',
   'kernel.nfs', 'kernel.netdev', 'kernel.oom', 'pid.exhaustion', 'disk.slowDu', 'node.evictions', 'clock.changes',
   'pleg.channelFull', 'kubelet.housekeepingSlow', 'stall.hugeAgeOnce', 'sync.skippedOther', 'notReady.nonPleg',
   'startup.artefacts', 'metrics.relistFrozen', 'metrics.lastSeen', 'metrics.relist', 'metrics.discard',

@@ -225,6 +225,11 @@ export function computeFacts(node: NodeModel): FactSheet {
   // Start lines of one start (systemd's, the daemon's own, left-over shims found on the way) count once.
   f['runtime.restarts'] = clusters(lifecycle.filter((e) => e.phase === 'start'), 10_000);
   f['runtime.stops'] = lifecycle.filter((e) => e.phase === 'stop' || e.phase === 'crash').length;
+  // Who restarted it: a health monitor that killed the runtime because its check failed.
+  const repairs = of('runtime-repair').filter((e) => e.target === 'runtime');
+  f['runtime.repairs'] = lineCount(repairs);
+  f['runtime.repairedBy'] = repairs[0]?.tool ?? null;
+  p['runtime.repairs'] = pool(repairs.map((e) => e.ref));
   p['runtime.lifecycle'] = pool(lifecycle.map((e) => e.ref));
   const daemon = of('runtime-daemon-error');
   f['runtime.brokenPipe'] = lineCount(daemon.filter((e) => e.kind === 'broken-pipe'));
@@ -544,6 +549,7 @@ export function computeFacts(node: NodeModel): FactSheet {
     [n('relist.failedUnavailable'), `${n('relist.failedUnavailable')} relist(s) failed: runtime unreachable`],
     [n('runtime.panics'), `${n('runtime.panics')} Go panic(s) in the runtime's own output`],
     [n('runtime.restarts'), `${n('runtime.restarts')} runtime start(s)`],
+    [n('runtime.repairs'), `${String(f['runtime.repairedBy'])} killed the runtime ${n('runtime.repairs')} time(s) because its health check failed (the runtime did not answer: a hang came first)`],
     [n('cli.unavailable'), `${n('cli.unavailable')} runtime command(s) that could not connect`],
   ]);
   f['evidence.storage'] = seen([

@@ -68,6 +68,8 @@ export type SignalEvent =
   | (Base & { type: 'pid-exhaustion'; detail: string })
   | (Base & { type: 'slow-disk-usage'; seconds: number | null })
   | (Base & { type: 'clock-change'; detail: string })
+  /** A health monitor that killed the runtime or the kubelet because a check failed (GKE's health-monitor.sh). */
+  | (Base & { type: 'runtime-repair'; tool: string; target: 'runtime' | 'kubelet'; runtime: 'docker' | 'containerd' | 'cri-o' | null; detail: string })
   | (Base & { type: 'runtime-lifecycle'; runtime: 'docker' | 'containerd' | 'cri-o' | null; phase: 'start' | 'stop' | 'crash' })
   | (Base & { type: 'runtime-daemon-error'; runtime: 'docker' | 'containerd' | 'cri-o' | null; kind: 'broken-pipe' | 'state-timeout' | 'task-list-timeout' | 'shim-cleanup' | 'stop-timeout' | 'other'; containerId: string | null })
   | (Base & { type: 'crio-stopping'; containerId: string; timeoutSeconds: number | null })

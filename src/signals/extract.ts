@@ -726,7 +726,7 @@ const EVENT_ROLE: Partial<Record<SignalEvent['type'], 'kubelet' | 'runtime' | 'k
   'relist-failed': 'kubelet', 'kubelet-start': 'kubelet', 'kubelet-line': 'kubelet', 'runtime-info': 'kubelet', 'cri-error': 'kubelet',
   'runtime-down': 'kubelet', 'cni-error': 'kubelet', 'cni-call': 'kubelet', 'event-channel-full': 'kubelet', 'pod-inspect-failed': 'kubelet',
   'housekeeping-slow': 'kubelet', 'eviction': 'kubelet',
-  'runtime-lifecycle': 'runtime', 'runtime-daemon-error': 'runtime', 'crio-stopping': 'runtime', 'crio-stopped': 'runtime', 'runtime-call': 'runtime',
+  'runtime-lifecycle': 'runtime', 'runtime-repair': 'runtime', 'runtime-daemon-error': 'runtime', 'crio-stopping': 'runtime', 'crio-stopped': 'runtime', 'runtime-call': 'runtime',
   'hung-task': 'kernel', 'nfs-not-responding': 'kernel', 'netdev-unregister': 'kernel', 'oom-kill': 'kernel', 'kernel-io-frame': 'kernel',
   'controller-node': 'controller',
 };

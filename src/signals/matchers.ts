@@ -122,6 +122,14 @@ function runtimeFromText(t: string): 'docker' | 'containerd' | 'cri-o' | null {
   return null;
 }
 
+/** Who printed a repair line: its journal identifier or unit, else GKE's script by its wording. */
+function repairTool(rec: LogRecord): string {
+  const ident = rec.ident ?? '';
+  if (/health-monitor|kube-container-runtime-monitor|kubelet-monitor/.test(ident)) return `GKE health-monitor.sh (${ident})`;
+  if (/node-problem-detector|health-checker/.test(ident)) return `node-problem-detector (${ident})`;
+  return ident ? `${ident} (a health monitor)` : "a health monitor (GKE's health-monitor.sh prints this)";
+}
+
 /** Kubelet messages: in kubelet lines, and in fragments that do not say who wrote them (a header cut off). */
 const KUBELET: Origin[] = ['kubelet', 'unknown'];
 const RUNTIME_SIDE: Origin[] = ['runtime', 'system', 'unknown'];
@@ -539,6 +547,20 @@ export const MATCHERS: Matcher[] = [
       // A task or container the daemon could not stop or delete in time (its shim does not answer).
       if (/^failed to (?:delete|kill|stop|shutdown|shut down) (?:task|shim|container|sandbox)/i.test(m) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'stop-timeout', containerId: id };
       if ((rec.level === 'E' || /\berror="[^"]*deadline exceeded/.test(t)) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'other', containerId: id };
+      return null;
+    },
+  },
+  {
+    // Repair tools that restart the runtime or the kubelet when a health check fails: GKE's health-monitor.sh
+    // (kube-container-runtime-monitor / kubelet-monitor units: `echo "Container runtime ${name} failed!"` then
+    // `systemctl kill --kill-who=main ${name}`; `echo "Kubelet is unhealthy!"` then `pkill kubelet`). The kill is a
+    // runtime stop with its reason: who restarted it, and why.
+    id: 'repair-tool',
+    needles: ['Container runtime ', 'Kubelet is unhealthy!'],
+    match(rec) {
+      const m = /^Container runtime (\S+) failed!/.exec(rec.msg);
+      if (m) return { type: 'runtime-repair', tool: repairTool(rec), target: 'runtime', runtime: runtimeFromText(m[1] as string), detail: rec.msg.slice(0, 200) };
+      if (rec.msg.startsWith('Kubelet is unhealthy!')) return { type: 'runtime-repair', tool: repairTool(rec), target: 'kubelet', runtime: null, detail: rec.msg.slice(0, 200) };
       return null;
     },
   },
