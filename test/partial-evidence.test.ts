@@ -204,7 +204,7 @@ describe('repair tools restart the runtime: who, and why', () => {
     ].join('\n');
     const { a } = run({ 'journal.log': log });
     const f = node(a).findings.find((x) => x.cause === 'runtime_restart');
-    expect(f?.summary).toMatch(/GKE health-monitor\.sh \(health-monitor\.sh\) killed the runtime 1 time\(s\) because its health check failed/);
+    expect(f?.summary).toMatch(/GKE health-monitor\.sh \(health-monitor\.sh\) killed the runtime 1 time because its health check failed/);
     expect(f?.evidence.some((e) => e.line === 1)).toBe(true);
   });
 });
