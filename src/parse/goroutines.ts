@@ -105,6 +105,8 @@ export class GoroutineParser {
   private readonly sites = new Map<string, LockWait>();
   private longest: Goroutine | null = null;
   private frozen: Goroutine | null = null;
+  /** A goroutine header was met: frames outside one are a crash's or noise, not a headerless stack. */
+  private sawHeader = false;
   private readonly cniWaits: Goroutine[] = [];
   private crash: ParsedGoroutines['crash'] = null;
   private readonly votes: Record<DumpProgram, number> = { kubelet: 0, dockerd: 0, containerd: 0, 'cri-o': 0, unknown: 0 };
@@ -122,6 +124,7 @@ export class GoroutineParser {
     const line = this.withoutPrefix(raw);
     const h2 = HEADER2.exec(line);
     if (h2) {
+      this.sawHeader = true;
       this.close();
       this.total++;
       this.cur = { id: Number(h2[1]), state: h2[2] as string, waitMinutes: h2[3] ? Number(h2[3]) : null, frames: [], deepestKubeletFrame: null, line: lineNo, headerText: raw };
@@ -129,6 +132,7 @@ export class GoroutineParser {
     }
     const h1 = HEADER1.exec(line);
     if (h1) {
+      this.sawHeader = true;
       this.close();
       this.format = 'debug1';
       this.total += Number(h1[1]);
@@ -140,9 +144,10 @@ export class GoroutineParser {
       // A blank line ends a goroutine, unless the paste put one between every line: a frame follows it.
       if (!looksLikeFrame(line.trim())) this.close();
     }
-    if (!this.cur && DEBUG1_FRAME.test(line.trim())) {
-      // A debug=1 dump cut by `grep -C` starts in the middle of a stack: its frames are a goroutine of their own.
-      this.format = 'debug1';
+    if (!this.cur && !this.sawHeader && (DEBUG1_FRAME.test(line.trim()) || (this.total === 0 && looksLikeFrame(line.trim()) && !line.trim().startsWith('created by ')))) {
+      // A dump cut by `grep -C`, or a stack quoted without its header, starts in the middle of a stack: its frames are
+      // a goroutine of their own (state and wait unknown).
+      if (DEBUG1_FRAME.test(line.trim())) this.format = 'debug1';
       this.total++;
       this.cur = { id: null, state: null, waitMinutes: null, frames: [], deepestKubeletFrame: null, line: lineNo, headerText: raw };
     }

@@ -317,6 +317,11 @@ function readTime(s: string, i: number, env: Envelope, ctx: ParseContext): numbe
       if (k > j) return k;
     }
     if (startsPayload(s, j)) return j;
+    // supervisord's own log: a level word, then its message (`INFO exited: kubelet (exit status 2; expected)`).
+    if (/^(?:INFO|WARN|CRIT|ERRO|DEBG|TRAC|BLAT) /.test(s.slice(j, j + 5))) {
+      env.ident = 'supervisord';
+      return j + 5;
+    }
     // `aws logs tail`: the log stream's name, then the line (`i-0abc123/kubelet E0311 …`): the name is the host's.
     const sp = s.indexOf(' ', j);
     if (sp > j && sp - j <= 128 && startsPayload(s, sp + 1) && STREAM_NAME.test(s.slice(j, sp))) {
@@ -696,7 +701,8 @@ function originOf(rec: LogRecord): Origin {
     if (RUNTIME_IDENT.test(ident)) return rec.kind === 'klog' && KUBELET_CONTENT.test(`${rec.caller ?? ''} ${rec.msg}`) ? 'kubelet' : 'runtime';
     return 'kubelet';
   }
-  if (ident === '') return 'unknown';
+  // A condition's key quoted from YAML or describe output (`message: …`, `Reason: …`) names no writer.
+  if (ident === '' || /^(?:message|reason|type|status|Message|Reason)$/.test(ident)) return 'unknown';
   if (RUNTIME_IDENT.test(ident)) return 'runtime';
   if (KUBELET_IDENT.test(ident)) return 'kubelet';
   if (CONTROLLER_IDENT.test(ident)) return 'controller';

@@ -192,6 +192,17 @@ export const MATCHERS: Matcher[] = [
     },
   },
   {
+    // The kubelet's Ready message at start-up, quoted alone (a condition's `message:`): NotReady, and not for PLEG.
+    id: 'runtime-status-pending',
+    needles: ['runtime status check may not have completed yet'],
+    from: KUBELET,
+    match(rec) {
+      const t = rec.payload;
+      if (t.includes('kipping pod synchronization') || t.includes('PLEG is not healthy') || t.includes('became not ready')) return null;
+      return { type: 'node-not-ready', message: 'container runtime status check may not have completed yet' };
+    },
+  },
+  {
     id: 'node-ready',
     needles: ['event="NodeReady"', 'Recording NodeReady', 'status is now: NodeReady'],
     from: KUBELET,
@@ -547,6 +558,24 @@ export const MATCHERS: Matcher[] = [
       // A task or container the daemon could not stop or delete in time (its shim does not answer).
       if (/^failed to (?:delete|kill|stop|shutdown|shut down) (?:task|shim|container|sandbox)/i.test(m) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'stop-timeout', containerId: id };
       if ((rec.level === 'E' || /\berror="[^"]*deadline exceeded/.test(t)) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'other', containerId: id };
+      return null;
+    },
+  },
+  {
+    // supervisord running the kubelet and the runtime (kubelets of the e2e and GCI images, kubelets in containers):
+    //   2016-02-29 18:36:57,354 INFO exited: kubelet (exit status 2; expected)
+    //   2016-02-29 18:36:58,356 INFO spawned: 'kubelet' with pid 4303
+    id: 'supervisor',
+    needles: ['INFO exited: ', 'INFO spawned: ', 'INFO stopped: ', 'INFO gave up: ', 'CRIT exited: '],
+    from: ['kubelet', 'runtime', 'system', 'unknown'],
+    match(rec) {
+      const m = /^(?:(?:INFO|WARN|CRIT) )?(exited|spawned|stopped|gave up): '?([\w.-]+)'?/.exec(rec.msg);
+      if (!m) return null;
+      const name = m[2] as string;
+      const up = m[1] === 'spawned';
+      if (/^(?:kubelet|hyperkube|k3s|kubelite)$/.test(name)) return { type: 'kubelet-start', version: null, marker: up ? 'systemd-start' : 'systemd-stop' };
+      const rt = runtimeFromText(name);
+      if (rt) return { type: 'runtime-lifecycle', runtime: rt, phase: up ? 'start' : m[1] === 'exited' && !/exit status 0\b/.test(rec.payload) ? 'crash' : 'stop' };
       return null;
     },
   },

@@ -9,4 +9,4 @@
 export const PROMPT_HEAD = String.raw`(?:\[[^\]\n]{1,80}\]\s?[#$]|\([\w.-]{1,40}\)\s?\S{0,80}[#$%>]|[\w.-]{0,64}@[\w.-]+(?::\S{0,160})?[#$%]|[.~/:]\S{0,160}?[#$%]|PS [A-Za-z]:\\[^>]{0,160}>|[#$%>])`;
 
 /** Commands people run on a node while it flaps (the sniffer wants one of them after a prompt). */
-export const NODE_COMMANDS = String.raw`(?:docker|crictl|ctr|nerdctl|containerd|runc|crio|podman|kubectl|oc|systemctl|journalctl|uname|uptime|free|cat|ps|top|kill|pkill|curl|strace|ls|df|du|mount|dmesg|grep|tail|head|lsof|pstree|iostat|vmstat|ss|netstat|date)`;
+export const NODE_COMMANDS = String.raw`(?:docker|crictl|ctr|nerdctl|containerd|runc|crio|podman|kubectl|oc|systemctl|journalctl|uname|uptime|free|cat|ps|top|kill|pkill|curl|strace|ls|df|du|mount|dmesg|grep|tail|head|lsof|pstree|iostat|vmstat|ss|netstat|date|talosctl|microk8s|k3s|eksctl|gcloud|aws|az)`;
