@@ -331,8 +331,10 @@ export interface ClusterSummary {
   flapped: ClusterNode[];
   /** Nodes without a stall that were NotReady for another reason. */
   notReadyOther: string[];
-  /** Nodes with neither a stall nor a NotReady window. */
+  /** Nodes with neither a stall nor a NotReady window, whose input shows relist working (`coverage.plegHealthyBy`). */
   healthy: string[];
+  /** Addition (backward compatible): nodes with neither, whose input cannot show relist either way (PLEG state unknown). */
+  unknown?: string[];
   /** Stalls of different nodes that overlap or lie within 5 minutes of each other, merged: the cluster's waves. */
   waves: ClusterWave[];
   /** Kubelet version, runtime and primary cause among the flapped nodes, against the other nodes. */

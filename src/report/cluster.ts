@@ -39,7 +39,8 @@ export function summarizeCluster(nodes: readonly NodeReport[]): ClusterSummary |
     nodes: nodes.length,
     flapped,
     notReadyOther: others.filter((n) => n.notReady.length > 0).map((n) => n.name),
-    healthy: others.filter((n) => n.notReady.length === 0).map((n) => n.name),
+    healthy: others.filter((n) => n.notReady.length === 0 && n.verdict.plegState !== 'unknown').map((n) => n.name),
+    unknown: others.filter((n) => n.notReady.length === 0 && n.verdict.plegState === 'unknown').map((n) => n.name),
     waves: waves(flappedReports),
     shared: flapped.length === 0 ? [] : traits.map(([trait, get]) => shared(trait, flappedReports.map(get), others.map(get))),
     podDensity: { flapped: podRange(flappedReports), others: podRange(others) },
@@ -189,6 +190,7 @@ export function clusterSentences(c: ClusterSummary, zone: string): string[] {
     ? `None of the ${c.nodes} nodes had a PLEG stall.`
     : `${nf} of ${c.nodes} nodes had a PLEG stall: ${c.flapped.map((n) => n.name).join(', ')}.`);
   if (c.notReadyOther.length > 0) out.push(`NotReady without a PLEG stall: ${c.notReadyOther.join(', ')}.`);
+  if ((c.unknown?.length ?? 0) > 0) out.push(`PLEG state unknown (nothing in the input shows whether relist worked): ${(c.unknown as string[]).join(', ')}.`);
   if (nf > 0 && c.waves.length > 0) {
     const multi = c.waves.filter((w) => w.nodes.length > 1);
     if (c.waves.length === 1 && multi.length === 1) {
