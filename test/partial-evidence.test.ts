@@ -208,3 +208,21 @@ describe('repair tools restart the runtime: who, and why', () => {
     expect(f?.evidence.some((e) => e.line === 1)).toBe(true);
   });
 });
+
+describe('Evented PLEG', () => {
+  const log = [
+    'Jan 10 09:00:00 w9 kubelet[42]: I0110 09:00:00.000000      42 flags.go:64] FLAG: --feature-gates="EventedPLEG=true"',
+    'Jan 10 09:10:00 w9 kubelet[42]: I0110 09:10:00.000000      42 evented.go:218] "Evented PLEG: Failed to get container events, retrying: " err="rpc error: code = Unimplemented desc = unknown method GetContainerEvents"',
+    'Jan 10 09:10:02 w9 kubelet[42]: I0110 09:10:02.000000      42 evented.go:205] "Fall back to Generic PLEG relisting since Evented PLEG is not working"',
+  ];
+  it('the fall-back to generic relisting is a finding', () => {
+    const { a } = run({ 'kubelet.log': `${log.join('\n')}\n` });
+    expect(node(a).findings.map((f) => f.ruleId)).toContain('evented-pleg-fallback');
+  });
+  it('its channel-full unhealthy line is a finding, and no "healthy" verdict stands beside it', () => {
+    const full = 'Jan 10 09:20:00 w9 kubelet[42]: E0110 09:20:00.000000      42 kubelet.go:2395] "Skipping pod synchronization" err="PLEG is not healthy: EventedPLEG: pleg event channel capacity is full with 1000 events"';
+    const { a } = run({ 'kubelet.log': `${[...log, full].join('\n')}\n` });
+    expect(node(a).findings.map((f) => f.ruleId)).toContain('evented-channel-full');
+    expect(node(a).verdict.plegState).not.toBe('healthy');
+  });
+});

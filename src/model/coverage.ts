@@ -12,6 +12,8 @@ const THRESHOLD_MS = 180_000;
 
 export function plegCoverage(n: NodeModel): string[] {
   const by: string[] = [];
+  // Evented PLEG reported unhealthy (its event channel full): not healthy, though no relist age dates a stall.
+  if (n.events.some((e) => e.type === 'event-channel-full' && e.evented && /PLEG is not healthy/.test(e.ref.text))) return by;
   let proofs = 0;
   let ready = 0;
   let otherNotReady = 0;
@@ -26,6 +28,8 @@ export function plegCoverage(n: NodeModel): string[] {
   const span = n.roles.includes('kubelet-log') && n.windowStart !== null && n.kubeletLast !== null ? n.kubeletLast - n.windowStart : 0;
   if (span >= THRESHOLD_MS) by.push(`a kubelet log of ${Math.round(span / 60_000)} min (an unhealthy PLEG is logged at every sync)`);
   const m = n.metrics;
-  if (m && (m.relist.duration || m.relist.interval || m.lastSeen)) by.push('relist metrics');
+  // With Evented PLEG the last-seen gauge is set to now at every health check: it shows nothing of relist there.
+  const evented = n.events.some((e) => e.type === 'evented-pleg' || (e.type === 'event-channel-full' && e.evented));
+  if (m && (m.relist.duration || m.relist.interval || (m.lastSeen && !evented))) by.push('relist metrics');
   return by;
 }

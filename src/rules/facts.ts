@@ -346,6 +346,15 @@ export function computeFacts(node: NodeModel): FactSheet {
   const chan = of('event-channel-full');
   f['pleg.channelFull'] = lineCount(chan);
   p['pleg.channelFull'] = pool(chan.map((e) => e.ref));
+  // Evented PLEG: its gate or its own messages (metrics: model/coverage.ts). There, Healthy() fails only when the event
+  // channel is full, the last-seen gauge is set to now at every check, and the generic relist runs every 300 s against a
+  // 10 min threshold.
+  const evented = of('evented-pleg', true);
+  f['pleg.evented'] = evented.length > 0 || chan.some((e) => e.evented);
+  f['pleg.eventedFallbacks'] = lineCount(evented.filter((e) => e.what === 'fallback'));
+  f['pleg.eventedStreamErrors'] = lineCount(evented.filter((e) => e.what === 'stream-error'));
+  f['pleg.eventedChannelFull'] = lineCount(chan.filter((e) => e.evented));
+  p['pleg.evented'] = pool([...evented.filter((e) => e.what !== 'enabled'), ...chan.filter((e) => e.evented)].map((e) => e.ref));
   const hk = of('housekeeping-slow');
   f['kubelet.housekeepingSlow'] = lineCount(hk);
   p['kubelet.housekeepingSlow'] = pool(hk.map((e) => e.ref));

@@ -56,6 +56,8 @@ export type SignalEvent =
   | (Base & { type: 'cni-error'; phase: 'status' | 'setup' | 'teardown' | 'read-ip' | 'other'; pod: string | null; sandboxId: string | null; plugin: string | null; timeout: boolean })
   | (Base & { type: 'cni-call'; phase: 'setup' | 'teardown'; pod: string | null; plugin: string | null })
   | (Base & { type: 'event-channel-full'; evented: boolean })
+  /** Evented PLEG seen at work: its gate on, its event stream failing, its fall-back to generic relisting. */
+  | (Base & { type: 'evented-pleg'; what: 'enabled' | 'stream-error' | 'fallback' })
   | (Base & { type: 'pod-inspect-failed'; pod: string | null; code: CriCode })
   | (Base & { type: 'hung-task'; task: string; seconds: number })
   | (Base & { type: 'nfs-not-responding'; server: string })

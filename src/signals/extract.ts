@@ -724,7 +724,7 @@ export function extractFile(realPath: string, opts: ExtractOptions, onChunk?: (b
 const EVENT_ROLE: Partial<Record<SignalEvent['type'], 'kubelet' | 'runtime' | 'kernel' | 'controller'>> = {
   'relist-unhealthy': 'kubelet', 'sync-skipped': 'kubelet', 'node-not-ready': 'kubelet', 'node-ready': 'kubelet', 'relist-proof': 'kubelet',
   'relist-failed': 'kubelet', 'kubelet-start': 'kubelet', 'kubelet-line': 'kubelet', 'runtime-info': 'kubelet', 'cri-error': 'kubelet',
-  'runtime-down': 'kubelet', 'cni-error': 'kubelet', 'cni-call': 'kubelet', 'event-channel-full': 'kubelet', 'pod-inspect-failed': 'kubelet',
+  'runtime-down': 'kubelet', 'cni-error': 'kubelet', 'cni-call': 'kubelet', 'event-channel-full': 'kubelet', 'evented-pleg': 'kubelet', 'pod-inspect-failed': 'kubelet',
   'housekeeping-slow': 'kubelet', 'eviction': 'kubelet',
   'runtime-lifecycle': 'runtime', 'runtime-repair': 'runtime', 'runtime-daemon-error': 'runtime', 'crio-stopping': 'runtime', 'crio-stopped': 'runtime', 'runtime-call': 'runtime',
   'hung-task': 'kernel', 'nfs-not-responding': 'kernel', 'netdev-unregister': 'kernel', 'oom-kill': 'kernel', 'kernel-io-frame': 'kernel',

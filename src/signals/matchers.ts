@@ -376,6 +376,20 @@ export const MATCHERS: Matcher[] = [
     },
   },
   {
+    // Evented PLEG (the EventedPLEG feature gate, pkg/kubelet/pleg/evented.go): on at start-up (the gate in the flags or
+    // the feature-gate dump), the runtime's container-event stream failing (`Evented PLEG: Failed to get container
+    // events, retrying`), and the fall-back to generic relisting once the retries run out (both logged at V(4)).
+    id: 'evented-pleg',
+    needles: ['Fall back to Generic PLEG relisting', 'Evented PLEG: Failed to get container events', 'EventedPLEG=true', 'EventedPLEG:true', 'EventedPLEG: true'],
+    from: KUBELET,
+    match(rec) {
+      const t = rec.payload;
+      if (t.includes('Fall back to Generic PLEG relisting')) return { type: 'evented-pleg', what: 'fallback' };
+      if (t.includes('Evented PLEG: Failed to get container events')) return { type: 'evented-pleg', what: 'stream-error' };
+      return { type: 'evented-pleg', what: 'enabled' };
+    },
+  },
+  {
     id: 'event-channel-full',
     needles: ['channel is full', 'channel capacity is full'],
     from: KUBELET,
