@@ -67,8 +67,14 @@ MCP client configuration (Claude Desktop's claude_desktop_config.json "mcpServer
           url: client.display,
           run: async (since?: string, until?: string) => {
             const { sinceMs, untilMs } = windowOf({ since, until }, '7d');
-            // A server's failure is a PrometheusError with one line a person can act on: the tool's error text.
-            return (await import('../scan.js')).scanFleet(client, sinceMs, untilMs);
+            const [{ scanFleet }, { PrometheusError }] = await Promise.all([import('../scan.js'), import('../input/prometheus/client.js')]);
+            try {
+              return await scanFleet(client, sinceMs, untilMs);
+            } catch (e) {
+              // One line a person can act on, naming the server (as the CLI prints it): the tool's error text.
+              if (e instanceof PrometheusError) throw new Error(`${e.where}: ${e.message}`);
+              throw e;
+            }
           },
         },
       } : {}),

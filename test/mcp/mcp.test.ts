@@ -145,3 +145,25 @@ describe('plegscope mcp: bounded output', () => {
     }
   }, 60_000);
 });
+
+describe('plegscope mcp --prometheus: the scan tool', () => {
+  it('is offered, and a server it cannot reach is an error result naming it; the server goes on', async () => {
+    const t = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', FIXTURES, '--prometheus', 'http://127.0.0.1:9'], cwd: REPO, stderr: 'pipe' });
+    const c = new Client({ name: 'plegscope-test', version: '1.0.0' });
+    await c.connect(t);
+    try {
+      const { tools } = await c.listTools();
+      expect(tools.map((x) => x.name).sort()).toEqual(['analyze', 'rules', 'scan']);
+      const r = (await c.callTool({ name: 'scan', arguments: { since: '1h' } })) as CallResult;
+      expect(r.isError).toBe(true);
+      expect(r.content[0]!.text).toContain('127.0.0.1:9');
+      const bad = (await c.callTool({ name: 'scan', arguments: { since: 'last week' } })) as CallResult;
+      expect(bad.isError).toBe(true);
+      expect(bad.content[0]!.text).toContain('--since: "last week" is neither a duration');
+      const ok = (await c.callTool({ name: 'rules', arguments: {} })) as CallResult;
+      expect(ok.isError).toBeFalsy();
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
+});
