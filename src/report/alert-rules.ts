@@ -234,7 +234,7 @@ export function buildAlertRules(o: AlertOptions): RuleGroups {
       { offset: -1800, minusValue: true }),
     rule('KubeletPLEGRelistStopped', stoppedExpr,
       `No PLEG relist finished on ${WHO} for ${t} (${te} with Evented PLEG)`,
-      `The relist count (kubelet_pleg_relist_duration_seconds_count, kubelet_pleg_relist_latency_microseconds_count before 1.14) did not move for ${t} (on an Evented PLEG node, where the generic relist runs every 5 min: for ${te}). A relist is hung, typically in a CRI list call. This also covers kubelets before 1.18, which have no last-seen gauge.`,
+      `The relist count (${counts.join(', then ')}) did not move for ${t} (on an Evented PLEG node, where the generic relist runs every 5 min: for ${te}). A relist is hung, typically in a CRI list call. This also covers kubelets before 1.18, which have no last-seen gauge.`,
       { offset: -TE - 1800 }),
     rule('KubeletPLEGRelistSlow', slowExpr,
       `PLEG relists on ${WHO} take {{ $value | humanizeDuration }} or more (p99)`,
