@@ -5,7 +5,7 @@ import { Option, type Command } from './commander.js';
 import { UsageError } from './options.js';
 import { writeOutputFile } from '../input/text-file.js';
 import { TOOL_VERSION } from '../version.js';
-import { buildAlertRules, DEFAULT_RUNBOOK_URL, prometheusRule, type AlertFormat } from '../report/alert-rules.js';
+import type { AlertFormat } from '../report/alert-rules.js';
 
 interface AlertsFlags {
   format: AlertFormat;
@@ -19,6 +19,9 @@ interface AlertsFlags {
   namespace?: string;
   output?: string;
 }
+
+/** Where the runbook is served unless --runbook-url says (the rules module loads only when rules are printed). */
+export const DEFAULT_RUNBOOK_URL = 'https://github.com/your-org/plegscope/blob/main/docs/runbook.md';
 
 const UNIT_S: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400, w: 604_800, y: 31_536_000 };
 
@@ -92,6 +95,7 @@ KubeletRuntimeOperationsSlow, KubeletRestarted (docs/runbook.md, one section eac
     for (const [opt, url] of [['--runbook-url', flags.runbookUrl], ['--prometheus-url', flags.prometheusUrl]] as const) {
       if (url !== undefined && !/^https?:\/\/[^\s{}"]+$/.test(url)) throw new UsageError(`${opt}: "${url}" is not an http(s) URL`);
     }
+    const { buildAlertRules, prometheusRule } = await import('../report/alert-rules.js');
     const groups = buildAlertRules({
       thresholdSeconds,
       forSeconds,

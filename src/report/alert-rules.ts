@@ -35,8 +35,6 @@ export interface AlertOptions {
   group: string;
 }
 
-export const DEFAULT_RUNBOOK_URL = 'https://github.com/your-org/plegscope/blob/main/docs/runbook.md';
-
 /** Relist period and threshold of the generic PLEG while the Evented PLEG runs (kubelet.go). */
 export const EVENTED_RELIST_THRESHOLD_S = 600;
 /** DefBuckets' last finite bound: a relist beyond it is only known to be "> 10 s". */
