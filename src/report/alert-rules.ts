@@ -188,9 +188,10 @@ export function buildAlertRules(o: AlertOptions): RuleGroups {
   // 3. Slow relists that end: p99 at or beyond the last finite bucket (10 s), or a ≤1.13 summary's p99.
   const slow = [
     ...buckets.map((b) => `histogram_quantile(0.99, rate(${sel(b, o)}[5m])) >= ${SLOW_RELIST_S}`),
-    ...quantiles.map((q) => `${sel(q.name, o, 'quantile="0.99"')} * ${q.info.scale} >= ${SLOW_RELIST_S}`),
+    // Without its quantile label a summary's p99 has the histogram branch's labels: a 1.14–1.16 kubelet exposes both.
+    ...quantiles.map((q) => `max without (quantile) (${sel(q.name, o, 'quantile="0.99"')}) * ${q.info.scale} >= ${SLOW_RELIST_S}`),
   ];
-  const slowExpr = `(\n${or(slow)}\n)\nand ignoring(quantile) ${up(o)}`;
+  const slowExpr = `(\n${or(slow)}\n)\nand ${up(o)}`;
 
   // 4. CRI calls failing (errors / calls ≥ 10 % and ≥ 3 errors in 10 min) or timing out (dockershim counts those
   //    apart), by operation_type. The families are told apart by a `family` label (a dockershim node has both the CRI
@@ -215,7 +216,7 @@ export function buildAlertRules(o: AlertOptions): RuleGroups {
   for (const { group } of operationFamilies().filter((f) => f.group !== 'network_plugin')) {
     const ops = `operation_type=~"${regexOf(group === 'docker' ? DOCKER_PLEG_OPERATIONS : PLEG_OPERATIONS)}"`;
     for (const b of familyNames('operation', 'bucket', group)) slowOps.push(`histogram_quantile(0.99, rate(${sel(b.name, o, ops)}[10m])) >= ${SLOW_OPERATION_S}`);
-    for (const q of familyNames('operation', 'quantile', group)) slowOps.push(`${sel(q.name, o, `${ops}, quantile="0.99"`)} * ${q.info.scale} >= ${SLOW_OPERATION_S}`);
+    for (const q of familyNames('operation', 'quantile', group)) slowOps.push(`max without (quantile) (${sel(q.name, o, `${ops}, quantile="0.99"`)}) * ${q.info.scale} >= ${SLOW_OPERATION_S}`);
   }
   const slowOpsExpr = `(\n${or(slowOps)}\n)\nand on(${IDENTITY}) ${up(o)}`;
 

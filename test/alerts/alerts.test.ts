@@ -87,7 +87,7 @@ function kubelet(k: Kubelet): Series[] {
   ];
   if (k.old) {
     out.push(s('kubelet_pleg_relist_latency_microseconds_count', live(relists)));
-    out.push(s('kubelet_pleg_relist_latency_microseconds', live(() => 20_000), 'quantile="0.99"'));
+    out.push(s('kubelet_pleg_relist_latency_microseconds', live(() => (k.relistSeconds ?? 0.02) * 1e6), 'quantile="0.99"'));
   } else {
     out.push(s('kubelet_pleg_last_seen_seconds', live(lastSeen)));
     out.push(s('kubelet_pleg_relist_duration_seconds_count', live(relists)));
@@ -230,6 +230,12 @@ describe('plegscope alerts: promtool test rules', () => {
     run('slow-alive', rules, kubelet({ node: 'worker-3', relistSeconds: 12 }), [
       { at: '10m', firing: { KubeletPLEGRelistSlow: [slow] } },
       { at: '30m', firing: { KubeletPLEGRelistSlow: [slow] } },
+    ]);
+  });
+
+  it('a 1.13 kubelet\'s slow relists (its summary\'s p99 at 12 s) fire KubeletPLEGRelistSlow only', () => {
+    run('slow-alive-old', rules, kubelet({ node: 'worker-9', relistSeconds: 12, old: true }), [
+      { at: '10m', firing: { KubeletPLEGRelistSlow: [{ ...who('worker-9'), severity: 'warning' }] } },
     ]);
   });
 
