@@ -53,6 +53,8 @@ const PRE_MS = 180_000;
 const POST_MS = 60_000;
 const POOL_CAP = 8;
 const COLLECT_MARGIN_MS = 600_000;
+/** The sync loop's first unhealthy line comes within a sync period of the threshold being crossed. */
+const SYNC_SLACK_MS = 10_000;
 const WORLDS: Record<string, string> = { 'must-gather': 'openshift', inspect: 'openshift', sosreport: 'node', 'sos-collect': 'node', kind: 'kind' };
 
 function versionMinor(v: string | null): number | null {
@@ -100,8 +102,11 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['stall.undated'] = stalls.filter((s) => Number.isNaN(s.lastRelistAt)).length;
   // The input covers a stall when the kubelet's log runs from before the stall turned unhealthy (the relist's CRI calls
   // time out inside that span) to its last unhealthy line: only then does the absence of an error say something.
+  // An unhealthy kubelet says so at every sync (every few seconds): a stall shown by a line every few minutes or hours
+  // is an excerpt (a grep for PLEG), whatever it left out.
   f['stall.covered'] = stalls.length > 0 && node.roles.includes('kubelet-log') && node.windowStart !== null && stalls.every((s) =>
-    !Number.isNaN(s.lastRelistAt) && !s.sinceUnknown && (node.windowStart as number) <= s.lastRelistAt + s.thresholdSeconds * 1000 && (node.windowEnd ?? -Infinity) >= s.lastLineAt);
+    !Number.isNaN(s.lastRelistAt) && !s.sinceUnknown && (node.windowStart as number) <= s.lastRelistAt + s.thresholdSeconds * 1000 + SYNC_SLACK_MS
+    && (node.windowEnd ?? -Infinity) >= s.lastLineAt && (s.lastLineAt - s.firstLineAt <= 120_000 || s.unhealthyLines >= (s.lastLineAt - s.firstLineAt) / 60_000));
   f['stall.disagreements'] = node.timeline.disagreements.length;
   p['stall.disagreements'] = pool(node.timeline.disagreements.map((d) => d.ref));
   // Several short stalls whose ages barely pass 3 min: relists that are slow but finish.
