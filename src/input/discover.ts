@@ -42,7 +42,7 @@ const OTHER_HEAD_BYTES = 4 * 1024;
 type ArtifactDraft = Omit<Artifact, 'id' | 'input'>;
 
 /** Problems not worth a warning inside a bundle: a sosreport holds hundreds of empty command outputs. */
-const QUIET_IN_BUNDLE = new Set(['empty file', 'no content (only blank lines or journal notes)']);
+const QUIET_IN_BUNDLE = new Set(['empty file', 'journal file without entries', 'no content (only blank lines or journal notes)']);
 
 
 export async function discover(paths: string[], opts: DiscoverOptions = {}): Promise<Discovery> {

@@ -58,6 +58,7 @@ const MAX_MESSAGE = 128 * 1024;
 const CHUNK = 256 * 1024;
 /** Decoded compressed fields other than MESSAGE kept by offset (a unit's `_CMDLINE` is shared by all its entries). */
 const CACHE_ENTRIES = 4096;
+const EMPTY = Buffer.alloc(0);
 
 export class JournalDamage extends Error {
   constructor(message: string, readonly code: string) {
@@ -80,28 +81,55 @@ export function isJournal(b: Buffer): boolean {
  * every sound entry's line, with code ETRUNCATED or ECORRUPT.
  */
 export function journalLines(raw: Readable, limits: Limits): Readable {
+  // Collected from now on: a meter (limits.ts bounded) may set `raw` flowing before the first line is asked for.
+  const collecting = collect(raw, limits.maxJournalBytes);
   async function* lines(): AsyncGenerator<Buffer> {
-    const got = await collect(raw, limits.maxJournalBytes);
+    const got = await collecting;
     let cut: string | null = null;
     if (got.error) cut = `the journal file could not be read to its end (${got.error.message})`;
     else if (!got.complete) cut = `journal file larger than ${mib(limits.maxJournalBytes)}: only its first ${mib(limits.maxJournalBytes)} read`;
     let parts: string[] = [];
     let size = 0;
-    for await (const e of journalEntries(got.data, limits, cut)) {
-      const line = entryJson(e);
-      parts.push(line);
-      size += line.length;
-      if (size >= CHUNK) {
-        yield Buffer.from(parts.join(''), 'utf8');
-        parts = [];
-        size = 0;
+    let damage: unknown = null;
+    try {
+      for await (const e of journalEntries(got.data, limits, cut)) {
+        const line = entryJson(e);
+        parts.push(line);
+        size += line.length;
+        if (size >= CHUNK) {
+          yield Buffer.from(parts.join(''), 'utf8');
+          parts = [];
+          size = 0;
+        }
       }
+    } catch (err) {
+      damage = err;
     }
     if (parts.length > 0) yield Buffer.from(parts.join(''), 'utf8');
+    if (damage) throw damage;
   }
-  const out = Readable.from(lines(), { objectMode: false });
-  out.on('close', () => {
-    if (!raw.destroyed) raw.destroy();
+  // Not Readable.from: its error would discard the lines still buffered. Damage is told once they have been read.
+  const it = lines();
+  let failure: Error | null = null;
+  const fail = (s: Readable) => {
+    if (s.readableLength === 0) s.destroy(failure as Error);
+    else s.push(EMPTY); // called again once the buffer is read
+  };
+  const out = new Readable({
+    read() {
+      if (failure) return fail(this);
+      it.next().then(
+        (r) => this.push(r.done ? null : r.value),
+        (err: unknown) => {
+          failure = err instanceof Error ? err : new Error(String(err));
+          fail(this);
+        },
+      );
+    },
+    destroy(err, cb) {
+      if (!raw.destroyed) raw.destroy();
+      it.return(undefined).then(() => cb(err), () => cb(err));
+    },
   });
   return out;
 }
@@ -150,7 +178,9 @@ class JournalReader {
   private arrays = 0;
 
   constructor(private readonly buf: Buffer, private readonly limits: Limits, private readonly cutWhy: string | null) {
-    if (buf.length < MIN_HEADER || buf.toString('latin1', 0, 8) !== JOURNAL_MAGIC) throw this.damage('truncated', 'journal file header cut');
+    if (buf.length < MIN_HEADER || buf.toString('latin1', 0, 8) !== JOURNAL_MAGIC) {
+      throw new JournalDamage(`journal file cut short (${buf.length} bytes: not even its header)`, TRUNCATED);
+    }
     const incompatible = buf.readUInt32LE(12);
     if (incompatible & ~HEADER_INCOMPATIBLE_KNOWN) {
       throw new JournalDamage(`journal file with unknown incompatible flags 0x${incompatible.toString(16)} (a newer systemd's format): not read`, CORRUPT);
@@ -159,7 +189,9 @@ class JournalReader {
     this.online = buf[16] === STATE_ONLINE;
     this.headerSize = this.u64(88, 'header size');
     const arena = this.u64(96, 'arena size');
-    if (this.headerSize < MIN_HEADER || this.headerSize % 8 !== 0) throw this.damage('corrupt', `header size ${this.headerSize}`);
+    if (this.headerSize < MIN_HEADER || this.headerSize % 8 !== 0 || this.headerSize > buf.length) {
+      throw new JournalDamage(`journal file header damaged (header size ${this.headerSize}): not read`, CORRUPT);
+    }
     this.declaredEnd = this.headerSize + arena;
     this.end = Math.min(this.declaredEnd, buf.length);
     this.nEntries = this.u64(152, 'entry count');
