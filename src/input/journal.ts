@@ -48,8 +48,9 @@ const HEADER_INCOMPATIBLE_KNOWN = 0x1f;
 const MIN_HEADER = 208;
 
 /** Fields kept, in the order they are written. */
-const FIELDS = ['_HOSTNAME', '_SYSTEMD_UNIT', 'SYSLOG_IDENTIFIER', '_COMM', '_PID', 'SYSLOG_PID', '_TRANSPORT', 'PRIORITY', 'MESSAGE'] as const;
-const WANTED: ReadonlySet<string> = new Set(FIELDS);
+export const JOURNAL_FIELDS = ['_HOSTNAME', '_SYSTEMD_UNIT', 'SYSLOG_IDENTIFIER', '_COMM', '_PID', 'SYSLOG_PID', '_TRANSPORT', 'PRIORITY', 'MESSAGE'] as const;
+const WANTED: ReadonlySet<string> = new Set(JOURNAL_FIELDS);
+type Field = (typeof JOURNAL_FIELDS)[number];
 /** Field names are at most 64 bytes (journal_field_valid). */
 const MAX_NAME = 64;
 /** A MESSAGE is cut here, so that its JSON line stays whole under the line reader's 256 KiB cut. */
@@ -69,7 +70,7 @@ export class JournalDamage extends Error {
 export interface JournalEntry {
   /** __REALTIME_TIMESTAMP, µs since the epoch, as journalctl prints it. */
   realtime: string;
-  fields: Partial<Record<(typeof FIELDS)[number], string>>;
+  fields: Partial<Record<Field, string>>;
 }
 
 export function isJournal(b: Buffer): boolean {
@@ -134,10 +135,10 @@ export function journalLines(raw: Readable, limits: Limits): Readable {
   return out;
 }
 
-/** One entry as `journalctl -o json` would print it, restricted to FIELDS, with its newline. */
+/** One entry as `journalctl -o json` would print it, restricted to JOURNAL_FIELDS, with its newline. */
 export function entryJson(e: JournalEntry): string {
   const o: Record<string, string> = { __REALTIME_TIMESTAMP: e.realtime };
-  for (const k of FIELDS) {
+  for (const k of JOURNAL_FIELDS) {
     const v = e.fields[k];
     if (v !== undefined) o[k] = v;
   }
@@ -336,7 +337,7 @@ class JournalReader {
 
 function setField(fields: JournalEntry['fields'], f: { name: string; value: string | null }): void {
   if (f.value === null) return;
-  const k = f.name as (typeof FIELDS)[number];
+  const k = f.name as Field;
   // A field given twice: the first value (journalctl -o json would print an array).
   if (fields[k] === undefined) fields[k] = f.value;
 }

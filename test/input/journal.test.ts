@@ -1,7 +1,7 @@
 // Binary journals (src/input/journal.ts) against systemd's own tools: files written by systemd-journal-remote from the
 // sample incident, each read by plegscope and by `journalctl --file … -o json`, which must agree entry for entry.
 // Skipped only when the systemd tools are absent (scripts/install-test-deps.sh installs them; CI runs them).
-import { spawnSync } from 'node:child_process';
+import { execSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -160,14 +160,29 @@ describe.skipIf(missing !== null)(`binary journals${missing ? ` (skipped: ${miss
     expect(bin.code, bin.stderr).toBe(text.code);
     expect(bin.analysis.warnings).toEqual([]);
     expect(bin.analysis.nodes.map((n) => n.name)).toEqual(['worker-3']);
+    // Each file a log of the node its _HOSTNAME names (not of the machine-id folder).
+    expect(bin.analysis.inputs[0]?.artifacts.map((a) => [a.path.replace(/@.*/, '@…'), a.node, a.format]).sort()).toEqual([
+      [`journal/${MACHINE}/system.journal`, 'worker-3', 'journal-json'],
+      [`journal/${MACHINE}/system@…`, 'worker-3', 'journal-json'],
+    ]);
     const [a, b] = [text.analysis.nodes[0], bin.analysis.nodes[0]];
     expect(b?.verdict).toEqual(a?.verdict);
     expect(b?.findings.map((f) => f.ruleId)).toEqual(a?.findings.map((f) => f.ruleId));
     expect(b?.stalls.map((s) => [s.startedAt, s.endedAt])).toEqual(a?.stalls.map((s) => [s.startedAt, s.endedAt]));
     // Refs cite the entry's ordinal in its file (1-based) as the line.
-    for (const e of b?.findings.flatMap((f) => f.evidence) ?? []) {
+    const evidence = b?.findings.flatMap((f) => f.evidence) ?? [];
+    expect(evidence.length).toBeGreaterThan(0);
+    for (const e of evidence) {
       const all = journalctlEntries(join(node, e.file));
       expect(JSON.parse(e.text) as Record<string, unknown>).toMatchObject(all[e.line - 1] as Fields);
+    }
+    // Count checks read the journal through journalctl, and find the counts stated.
+    const checks = b?.findings.flatMap((f) => f.checks ?? []) ?? [];
+    expect(checks.length).toBeGreaterThan(0);
+    for (const c of checks) {
+      expect(c.grep).toMatch(/^\{ journalctl -o json --output-fields=\S+ --file |^journalctl -o json --output-fields=\S+ --file /);
+      const got = execSync(`${c.grep} || true`, { cwd: node, encoding: 'utf8', shell: '/bin/sh' }).trim();
+      expect(Number(got), c.grep).toBe(c.total);
     }
   }, 120_000);
 
