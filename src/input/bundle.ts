@@ -415,6 +415,9 @@ function layout(root: BundleRoot, f: TreeFile, rels: string[], pl: Placement, ix
         pl.skip = 'same kernel ring buffer as sos_commands/kernel/dmesg_-T (read that instead)';
       } else if (any(/^var\/log\/(?:messages|syslog|kern\.log)/) || any(/^sos_strings\/logs\/var\.log\./)) {
         pl.priority = 2;
+      } else if (any(/^(?:var\/log|run\/log)\/journal\//)) {
+        // The binary journals (sos --all-logs): every unit's entries, as the full journal holds them.
+        pl.priority = 1;
       } else if (/^sos_commands\/(?:kubernetes|openshift)\/.*metrics/.test(rel)) {
         pl.role = 'other';
         pl.skip = "the API server's /metrics, not the kubelet's";

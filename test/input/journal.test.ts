@@ -186,6 +186,32 @@ describe.skipIf(missing !== null)(`binary journals${missing ? ` (skipped: ${miss
     }
   }, 120_000);
 
+  it('a sosreport with the binary journal beside its journalctl outputs: each line counted once', () => {
+    const sos = (name: string, withJournal: boolean): string => {
+      const root = join(dir, name);
+      const put = (rel: string, data: string | Buffer) => {
+        mkdirSync(join(root, rel, '..'), { recursive: true });
+        writeFileSync(join(root, rel), data);
+      };
+      put('version.txt', 'sos report: 4.9.0\n');
+      put('sos_commands/host/hostname', 'worker-3\n');
+      put('sos_commands/kubernetes/journalctl_--no-pager_--unit_kubelet', readFileSync(join(SAMPLE, 'kubelet.log')));
+      put('sos_commands/containerd/journalctl_--no-pager_--unit_containerd', readFileSync(join(SAMPLE, 'containerd.log')));
+      put('sos_commands/kernel/dmesg_-T', readFileSync(join(SAMPLE, 'dmesg.txt')));
+      if (withJournal) {
+        mkdirSync(join(root, 'var/log/journal', MACHINE), { recursive: true });
+        copyFileSync(file('compact.journal'), join(root, 'var/log/journal', MACHINE, 'system.journal'));
+      }
+      return root;
+    };
+    const plain = analyzeJson(['--tz', 'UTC', sos('sosreport-worker-3-2024-03-11-aaaaaaa', false)]);
+    const both = analyzeJson(['--tz', 'UTC', sos('sosreport-worker-3-2024-03-11-bbbbbbb', true)]);
+    expect(both.analysis.inputs[0]?.artifacts.map((a) => a.path)).toContain(`var/log/journal/${MACHINE}/system.journal`);
+    const [a, b] = [plain.analysis.nodes[0], both.analysis.nodes[0]];
+    expect(b?.verdict).toEqual(a?.verdict);
+    expect(b?.findings.map((f) => [f.ruleId, f.summary])).toEqual(a?.findings.map((f) => [f.ruleId, f.summary]));
+  }, 120_000);
+
   describe('hostile files end with a warning', () => {
     function walkArrays(buf: Buffer): number[] {
       const out: number[] = [];
