@@ -153,8 +153,8 @@ export async function* journalEntries(buf: Buffer, limits: Limits, cut: string |
   const r = new JournalReader(buf, limits, cut);
   for (let off = r.firstEntry(); off !== 0; off = r.nextEntry()) {
     const e = r.entry(off);
-    if (e instanceof Promise) yield await e;
-    else yield e;
+    yield e instanceof Promise ? await e : e;
+    r.read++;
   }
   r.finish();
 }
@@ -169,8 +169,9 @@ class JournalReader {
   private readonly online: boolean;
   private readonly cache = new Map<number, { name: string; value: string | null }>();
   private decoded = 0;
-  /** Entries handed out so far. */
+  /** Entries taken from the entry arrays so far, and of them read whole. */
   private n = 0;
+  read = 0;
   private prevEntry = 0;
   /** The entry array being walked: its offset, item count and the next item's index. */
   private arr = 0;
@@ -326,7 +327,7 @@ class JournalReader {
   }
 
   private damage(kind: 'truncated' | 'corrupt', detail: string): JournalDamage {
-    const read = `${this.n === 0 ? 'no entry' : this.n === 1 ? '1 entry' : `${this.n} entries`} read`;
+    const read = `${this.read === 0 ? 'no entry' : this.read === 1 ? '1 entry' : `${this.read} entries`} read`;
     if (kind === 'truncated') {
       const why = this.cutWhy ?? `journal file cut short (${this.buf.length} of ${this.declaredEnd || '?'} bytes)`;
       return new JournalDamage(`${why}: ${read}, ${detail}`, TRUNCATED);
