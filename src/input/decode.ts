@@ -16,7 +16,7 @@ const zlib = lazyRequire<typeof import('node:zlib')>('node:zlib');
 const childProcess = lazyRequire<typeof import('node:child_process')>('node:child_process');
 import { collect } from './entry-stream.js';
 import { DEFAULT_LIMITS, bounded, type Budget, type Limits } from './limits.js';
-import { isJournal, journalLines } from './journal.js';
+import { isJournal, journalFileLines, journalLines } from './journal.js';
 
 export const HEAD_BYTES = 64 * 1024;
 
@@ -231,6 +231,12 @@ export async function probe(source: Source, tools: Tools, max: number = HEAD_BYT
   if (cmd !== null && !(await haveTool(cmd))) {
     return { compression, head: Buffer.alloc(0), complete: false, error: missingToolError(compression, cmd) };
   }
-  const decoded = await readHead(decode(source.peek(), compression, tools), max);
+  const decoded = await readHead(decodeSource(source, compression, tools, DEFAULT_LIMITS), max);
   return { compression, ...decoded };
+}
+
+/** A source's decoded bytes: a binary journal on disk is read by offset (journal.ts), everything else as a stream. */
+export function decodeSource(source: Source, compression: Compression, tools: Tools, limits: Limits): Readable {
+  if (compression === 'journal' && 'realPath' in source) return journalFileLines((source as { realPath: string }).realPath, limits);
+  return decode(source.peek(), compression, tools, limits);
 }

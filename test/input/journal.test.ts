@@ -11,6 +11,8 @@ import type { Analysis } from '../../src/contract/analysis.js';
 import { decode } from '../../src/input/decode.js';
 import { discover } from '../../src/input/discover.js';
 import { collect } from '../../src/input/entry-stream.js';
+import { journalFileLines } from '../../src/input/journal.js';
+import { DEFAULT_LIMITS } from '../../src/input/limits.js';
 import { BIN } from '../helpers/cli.js';
 import {
   compressDataObjects, dataObjects, incidentEntries, journalctlEntries, lz4Frame, missingSystemdTools, pick, writeJournal, xzFrame,
@@ -25,11 +27,20 @@ let dir: string;
 let entries: ExportEntry[];
 const file = (name: string) => join(dir, name);
 
-/** plegscope's decoded entries of a journal file (its JSON lines, the compared fields), and the error it ended with. */
+/**
+ * plegscope's decoded entries of a journal file (its JSON lines, the compared fields), and the error it ended with:
+ * read from disk by offset (a loose file) and streamed into memory (an archive member), which must agree.
+ */
 async function decoded(path: string): Promise<{ entries: Fields[]; error: Error | null }> {
-  const r = await collect(decode(Readable.from([readFileSync(path)]), 'journal'), 1 << 30);
-  const lines = r.data.toString('utf8').split('\n').filter((l) => l !== '');
-  return { entries: lines.map((l) => pick(JSON.parse(l) as Record<string, unknown>)), error: r.error };
+  const parse = (r: { data: Buffer; error: Error | null }) => ({
+    entries: r.data.toString('utf8').split('\n').filter((l) => l !== '').map((l) => pick(JSON.parse(l) as Record<string, unknown>)),
+    error: r.error,
+  });
+  const file = parse(await collect(journalFileLines(path, DEFAULT_LIMITS), 1 << 30));
+  const streamed = parse(await collect(decode(Readable.from([readFileSync(path)]), 'journal'), 1 << 30));
+  expect(streamed.entries).toEqual(file.entries);
+  expect(streamed.error?.message).toEqual(file.error?.message);
+  return file;
 }
 
 function analyzeJson(paths: string[]): { code: number; analysis: Analysis; stderr: string } {
