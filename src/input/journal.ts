@@ -77,6 +77,8 @@ export interface JournalEntry {
   /** __REALTIME_TIMESTAMP, µs since the epoch, as journalctl prints it. */
   realtime: string;
   fields: Partial<Record<Field, string>>;
+  /** Each field as it is written in the JSON line (`,"NAME":"value"`), where already made (shared fields: once). */
+  json?: Partial<Record<Field, string>>;
 }
 
 export function isJournal(b: Buffer): boolean {
@@ -173,7 +175,7 @@ export function entryJson(e: JournalEntry): string {
   let line = `{"__REALTIME_TIMESTAMP":"${e.realtime}"`;
   for (const k of JOURNAL_FIELDS) {
     const v = e.fields[k];
-    if (v !== undefined) line += `,"${k}":${JSON.stringify(v)}`;
+    if (v !== undefined) line += e.json?.[k] ?? `,"${k}":${JSON.stringify(v)}`;
   }
   return `${line}}\n`;
 }
@@ -271,7 +273,7 @@ class FileBytes implements Bytes {
   }
 }
 
-type FieldValue = { name: string; value: string | null };
+type FieldValue = { name: string; value: string | null; json?: string };
 
 class JournalReader {
   private readonly compact: boolean;
@@ -383,15 +385,15 @@ class JournalReader {
     // The items first: reading the data objects may reuse the window the entry is in.
     const items: number[] = [];
     for (let i = 0; i < count; i++) items.push(this.compact ? v.readUInt32LE(64 + i * 4) : this.u64(v, 64 + i * 16, 'entry item'));
-    const fields: JournalEntry['fields'] = {};
+    const e: JournalEntry = { realtime, fields: {}, json: {} };
     let pending: Promise<void>[] | null = null;
     for (const d of items) {
       const f = this.field(d);
-      if (f instanceof Promise) (pending ??= []).push(f.then((x) => setField(fields, x)));
-      else setField(fields, f);
+      if (f instanceof Promise) (pending ??= []).push(f.then((x) => setField(e, x)));
+      else setField(e, f);
     }
-    if (pending) return Promise.all(pending).then(() => ({ realtime, fields }));
-    return { realtime, fields };
+    if (pending) return Promise.all(pending).then(() => e);
+    return e;
   }
 
   /** A DATA object: its field name and, for a wanted field, its value. */
@@ -424,6 +426,7 @@ class JournalReader {
   /** Fields shared by many entries (host, unit, command line …) are read once; messages, mostly unique, are not kept. */
   private remember(off: number, f: FieldValue): FieldValue {
     if (f.name === 'MESSAGE' || (f.value !== null && f.value.length > CACHED_VALUE)) return f;
+    if (f.value !== null) f.json = `,"${f.name}":${JSON.stringify(f.value)}`;
     if (this.cache.size >= CACHE_ENTRIES) this.cache.clear();
     this.cache.set(off, f);
     return f;
@@ -478,11 +481,13 @@ class JournalReader {
   }
 }
 
-function setField(fields: JournalEntry['fields'], f: FieldValue): void {
+function setField(e: JournalEntry, f: FieldValue): void {
   if (f.value === null) return;
   const k = f.name as Field;
   // A field given twice: the first value (journalctl -o json would print an array).
-  if (fields[k] === undefined) fields[k] = f.value;
+  if (e.fields[k] !== undefined) return;
+  e.fields[k] = f.value;
+  if (f.json !== undefined) (e.json as Partial<Record<Field, string>>)[k] = f.json;
 }
 
 const EQ = 0x3d;
