@@ -52,8 +52,13 @@ export function problemOf(format: string, pr: Probe, displayPath: string): strin
     case 'binary':
       return 'binary data (not a log or metrics file)';
     case 'journal-binary': {
-      const base = (displayPath.split('/').pop() ?? 'journal').replace(/\.journal~?$/, '');
-      return `binary journal file: export it with \`journalctl --file ${displayPath} -o short-precise > ${base}.log\``;
+      // A binary journal is read (journal.ts) unless it is itself compressed: one decoding per file.
+      const name = displayPath.split('/').pop() ?? 'journal';
+      const inner = name.replace(/\.(?:gz|xz|bz2)$/i, '');
+      const tool = pr.compression === 'gzip' ? 'gzip' : pr.compression === 'xz' ? 'xz' : pr.compression === 'bzip2' ? 'bzip2' : null;
+      return tool && inner !== name
+        ? `binary journal inside a ${pr.compression} file: not read; decompress it first (\`${tool} -dk ${displayPath}\`, then analyze ${inner})`
+        : `binary journal inside a ${pr.compression ?? 'compressed'} file: not read; decompress it first`;
     }
     case 'archive':
       return 'archive format not read (only tar, tar.gz, tar.xz, tar.bz2 and zip are): unpack it first';

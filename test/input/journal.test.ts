@@ -6,6 +6,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '../../src/contract/analysis.js';
 import { decode } from '../../src/input/decode.js';
@@ -147,6 +148,13 @@ describe.skipIf(missing !== null)(`binary journals${missing ? ` (skipped: ${miss
     expect(d.warnings).toEqual([]);
     expect(d.artifacts.map((a) => [a.path, a.role, a.format, a.compression])).toEqual([
       [`journal/${MACHINE}/system.journal`, 'kubelet-log', 'journal-json', 'journal'],
+    ]);
+    // A compressed journal (attached to a ticket as .gz) is one decoding too many: said so, with the command.
+    const gz = join(dir, 'gz');
+    mkdirSync(gz);
+    writeFileSync(join(gz, 'system.journal.gz'), gzipSync(readFileSync(file('compact.journal'))));
+    expect((await discover([gz])).warnings).toEqual([
+      { file: 'system.journal.gz', line: null, message: 'binary journal inside a gzip file: not read; decompress it first (`gzip -dk system.journal.gz`, then analyze system.journal)' },
     ]);
     const tar = join(dir, 'sosreport-worker-3-2024-03-11.tar');
     const made = spawnSync('tar', ['-cf', tar, '-C', tree, '.']);
