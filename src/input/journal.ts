@@ -245,14 +245,20 @@ class FileBytes implements Bytes {
         return w.buf.subarray(off - w.start, end - w.start);
       }
     }
-    // Larger than a window, or across two: a buffer of its own.
-    if (end - off > WINDOW / 2) return this.read(Buffer.allocUnsafe(end - off), off);
+    // A large object gets a buffer of its own; anything else a window from its page on (the least recently used one).
+    if (end - off > WINDOW / 2) return this.whole(this.read(Buffer.allocUnsafe(end - off), off), end - off);
     const start = Math.max(0, Math.min(off - (off % 4096), this.length - WINDOW));
     const w = this.windows.length < WINDOWS ? { start: 0, len: 0, buf: Buffer.allocUnsafe(WINDOW) } : (this.windows.pop() as { start: number; len: number; buf: Buffer });
     w.start = start;
     w.len = this.read(w.buf, start).length;
     this.windows.unshift(w);
-    return w.buf.subarray(off - w.start, end - w.start);
+    return this.whole(w.buf.subarray(off - w.start, Math.min(end, w.start + w.len) - w.start), end - off);
+  }
+
+  /** A file cut while it is read (the size fstat gave is gone) ends the read as damage, not as a RangeError. */
+  private whole(b: Buffer, len: number): Buffer {
+    if (b.length < len) throw new JournalDamage('journal file got shorter while it was read', TRUNCATED);
+    return b;
   }
 
   private read(buf: Buffer, pos: number): Buffer {
