@@ -6,6 +6,7 @@ import type {
 import { SCHEMA_VERSION } from './contract/analysis.js';
 import type { Artifact } from './input/artifact.js';
 import type { LogIndex } from './input/line-reader.js';
+import { JOURNAL_FIELDS } from './input/journal.js';
 import { iso } from './parse/time.js';
 import { buildNodes, type NodeModel } from './model/node.js';
 import { plegCoverage } from './model/coverage.js';
@@ -69,12 +70,16 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const gaps = opts.gaps ?? BUILTIN_GAPS;
   const evaluated = new Map<string, NodeJudgement['evaluated']>();
   const fileOf = (id: number): string => disc.artifacts[id]?.path ?? prom?.queries.get(id)?.label ?? '?';
-  const utf16 = new Map(disc.artifacts.flatMap((a) => (a.compression === 'utf16le' ? [[a.path, 'UTF-16LE']] : a.compression === 'utf16be' ? [[a.path, 'UTF-16BE']] : [])));
+  // Files a count check must read through a command (a UTF-16 text, a binary journal): the command, before the path.
+  const readers = new Map(disc.artifacts.flatMap((a) => {
+    if (a.compression === 'utf16le' || a.compression === 'utf16be') return [[a.path, `iconv -f ${a.compression === 'utf16le' ? 'UTF-16LE' : 'UTF-16BE'} -t UTF-8`]];
+    return a.compression === 'journal' ? [[a.path, `journalctl -o json --output-fields=${JOURNAL_FIELDS.join(',')} --file`]] : [];
+  }));
   const queried = new Set([...prom?.queries.values() ?? []].map((q) => q.label));
   const reports: NodeReport[] = nodes.map((n) => {
     const judgement = evaluate(rules, gaps, computeFacts(n));
     evaluated.set(n.name, judgement.evaluated);
-    return toNodeReport(n, judgement, fileOf, queried, utf16);
+    return toNodeReport(n, judgement, fileOf, queried, readers);
   });
 
   const inputs: InputInfo[] = disc.inputs.map((inp, i) => ({
@@ -125,7 +130,7 @@ function quantiles(q: Quantiles | null | undefined): Quantiles | null {
   return { p50: q.p50, p90: q.p90, p99: q.p99, max: q.max };
 }
 
-function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>, utf16: Map<string, string>): NodeReport {
+function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>, readers: Map<string, string>): NodeReport {
   const m = n.metrics;
   // Calls, errors and latency of the metrics window; errors (logErrors) and timeouts of the whole log.
   const hasLog = n.roles.includes('kubelet-log') || n.cri.length > 0;
@@ -160,7 +165,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     evidence: evidence(f.evidence, fileOf),
     remediation: f.spec.remediation,
     references: f.spec.references ?? [],
-    ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: grepCommand(c.grep, fileOf, utf16) })) } : {}),
+    ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: grepCommand(c.grep, fileOf, readers) })) } : {}),
     ruleSeverity: f.spec.severity,
     explains: f.spec.explains,
     ...(f.considered ? { considered: true as const } : {}),
@@ -218,20 +223,22 @@ function yearInfo(y: { from: YearFrom; year: number | null } | undefined): Pick<
 }
 
 /** The shell command a count check prints: `grep -cE 'pattern' file` for one plain file; a compressed file read with
- *  its own tool (`zgrep`, `xzgrep`, `bzgrep`, `zstdgrep`), a UTF-16 file through iconv; several files counted as one
- *  stream, as the report does. */
-function grepCommand(template: string, fileOf: (id: number) => string, utf16: Map<string, string>): string {
+ *  its own tool (`zgrep`, `xzgrep`, `bzgrep`, `zstdgrep`), a UTF-16 file through iconv, a binary journal through
+ *  `journalctl -o json` with the fields plegscope reads (`readers`); several files counted as one stream, as the report
+ *  does. */
+function grepCommand(template: string, fileOf: (id: number) => string, readers: Map<string, string>): string {
   const m = /^\{grep\} ('(?:[^']|'\\'')*'|\S+) ((?:\{file:\d+\} ?)+)$/.exec(template);
   if (!m) return template;
   const files = [...(m[2] as string).matchAll(/\{file:(\d+)\}/g)].map((x) => fileOf(Number(x[1])));
-  const cat = (f: string): string => (utf16.has(f) ? `iconv -f ${utf16.get(f)} -t UTF-8` : /\.gz$/i.test(f) ? 'zcat' : /\.xz$/i.test(f) ? 'xzcat' : /\.bz2$/i.test(f) ? 'bzcat' : /\.zst$/i.test(f) ? 'zstdcat' : 'cat');
-  if (files.length === 1 && !utf16.has(files[0] as string)) {
+  const cat = (f: string): string => (readers.has(f) ? (readers.get(f) as string) : /\.gz$/i.test(f) ? 'zcat' : /\.xz$/i.test(f) ? 'xzcat' : /\.bz2$/i.test(f) ? 'bzcat' : /\.zst$/i.test(f) ? 'zstdcat' : 'cat');
+  if (files.length === 1 && !readers.has(files[0] as string)) {
     const c = cat(files[0] as string);
     const tool = c === 'cat' ? 'grep' : c === 'zcat' ? 'zgrep' : c === 'xzcat' ? 'xzgrep' : c === 'bzcat' ? 'bzgrep' : 'zstdgrep';
     return `${tool} -cE ${m[1]} ${shellWord(files[0] as string)}`;
   }
   const tools = new Set(files.map(cat));
-  const stream = tools.size === 1 ? `${[...tools][0]} ${files.map(shellWord).join(' ')}` : `{ ${files.map((f) => `${cat(f)} ${shellWord(f)}`).join('; ')}; }`;
+  // journalctl takes one file per --file: each journal is its own command.
+  const stream = tools.size === 1 && ![...tools][0]?.startsWith('journalctl') ? `${[...tools][0]} ${files.map(shellWord).join(' ')}` : `{ ${files.map((f) => `${cat(f)} ${shellWord(f)}`).join('; ')}; }`;
   return `${stream} | grep -cE ${m[1]}`;
 }
 

@@ -361,7 +361,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       name: n.name,
       aliases: [...n.aliases].filter((a) => a !== n.name).sort(),
       artifacts: [...arts.keys()].sort((a, b) => a - b),
-      roles: [...new Set([...arts.values()].map((a) => a.role))].sort(),
+      roles: [...new Set([...arts.values()].flatMap(rolesOf))].sort(),
       kubeletVersion: versions[versions.length - 1] ?? info.kubeletVersion ?? stated.kubelet?.version ?? null,
       runtime: runtime ?? info.runtime,
       runtimeVersion: (rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.version : null) ?? info.runtimeVersion ?? (runtime ? stated[runtime]?.version ?? null : null),
@@ -545,4 +545,12 @@ export function alignMonotonic(events: SignalEvent[], anchors: number[] = []): {
     e.ref.ts = e.ts;
   }
   return { unplaced: 0, artifact: null };
+}
+
+/** What a log gives its node evidence of: its role and, for a journal of every unit (`journalctl -o json`, a binary
+ *  journal), the runtime's and the kernel's entries it was seen to hold. */
+function rolesOf(a: ArtifactData): Role[] {
+  const origins = a.format === 'journal-json' ? a.signals?.origins : undefined;
+  if (!origins) return [a.role];
+  return [a.role, ...((origins.runtime ?? 0) > 0 ? ['runtime-log' as const] : []), ...((origins.kernel ?? 0) > 0 ? ['kernel-log' as const] : [])];
 }
