@@ -235,9 +235,25 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
   // as they named it.
   const anonymous = set.nodes.size === 0;
   const only = (): string | null => (set.nodes.size === 1 ? [...set.nodes.keys()][0] as string : null);
+  // The only node of the path the user named (a node's folder next to another's): its nameless files are that node's,
+  // whatever the neighbours hold.
+  const perInput = new Map<string, Set<string>>();
+  for (const [name, n] of set.nodes) {
+    for (const p of n.parts) {
+      const k = p.artifact.inputName;
+      if (!k) continue;
+      const s = perInput.get(k) ?? new Set<string>();
+      s.add(name);
+      perInput.set(k, s);
+    }
+  }
+  const inputOnly = (a: ArtifactData): string | null => {
+    const s = a.inputName ? perInput.get(a.inputName) : undefined;
+    return s && s.size === 1 ? [...s][0] as string : null;
+  };
   for (const a of orphanLogs) {
     const g = a.group ? groupNode.get(a.group) : undefined;
-    const o = g ?? (anonymous ? null : only());
+    const o = g ?? (anonymous ? null : inputOnly(a) ?? only());
     if (o) set.get(o).parts.push({ artifact: a, host: null });
     else if (anonymous) set.get(a.inputName ?? a.path.split('/').pop() ?? a.path).parts.push({ artifact: a, host: null });
     else if (a.role !== 'kubelet-log') {
