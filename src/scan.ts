@@ -10,6 +10,7 @@ import { flatPassQuery, aggregateQueries, detailQuery, flaggedWindows, rankNodes
 import type { KubeletTarget, LabelSet } from './model/prom-plan.js';
 import { discoverKubelets, probeScrapeInterval, runLimited } from './history.js';
 import { TOOL_VERSION } from './version.js';
+import { EVENTED_PLEG_NAMES } from './model/metric-names.js';
 
 const PARALLEL = 4;
 
@@ -31,6 +32,11 @@ export async function scanFleet(client: PrometheusClient, sinceMs: number, until
   const blind = targets.filter((t) => !seen.some((s) => targetOf(s, [t]) === t)).map((t) => t.name);
   if (blind.length > 0) {
     warnings.push(`${blind.length} kubelet(s) expose no kubelet_pleg_last_seen_seconds (before 1.18), so scan cannot date their stalls: ${blind.slice(0, 10).join(', ')}${blind.length > 10 ? ', …' : ''} (analyze them with --node: their relist counts still show a stall)`);
+  }
+  // Evented PLEG sets the gauge to now at every health check: a stall never freezes it there (evented.go, Healthy()).
+  const evented = await eventedKubelets(client, targets, sinceMs, untilMs);
+  if (evented.length > 0) {
+    warnings.push(`${evented.length} kubelet(s) run Evented PLEG (kubelet_evented_pleg_connection_* above 0): their last-seen gauge is set at every health check, so a stall never freezes it and scan cannot see their stalls: ${evented.slice(0, 10).join(', ')}${evented.length > 10 ? ', …' : ''} (not called healthy; analyze them with --node and their kubelet log)`);
   }
   const scrapeS = await probeScrapeInterval(client, targets.find((t) => t.idLabel === 'node') ?? targets[0]!, untilMs);
   const stepS = scanStep(untilMs - sinceMs, scrapeS);
@@ -99,9 +105,22 @@ export async function scanFleet(client: PrometheusClient, sinceMs: number, until
     source: { prometheus: client.display, scrapeIntervalSeconds: scrapeS, stepSeconds: stepS },
     window: { start: new Date(sinceMs).toISOString(), end: new Date(untilMs).toISOString() },
     nodesScanned: targets.length,
+    ...(evented.length ? { evented } : {}),
     nodes: rankNodes([...stalled.values()]),
     warnings,
   };
+}
+
+/** The kubelets whose Evented PLEG counters moved above 0 in the window (the gate on: the stream opens at start). */
+async function eventedKubelets(client: PrometheusClient, targets: KubeletTarget[], sinceMs: number, untilMs: number): Promise<string[]> {
+  const range = `${Math.max(60, Math.ceil((untilMs - sinceMs) / 1000))}s`;
+  const q = `max by (node, instance, kubernetes_io_hostname) (${EVENTED_PLEG_NAMES.slice(0, 2).map((m) => `max_over_time(${m}[${range}])`).join(' or ')}) > 0`;
+  const names = new Set<string>();
+  for (const s of seriesOf(await client.query(q, untilMs))) {
+    const t = targetOf(s.labels, targets);
+    if (t) names.add(t.name);
+  }
+  return [...names].sort();
 }
 
 function round3(x: number): number {

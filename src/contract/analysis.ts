@@ -398,6 +398,9 @@ export interface FleetScan {
   window: { start: string; end: string };
   /** Kubelets the server has series of in the window. */
   nodesScanned: number;
+  /** Addition (backward compatible): kubelets running Evented PLEG (its counters above 0), whose last-seen gauge moves
+   *  at every health check: scan cannot see their stalls, and does not call them healthy. */
+  evented?: string[];
   /** Only the nodes that stalled, ranked: longest stall first, then most stalls, then name. */
   nodes: FleetNode[];
   warnings: string[];

@@ -119,6 +119,9 @@ function seriesOf(n: NodeSpec, cs: Counters[]): Series[] {
     add('kubelet_node_name', { node: n.name }, () => 1);
     add('kubelet_pleg_last_seen_seconds', {}, (c) => c.plegLastSeenSeconds);
     add('kubelet_pleg_discard_events', {}, () => 0);
+    // 1.27+ kubelets register the Evented PLEG counters whatever the gate says; worker-1 runs with the gate on.
+    add('kubelet_evented_pleg_connection_success_count', {}, () => (n.name === 'worker-1' ? 1 : 0));
+    add('kubelet_evented_pleg_connection_error_count', {}, () => 0);
     hist('kubelet_pleg_relist_duration_seconds', {}, (c) => c.relistDuration);
     hist('kubelet_pleg_relist_interval_seconds', {}, (c) => c.relistInterval);
     for (const op of OPS) {

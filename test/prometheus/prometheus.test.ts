@@ -168,7 +168,12 @@ describe('plegscope scan', () => {
     expect(s.window).toEqual({ start: iso(f.startMs), end: iso(f.endMs) });
     expect(s.nodesScanned).toBe(3);
     // worker-3 is a 1.13 kubelet: no last-seen gauge, and the scan says so.
-    expect(s.warnings).toEqual([expect.stringMatching(/^1 kubelet\(s\) expose no kubelet_pleg_last_seen_seconds .*: worker-3 /)]);
+    expect(s.warnings).toEqual([
+      expect.stringMatching(/^1 kubelet\(s\) expose no kubelet_pleg_last_seen_seconds .*: worker-3 /),
+      // worker-1 runs Evented PLEG: its gauge moves at every health check, so scan marks it instead of calling it healthy.
+      expect.stringMatching(/^1 kubelet\(s\) run Evented PLEG .*: worker-1 \(not called healthy/),
+    ]);
+    expect(s.evented).toEqual(['worker-1']);
     expect(s.nodes.map((n: { name: string }) => n.name)).toEqual(['worker-2']);
     const st = s.nodes[0].stalls;
     expect(st).toHaveLength(1);
