@@ -183,7 +183,14 @@ export interface CountCheck {
   count: number;
   total: number;
   window: string | null;
+  /** A shell command that, run where plegscope ran, prints `prints` (or `total` when `prints` is absent). */
   grep: string;
+  // Additions (backward compatible), issue 22:
+  /** What `grep` prints when it is not `total`: the same lines were in two files (copies of one journal: a unit journal
+   *  and the full journal, messages) and the report counted each once; `grep` counts every copy. */
+  prints?: number;
+  /** Lines the command counts that the report counted once as copies of another file's lines (`prints - total`). */
+  deduplicated?: number;
 }
 
 export interface Finding {

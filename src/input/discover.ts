@@ -15,7 +15,7 @@ import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
-import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, type Tree, type TreeContext, type TreeFile } from './tree.js';
+import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 
@@ -153,6 +153,7 @@ class Discoverer {
       this.inputs.pop();
       const tree = newTree();
       this.trees.push(tree);
+      tree.holders.set('', { kind, compression: pr.compression, name: null });
       await indexContainer(this.containerFor(source, kind, pr.compression), '', 0, this.treeContext(), tree, given);
       await probeDeferred(tree, findRoots(tree, given), this.treeContext());
       if (tree.files.length === 0 && tree.warnings.some((w) => w.file === given && /could not be read|damaged|truncated/.test(w.message))) {
@@ -263,6 +264,7 @@ class Discoverer {
         nodeRole: pl.nodeRole,
         ...(f.early !== undefined ? { early: f.early } : {}),
         ...(f.member ? { sequential: true } : {}),
+        reach: reachOf(tree, f.path, f.raw),
       });
     }
     if (tree.files.length === 0 && !warned.has(given)) this.warnings.push({ file: given, line: null, message: 'no files found' });
@@ -319,6 +321,7 @@ class Discoverer {
       const a = result.artifact;
       if (a && a.format === 'archive' && (archiveKind(a.head) === 'tar' || archiveKind(a.head) === 'zip')) {
         const source = new FileSource(item.rel, item.realPath, item.size, item.mtime);
+        tree.holders.set(item.rel, { kind: archiveKind(a.head) as 'tar' | 'zip', compression: a.compression, name: null });
         await indexContainer(this.containerFor(source, archiveKind(a.head) as 'tar' | 'zip', a.compression), item.rel, 1, ctx, tree, given);
         return null;
       }

@@ -158,7 +158,11 @@ export function stallStart(s: Stall, zone: string, withDate = true): string {
 
 /** What a count check's grep prints, and how much of it the finding counted: "30", or "45 (30 of them in the window)". */
 export function checkResult(c: CountCheck): string {
-  return c.total === c.count ? String(c.count) : `${c.total} (${c.count} of them ${c.window ?? 'in the window counted'})`;
+  const window = c.total === c.count ? '' : ` (${c.count} of them ${c.window ?? 'in the window counted'})`;
+  if (c.prints === undefined || c.prints === c.total) return `${c.total}${window}`;
+  // The command counts every copy; the report counted the copies of one journal in two files once.
+  const copies = c.deduplicated ?? c.prints - c.total;
+  return `${c.prints} — ${c.total} distinct ${c.total === 1 ? 'line' : 'lines'}${window}; the other ${copies} ${copies === 1 ? 'is a copy' : 'are copies'} of them in another file of the same journal, counted once`;
 }
 
 /** A time span shown compactly: the end without its date when both fall on the same day. */
