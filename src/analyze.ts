@@ -292,7 +292,7 @@ const TAR_FLAG: Record<string, string> = { gzip: 'z', xz: 'J', bzip2: 'j' };
 function hostFilter(host: string, format: string): string {
   if (format === 'journal-json') return `grep -F ${shellWord(`"_HOSTNAME":"${host}"`)}`;
   if (!/^[\w.:-]+$/.test(host)) return `grep -F ${shellWord(` ${host} `)}`;
-  const column = /^journal-short-iso/.test(format) || format === 'rfc3339-prefixed' ? 2 : format === 'journal-short' || format === 'journal-short-precise' || format === 'syslog' ? 4 : null;
+  const column = format.startsWith('journal-short-iso') || format === 'rfc3339-prefixed' ? 2 : format === 'journal-short' || format === 'journal-short-precise' || format === 'syslog' ? 4 : null;
   return column === null ? `awk '{ for (i = 1; i <= 5 && i <= NF; i++) if ($i == "${host}") { print; next } }'` : `awk '$${column} == "${host}"'`;
 }
 
