@@ -237,6 +237,12 @@ function grepCommand(template: string, source: (id: number) => Located | null, h
   const files = [...(m[2] as string).matchAll(/\{file:(\d+)\}/g)].map((x) => ({ at: source(Number(x[1])), host: hostOf(Number(x[1])) }));
   if (files.some((f) => f.at === null)) return `# read from stdin: save it to a file and run grep -cE ${pattern} on it`;
   const located = files as Array<{ at: Located; host: string | null }>;
+  const command = countCommand(pattern, located);
+  // What came on stdin has no path: the command reads it saved as FILE.
+  return located.some((f) => f.at.stdin) ? `# stdin saved as FILE: ${command}` : command;
+}
+
+function countCommand(pattern: string, located: Array<{ at: Located; host: string | null }>): string {
   if (located.length === 1) {
     const { at, host } = located[0] as { at: Located; host: string | null };
     if (at.direct !== null && host === null) return `${at.direct.tool} -cE ${pattern} ${shellWord(at.direct.file)}`;
@@ -253,11 +259,17 @@ interface Located {
   direct: { tool: string; file: string } | null;
   stream: string;
   format: string;
+  /** Read from stdin: FILE stands for what came there. */
+  stdin?: boolean;
 }
 
 /** How the shell reaches artifact `a` from where plegscope ran (null for stdin). */
 function locate(a: Artifact, inputPath: string | undefined, inputKind: string | undefined): Located | null {
-  if (a.path === '-' || inputPath === undefined || inputKind === 'stdin') return null;
+  if (inputPath === undefined) return null;
+  if (inputPath === '-' || inputKind === 'stdin') {
+    const at = locate({ ...a, path: 'FILE' }, 'FILE', inputKind === 'stdin' ? 'file' : inputKind);
+    return at && { ...at, stdin: true };
+  }
   const under = (rel: string): string => (rel === '' ? inputPath : pathJoin(inputPath, rel));
   const base = a.reach ? (a.reach.disk === null ? inputPath : under(a.reach.disk)) : inputKind === 'file' ? inputPath : under(a.path);
   const decode = DECODE[a.compression ?? ''] ?? null;

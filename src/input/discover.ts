@@ -15,6 +15,7 @@ import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
+import { spool, type Spooled } from './spool.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
@@ -61,6 +62,8 @@ class Discoverer {
   private readonly headBytes: number;
   private readonly limit: <T>(fn: () => Promise<T>) => Promise<T>;
   private stdinUsed = false;
+  /** Archives piped in, copied to private temporary files (spool.ts). */
+  private readonly spools: Spooled[] = [];
   private readonly limits: Limits;
   private readonly trees: Tree[] = [];
   /** Decompressed bytes of the input being added (limits.maxInputBytes): each input has its own. */
@@ -76,12 +79,15 @@ class Discoverer {
 
   result(): Discovery {
     const trees = this.trees;
+    const spools = this.spools;
     return {
       inputs: this.inputs,
       artifacts: this.artifacts,
       warnings: this.warnings,
       close: () => {
         for (const t of trees) closeTree(t);
+        // An archive piped in was read from a private copy: gone once its passes are closed (and at exit regardless).
+        for (const s of spools) s.remove();
       },
     };
   }
@@ -127,9 +133,23 @@ class Discoverer {
     if (!this.opts.stdin && process.stdin.isTTY) {
       throw new InputError('-', 'stdin is a terminal: pipe a log into it (e.g. journalctl -u kubelet | plegscope analyze -)');
     }
-    const input = this.addInput('-', 'stdin');
     const source = new StreamSource('-', stream);
-    const draft = await this.examine(source, '-', true);
+    const pr = await probe(source, this.tools, this.headBytes);
+    const kind = pr.error ? null : archiveKind(pr.head);
+    if (kind === 'tar' || kind === 'zip') {
+      // An archive piped in is read as the same archive named by its path: from a private copy (spool.ts).
+      let copy: Spooled;
+      try {
+        copy = await spool(source.open(), this.limits.maxStreamBytes);
+      } catch (err) {
+        throw new InputError('-', `could not be read: ${fsErrorMessage(err)}`);
+      }
+      this.spools.push(copy);
+      const st = await fsp.stat(copy.file, { bigint: true });
+      return this.addFile('-', copy.file, st);
+    }
+    const input = this.addInput('-', 'stdin');
+    const draft = await this.examine(source, '-', true, pr);
     this.push(input, draft.artifact, draft.warnings);
   }
 
