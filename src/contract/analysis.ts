@@ -353,10 +353,19 @@ export interface ClusterNode {
 }
 
 export interface ClusterWave {
+  /** The wave's PLEG-unhealthy window: from the first node's `unhealthyFrom` … */
   from: string;
-  /** null when a stall in the wave had not ended by the end of its log. */
+  /** … to the last stall's end; null when a stall in the wave had not ended by the end of its log. */
   to: string | null;
   nodes: string[];
+  // Additions (backward compatible), issue 22.5: the wave as a stall, measured as every stall is.
+  /** The earliest last good relist of the wave's stalls (null when none is dated). */
+  lastRelistAt?: string | null;
+  /** From `lastRelistAt` to the wave's end (to the end of the input when it had not ended): how long the wave's nodes
+   *  went without a relist, the stalls' own measure (one node's wave: its stall's `durationSeconds`). */
+  durationSeconds?: number;
+  /** How the duration is known: `exact`, `about` (an end between two lines), `at-least` (no end in the input). */
+  durationBound?: 'exact' | 'about' | 'at-least';
 }
 
 export interface SharedTrait {
