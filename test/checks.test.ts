@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Analysis } from '../src/contract/analysis.js';
 import { cli } from './helpers/cli.js';
-import { FORMS, formAvailable, nodeLogs, writeBundle } from './bundles/fixtures.js';
+import { FORMS, compress, formAvailable, nodeLogs, writeBundle } from './bundles/fixtures.js';
 import { mustGather } from './helpers/multinode.js';
 import { fixtures as kindFixtures, type KindFixture } from './bundles/kinds.js';
 import { jl, kl } from './helpers/scenario.js';
@@ -132,6 +132,25 @@ describe('count checks: end to end', () => {
     for (const line of printedChecks(r.text)) expect(line.command).toMatch(new RegExp(`^(\\{ )?tar -xOf ${fx.name}\\.tar\\.xz ${fx.name}/`));
     tally.checks += r.ran;
     tally.inputs++;
+  });
+
+  it('compressed and UTF-16 files: zgrep, xzgrep, bzgrep, iconv — each check prints its number', () => {
+    const log = fs.readFileSync(path.join(ROOT, 'fixtures', 'sample-incident', 'kubelet.log'));
+    const forms: Array<[string, Buffer]> = [
+      ['kubelet.log.gz', compress(log, 'gz')],
+      ...(formAvailable('tar.xz') ? [['kubelet.log.xz', compress(log, 'xz')] as [string, Buffer]] : []),
+      ...(formAvailable('tar.bz2') ? [['kubelet.log.bz2', compress(log, 'bz2')] as [string, Buffer]] : []),
+      // Windows PowerShell 5's `>`: UTF-16LE with a byte-order mark, CRLF.
+      ['kubelet-utf16.log', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(log.toString('utf8').replace(/\n/g, '\r\n'), 'utf16le')])],
+    ];
+    for (const [name, bytes] of forms) {
+      fs.writeFileSync(path.join(tmp, name), bytes);
+      const r = checkAll(name, tmp);
+      expect(r.ran, name).toBeGreaterThan(3);
+      expect(printedChecks(r.text)[0]?.command, name).toMatch(/^(zgrep|xzgrep|bzgrep|iconv -f UTF-16LE -t UTF-8) /);
+      tally.checks += r.ran;
+      tally.inputs++;
+    }
   });
 
   it('a dense journal (runs folded to keep memory bounded) counts every line, as grep does', () => {
