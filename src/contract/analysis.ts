@@ -345,6 +345,8 @@ export interface ClusterNode {
   /** `endedAt` of the node's last stall; null when it had not ended by the end of the log. */
   lastEndedAt: string | null;
   longestStallSeconds: number;
+  /** Addition (issue 22.5): how the longest stall's duration is known (`at-least`: no end in the input). */
+  longestStallBound?: 'exact' | 'about' | 'at-least';
   nodeNotReady: boolean;
   primaryCause: Cause | null;
   kubeletVersion: string | null;

@@ -22,6 +22,7 @@ export function summarizeCluster(nodes: readonly NodeReport[]): ClusterSummary |
     firstUnhealthyFrom: minIso(n.stalls.flatMap((s) => (s.unhealthyFrom === null ? [] : [s.unhealthyFrom]))) as string,
     lastEndedAt: n.stalls.some((s) => s.endedAt === null) ? null : maxIso(n.stalls.map((s) => s.endedAt as string)),
     longestStallSeconds: n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), -Infinity),
+    longestStallBound: boundOf(longestStallOf(n) as Stall),
     nodeNotReady: n.stalls.some((s) => s.nodeNotReady) || n.notReady.length > 0,
     primaryCause: n.verdict.primaryCause,
     kubeletVersion: n.kubeletVersion,
@@ -179,6 +180,24 @@ export function stallDuration(s: Stall): string {
   return boundDuration(s.durationSeconds, boundOf(s));
 }
 
+/** The node's longest stall (the first of equals), or null without one. */
+export function longestStallOf(n: NodeReport): Stall | null {
+  let best: Stall | null = null;
+  for (const s of n.stalls) if (!best || s.durationSeconds > best.durationSeconds) best = s;
+  return best;
+}
+
+/** The longest stall's duration as every view says a stall's (`at least 14m15s`), or — without one. */
+export function longestStallText(n: NodeReport): string {
+  const s = longestStallOf(n);
+  return s ? stallDuration(s) : '—';
+}
+
+/** A flapped node's longest stall as the cluster summary holds it, in the same words. */
+export function clusterLongest(c: ClusterNode): string {
+  return boundDuration(c.longestStallSeconds, c.longestStallBound ?? 'exact');
+}
+
 /** When the last good relist was, or that its lines carry no date. */
 export function stallStart(s: Stall, zone: string, withDate = true): string {
   return s.lastRelistAt === null ? 'time unknown (its lines carry no date)' : displayTime(s.lastRelistAt, zone, withDate);
@@ -272,7 +291,7 @@ export function renderClusterText(analysis: Analysis, opts: { color: boolean; zo
   if (c.flapped.length > 0) {
     const head = ['node', 'stalls', 'first unhealthy', LONGEST_STALL, 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'];
     const rows = c.flapped.map((n) => [
-      sanitize(n.name), String(n.stalls), displayTime(n.firstUnhealthyFrom, opts.zone), fmtDuration(n.longestStallSeconds),
+      sanitize(n.name), String(n.stalls), displayTime(n.firstUnhealthyFrom, opts.zone), clusterLongest(n),
       n.nodeNotReady ? 'yes' : 'no', n.primaryCause ?? 'unknown', sanitize(n.kubeletVersion ?? '?'), n.runtime ?? '?',
       n.runningPods === null ? '—' : String(n.runningPods),
     ]);
