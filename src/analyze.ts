@@ -10,6 +10,7 @@ import { join as pathJoin } from 'node:path';
 import type { LogIndex } from './input/line-reader.js';
 import { iso } from './parse/time.js';
 import { buildNodes, type NodeModel } from './model/node.js';
+import { plegCoverage } from './model/coverage.js';
 import { computeFacts, type Cite } from './rules/facts.js';
 import { evaluate, type NodeJudgement } from './rules/engine.js';
 import { BUILTIN_RULES } from './rules/catalog.js';
@@ -173,6 +174,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     explains: f.spec.explains,
     ...(f.considered ? { considered: true as const } : {}),
   }));
+  const shown = j.verdict.plegUnhealthy ? [] : plegCoverage(n);
   const from = [n.windowStart, m?.windowStartMs ?? null].filter((x): x is number => x !== null);
   const to = [n.windowEnd, m?.windowEndMs ?? null].filter((x): x is number => x !== null);
   return {
@@ -180,10 +182,11 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     kubeletVersion: n.kubeletVersion,
     runtime: n.runtime,
     window: { start: iso(n.windowStart), end: iso(n.windowEnd) },
-    verdict: { ...j.verdict, plegState: j.verdict.plegUnhealthy ? 'unhealthy' : n.roles.some((r) => PLEG_ROLES.has(r)) ? 'healthy' : 'unknown' },
+    verdict: { ...j.verdict, plegState: j.verdict.plegUnhealthy ? 'unhealthy' : shown.length > 0 ? 'healthy' : 'unknown' },
     stalls: n.timeline.stalls.map((s) => ({
-      lastRelistAt: iso(s.lastRelistAt),
-      unhealthyFrom: iso(s.lastRelistAt + s.thresholdSeconds * 1000),
+      lastRelistAt: s.sinceUnknown ? null : iso(s.lastRelistAt),
+      unhealthyFrom: s.sinceUnknown ? iso(s.firstLineAt) : iso(s.lastRelistAt + s.thresholdSeconds * 1000),
+      ...(s.sinceUnknown ? { relistNeverSucceeded: true } : {}),
       endedAt: iso(s.endedAt),
       ...(s.endedBetween ? { endedBetween: { from: iso(s.endedBetween.from) as string, to: iso(s.endedBetween.to) } } : {}),
       endedBy: s.endedBy,
@@ -204,11 +207,13 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     pods: { running: m?.runningPods ?? n.bundle.containers?.sandboxesReady ?? null, containers: m?.runningContainers ?? n.bundle.containers?.running ?? null },
     findings,
     ruledOut: j.ruledOut,
+    ...(j.notSeen.length ? { notSeen: j.notSeen } : {}),
     coverage: {
       from: from.length ? iso(Math.min(...from)) : null,
       to: to.length ? iso(Math.max(...to)) : null,
       truncated: n.truncated,
       roles: n.roles,
+      ...(shown.length ? { plegHealthyBy: shown } : {}),
     },
     gaps: j.gaps,
     ...(m ? { metricsFrom: m.sources.map((x) => ({ source: x.file, kind: queried.has(x.file) ? 'prometheus' as const : 'file' as const, from: iso(x.fromMs), to: iso(x.toMs), points: x.points })) } : {}),
@@ -220,10 +225,6 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
 function yearInfo(y: { from: YearFrom; year: number | null } | undefined): Pick<ArtifactInfo, 'year'> {
   return y && y.year !== null && y.from !== 'option' ? { year: { value: y.year, from: y.from } } : {};
 }
-
-/** Roles of evidence that can tell a node's PLEG state (the kubelet's log, its metrics, its Node status, a controller
- *  that marked it NotReady, a kubelet goroutine dump, its /healthz). */
-const PLEG_ROLES = new Set<string>(['kubelet-log', 'metrics', 'node-object', 'node-describe', 'controller-log', 'goroutine-dump', 'healthz']);
 
 /** The shell command a count check prints, to be pasted where plegscope ran: `grep -cE 'pattern' file` for one plain
  *  file, by the path the user gave (a folder's file under it); a compressed file read with its own tool (`zgrep`,

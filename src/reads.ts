@@ -26,6 +26,7 @@ import type { ExtractJob } from './signals/worker-protocol.js';
 import type { ArtifactData } from './model/node.js';
 import type { MetricsSource } from './model/metrics.js';
 import { isModelMetric } from './model/metric-names.js';
+import { originOfName } from './input/names.js';
 import { artifactNotAfter, artifactZone, bundleFields, hasExtras, isDocument, readDocument, readExtras, selfAnchored } from './bundle-data.js';
 import { YEARFUL, YearAnchors, type YearFrom } from './anchors.js';
 import { Readable } from 'node:stream';
@@ -203,7 +204,8 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
         const zoneName = artifactZone(a, opts.tz, (m) => warn(a, null, m));
         d.zone = zoneName;
         const anchor = YEARFUL.test(a.format) ? { notAfterMs: artifactNotAfter(a, a.mtime), from: null } : anchors.anchor(a, opts.year, now);
-        const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: anchor.notAfterMs, noPrefilter: opts.noPrefilter, custom };
+        const nameOrigin = originOfName(a.path);
+        const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: anchor.notAfterMs, noPrefilter: opts.noPrefilter, custom, ...(nameOrigin ? { nameOrigin } : {}) };
         const here = { ...job, zone: zoneOf(zoneName), custom: compiled };
         const onRead = opts.onRead ? (bytes: number, n: number) => opts.onRead?.({ artifact: a, bytes, lines: n }) : undefined;
         let sig: ArtifactSignals;
@@ -414,6 +416,7 @@ async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (li
     const first = parsed.errors[0] as { line: number; message: string };
     warn(first.line, `${parsed.errors.length} malformed metrics line(s) skipped (first: ${first.message})`);
   }
+  for (const n of ('notes' in parsed && Array.isArray(parsed.notes) ? parsed.notes as { line: number; message: string }[] : [])) warn(n.line, n.message);
   for (const d of parsed.dropped ?? []) {
     warn(d.firstLine, `metric family ${d.family}: only its first ${d.kept} series are read; ${d.atLeast ? 'at least ' : ''}${d.series} more series (${d.samples} samples, the first on this line) dropped (a kubelet exposes a few dozen per family)`);
   }

@@ -77,6 +77,10 @@ export interface Stall {
   /** Null when no line of the stall carries a time (a pasted fragment): its ages alone say how long it lasted. */
   lastRelistAt: string | null;
   unhealthyFrom: string | null;
+  /** Addition (backward compatible): relist never succeeded since a kubelet start the input does not show (the
+   *  `2562047h47m16.854775807s` sentinel, "pleg has yet to be successful" for longer than a start-up takes):
+   *  `lastRelistAt` is null, `unhealthyFrom` the first such line, the duration a lower bound. */
+  relistNeverSucceeded?: boolean;
   endedAt: string | null;
   /** When no line says when it ended, only that it had by some time: after `from` (its last unhealthy line) and before
    *  `to` (the next line showing the kubelet at work; null when the log says nothing more). `endedAt` is then null. */
@@ -242,6 +246,10 @@ export interface Coverage {
   to: string | null;
   truncated: boolean;
   roles: Role[];
+  /** Addition (backward compatible): on a node whose PLEG is called healthy, what in the input shows relist working
+   *  (kubelet lines of a working relist, Ready at a known time, a kubelet log spanning the threshold, relist metrics).
+   *  Absent otherwise; a node with nothing of the kind is `plegState: "unknown"`. */
+  plegHealthyBy?: string[];
 }
 
 export interface Verdict {
@@ -267,6 +275,9 @@ export interface NodeReport {
   pods: { running: number | null; containers: number | null };
   findings: Finding[];
   ruledOut: RuledOut[];
+  /** Addition (backward compatible): causes with no sign in the input that it cannot rule out, because it holds no
+   *  lines around the stall (a gap says what would decide them). */
+  notSeen?: RuledOut[];
   coverage: Coverage;
   gaps: Gap[];
   /** Where the node's metrics came from: each snapshot file or Prometheus query, with the times it covers. Absent
@@ -327,8 +338,10 @@ export interface ClusterSummary {
   flapped: ClusterNode[];
   /** Nodes without a stall that were NotReady for another reason. */
   notReadyOther: string[];
-  /** Nodes with neither a stall nor a NotReady window. */
+  /** Nodes with neither a stall nor a NotReady window, whose input shows relist working (`coverage.plegHealthyBy`). */
   healthy: string[];
+  /** Addition (backward compatible): nodes with neither, whose input cannot show relist either way (PLEG state unknown). */
+  unknown?: string[];
   /** Stalls of different nodes that overlap or lie within 5 minutes of each other, merged: the cluster's waves. */
   waves: ClusterWave[];
   /** Kubelet version, runtime and primary cause among the flapped nodes, against the other nodes. */

@@ -131,3 +131,13 @@ export function pathNode(fullPath: string, relPath: string, loose: boolean): { n
   const folder = folderNode(relPath);
   return folder ? { name: folder, from: 'folder' } : null;
 }
+
+/** Whose lines a file's name says it holds: `kubelet.log`, `containerd.log`, `dockerd-journal.txt`, `crio.log`,
+ *  `dmesg.txt`, `kern.log`. Only a tie-breaker: a line whose own prefix or content names its writer keeps that. */
+export function originOfName(path: string): 'kubelet' | 'runtime' | 'kernel' | undefined {
+  const base = (path.split(/[\\/]/).pop() ?? path).toLowerCase();
+  if (/kubelet|kubenswrapper|hyperkube|origin-node|atomic-openshift-node/.test(base)) return 'kubelet';
+  if (/containerd|dockerd|docker|crio|cri-o|runc|conmon|podman/.test(base)) return 'runtime';
+  if (/dmesg|kern(?:el)?[._-]|kern\.log|kmsg/.test(base)) return 'kernel';
+  return undefined;
+}

@@ -3,6 +3,7 @@
 import type { Role } from '../contract/analysis.js';
 import { sniffQueryResult } from './prometheus/sniff-query.js';
 import { LOKI_LABELS, linePrefixOf, skipLinePrefix } from '../util/line-prefix.js';
+import { NODE_COMMANDS, PROMPT_HEAD } from '../util/prompt.js';
 
 export interface Sniffed {
   role: Role;
@@ -40,6 +41,8 @@ const RE_SHORT_ISO_PRECISE = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d
 // journalctl -o short-monotonic: `[ 5123.456789] host ident[pid]: payload` (a dmesg stamp, then a journal line's tail).
 const RE_SHORT_MONO = /^\[ *\d+\.\d+\] (\S+) ([^\s[\]:]+)\[\d+\]:(?: (.*))?$/;
 const RE_CRI = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) (?:stdout|stderr) [FP](?: (.*))?$/;
+// supervisord's log: `2016-02-29 18:36:57,354 INFO exited: kubelet (exit status 2; expected)`.
+const RE_SUPERVISORD = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (?:INFO|WARN|CRIT|ERRO|DEBG|TRAC|BLAT) (.*)$/;
 const RE_RFC3339 = new RegExp(String.raw`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?${ZONE} (.*)$`);
 const RE_STREAM_NAME = /^[\w./@:-]{1,128} (?=[IWEF]\d{4} \d\d:|\{"|time="|level=)/;
 const RE_KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^ \]]+:\d+\](?: |$)/;
@@ -56,16 +59,28 @@ const RE_PROM_SAMPLE =
 const RE_GOROUTINE = /(?:^|[\s:])goroutine \d+ \[[^\]]*\]:\s*$/;
 const RE_GOROUTINE_PROFILE = /^goroutine profile: total \d+\s*$/;
 const RE_STACK_FRAME = /(?:^|\s)(?:\S+\.(?:go|s):\d+(?: \+0x[0-9a-f]+)?(?: fp=\S+ sp=\S+(?: pc=\S+)?)?\s*$|created by |[\w.\-/*()[\]{}]+\(.*\)\s*$|\.\.\.additional frames elided\.\.\.|#\s+0x[0-9a-f]+\s)/;
+/** A Go call frame of a debug=2 trace (`k8s.io/kubernetes/pkg/kubelet/pleg.(*GenericPLEG).relist(0xc42069ea20)`,
+ *  `syscall.Syscall(0x0, …)`): a package path or a standard package, a function, its arguments. */
+const RE_GO_CALL = /^\s*(?:[\w.-]+\/[\w./-]*|(?:syscall|sync|os|runtime|internal\/\w+|net|io|bufio|time|context)\b)[\w/-]*\.(?:\(\*?[\w.]+\)\.)?[\w.-]+(?:\([^()]*\)[\w.-]*)*\((?:0x[0-9a-f]+|\.\.\.|\{[^}]*\}|[0-9a-fx]+)?(?:, ?(?:0x[0-9a-f]+|\.\.\.|\{[^}]*\}|[0-9a-fx]+))*\)\s*$/;
+/** A frame's source position (`\t/usr/local/go/src/os/stat.go:13 +0x4d`, `GOROOT/src/runtime/panic.go:774 +0x72 fp=…`). */
+const RE_GO_FILE = /^\s*\S+\.(?:go|s):\d+(?: \+0x[0-9a-f]+)?(?: fp=\S+ sp=\S+(?: pc=\S+)?)?\s*$/;
+const RE_DEBUG1_FRAME = /^\s*#\s+0x[0-9a-f]+\s+\S+\+0x[0-9a-f]+\s/;
 // journalctl's own lines: headers, boot separators, "no entries".
 const RE_JOURNAL_NOTE = /^-- (?:Logs begin at|Journal begins at|Reboot|Boot |No entries|Journal started|Journal ends)|^-- .* --\s*$/;
 
 // Kubelet-specific text (the brief's list): never a list of journal identifiers, which vary by distro.
 const RE_KUBELET_TEXT = /kubelet|kuberuntime|pleg|generic\.go|remote_runtime\.go/i;
+/** The kubelet's own journal identifiers (the binaries that run it: k3s, rke2, OpenShift 3's node, MicroK8s' kubelite). */
+const RE_KUBELET_IDENT = /^(?:kubelet|kubenswrapper|hyperkube|k3s|k3s-agent|k3s-server|rke2|rke2-agent|rke2-server|atomic-openshift-node|origin-node|kubelite)$/;
+const RE_KUBELET_UNIT = /\b(?:kubelet|k3s|k3s-agent|rke2-server|rke2-agent|atomic-openshift-node|origin-node)\.service\b|Lightweight Kubernetes|Kubernetes Kubelet|kubelet: The Kubernetes Node Agent/;
+/** Who restarts runtimes when a check fails (GKE's health-monitor.sh units, node-problem-detector). */
+const RE_RUNTIME_KEEPER = /^(?:health-monitor\.sh|kube-container-runtime-monitor|kubelet-monitor|node-problem-detector|health-checker)$/;
+const RE_RUNTIME_UNIT = /\b(?:containerd|docker|crio|cri-o)(?:\.service)?\b/i;
 const RE_RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|(?:snap\.)?microk8s\.daemon-containerd|crio|cri-o|conmon|runc)$/;
 
 type Envelope =
   | 'journal-short' | 'journal-short-precise' | 'journal-short-iso' | 'journal-short-iso-precise' | 'journal-short-monotonic' | 'journal-json'
-  | 'klog' | 'json-log' | 'cri-log' | 'docker-json-log' | 'rfc3339-prefixed' | 'logrus' | 'dmesg' | 'dmesg-T' | 'prom';
+  | 'klog' | 'json-log' | 'cri-log' | 'docker-json-log' | 'rfc3339-prefixed' | 'logrus' | 'dmesg' | 'dmesg-T' | 'prom' | 'supervisord';
 
 type Family = 'journal' | 'wrapped' | 'klog' | 'json-log' | 'logrus' | 'kernel' | 'prom';
 
@@ -73,7 +88,7 @@ const FAMILY: Record<Envelope, Family> = {
   'journal-short': 'journal', 'journal-short-precise': 'journal', 'journal-short-iso': 'journal',
   'journal-short-iso-precise': 'journal', 'journal-short-monotonic': 'journal', 'journal-json': 'journal', klog: 'klog', 'json-log': 'json-log',
   'cri-log': 'wrapped', 'docker-json-log': 'wrapped', 'rfc3339-prefixed': 'wrapped', logrus: 'logrus',
-  dmesg: 'kernel', 'dmesg-T': 'kernel', prom: 'prom',
+  dmesg: 'kernel', 'dmesg-T': 'kernel', prom: 'prom', supervisord: 'journal',
 };
 
 interface LineInfo {
@@ -279,6 +294,7 @@ function classify(line: string): LineInfo | null {
     if ((m = RE_SHORT_ISO.exec(line))) return journal('journal-short-iso', m);
     // Loki's logcli puts the stream's labels before the line: `… {host="w3", unit="kubelet.service"} E0311 …`.
     // `aws logs tail` puts the log stream's name there: `… i-0abc/kubelet E0311 …`.
+    if ((m = RE_SUPERVISORD.exec(line))) return { env: 'supervisord', payload: m[1] ?? '' };
     if ((m = RE_RFC3339.exec(line))) return { env: 'rfc3339-prefixed', payload: (m[1] ?? '').replace(LOKI_LABELS, '').replace(RE_STREAM_NAME, '') };
     return null;
   }
@@ -353,8 +369,8 @@ function pickEnvelope(sample: string[]): Envelope | null {
   }
   // Tolerate a partial first line, deprecation notices printed before the first klog line, and the like.
   if (!best || bestCount < Math.max(1, Math.ceil(counted * 0.3))) return null;
-  // A few `name value` lines are too weak alone to call a file metrics.
-  if (best === 'prom' && promMeta === 0 && bestCount < 3) return null;
+  // A few `name value` lines are too weak alone to call a file metrics, unless they are a kubelet's own series.
+  if (best === 'prom' && promMeta === 0 && bestCount < 3 && !sample.some((l) => /^kubelet_[a-z_]+(?:\{[^}]*\})?[ \t]+[-+]?[\d.]/.test(l))) return null;
   return best;
 }
 
@@ -372,8 +388,14 @@ function journalRole(infos: LineInfo[]): Role {
       // Runtimes log kubelet paths and pod names; only a kubelet-shaped line under such an identifier counts.
       if ((RE_KLOG.test(payload) || isKubeletJson(payload)) && RE_KUBELET_TEXT.test(payload)) kubelet++;
       else runtime++;
-    } else if (RE_KLOG.test(payload) || isKubeletJson(payload) || RE_KUBELET_TEXT.test(payload)) {
+    } else if (RE_KLOG.test(payload) || isKubeletJson(payload) || RE_KUBELET_TEXT.test(payload) || RE_KUBELET_IDENT.test(ident)
+      || (/^(?:systemd|init\.scope)$/.test(ident) && RE_KUBELET_UNIT.test(payload))) {
+      // Whatever a kubelet's own journal identifier writes (a Go `fatal error:`, a CNI config it dumps) is the kubelet's;
+      // so is systemd starting or stopping its unit.
       kubelet++;
+    } else if (RE_RUNTIME_KEEPER.test(ident) || (/^(?:systemd|init\.scope)$/.test(ident) && RE_RUNTIME_UNIT.test(payload))) {
+      // systemd starting or killing a runtime unit, a health monitor restarting it: the runtime's story.
+      runtime++;
     }
   }
   if (kubelet > 0) return 'kubelet-log';
@@ -436,7 +458,7 @@ function conditionFragment(content: string[]): boolean {
 // What a ticket carries besides logs: `/healthz?verbose` output, and transcripts of runtime and host commands
 // (`crictl ps` failing, `docker info`, `containerd -v`, `time docker ps`, `uptime`).
 const RE_HEALTHZ = /^\s*\[[+-]\][\w.-]+ (?:ok|failed)|^\s*healthz check (?:passed|failed)\s*$/;
-const RE_PROMPT = /^\s*(?:\[[^\]\s]+(?: [^\]]+)?\][#$]|[\w.-]*@[\w.-]+(?::\S*)?[#$]|[#$]|>)\s+(?:time\s+|sudo\s+)*(?:docker|crictl|ctr|nerdctl|containerd|runc|crio|podman|kubectl|oc|systemctl|journalctl|uname|uptime|free|cat|ps|top|kill|curl)\b/;
+const RE_PROMPT = new RegExp(String.raw`^\s*${PROMPT_HEAD}\s*(?:time\s+|sudo\s+)*${NODE_COMMANDS}\b`);
 const RE_BARE_COMMAND = /^\s*(?:time\s+|sudo\s+)+(?:docker|crictl|ctr|nerdctl|podman)\s+\w/;
 const RE_CLI_OUTPUT = /^\s*(?:(?:FATA|ERRO|WARN|INFO|DEBU)\[\d{4}\] |Server Version: \S|Containers: \d+\s*$|Storage Driver: \S|Cgroup Driver: \S|RuntimeName:\s+\S|RuntimeVersion:\s+\S|runc version \d|containerd (?:github\.com\/containerd\/containerd|containerd\.io) v?\d|Docker version \d|crio version \d|Kubernetes v\d|real\s+\d+m[\d.]+s\s*$|.*\bload average: [\d.]+)/;
 
@@ -457,13 +479,24 @@ function isGoroutineDump(sample: string[]): boolean {
   if (sample[0] !== undefined && RE_GOROUTINE_PROFILE.test(sample[0])) return true;
   let headers = 0;
   let frames = 0;
+  let debug1 = 0;
+  let goFrames = 0;
+  let lines = 0;
   for (const line of sample) {
+    if (line.trim() !== '') lines++;
+    if (line.length <= 2000 && (RE_GO_CALL.test(line) || RE_GO_FILE.test(line))) goFrames++;
     // Frames are short; a long line is not one (and would make the frame pattern slow).
     if (line.length > 2000) continue;
     if (RE_GOROUTINE.test(line)) headers++;
-    else if (RE_STACK_FRAME.test(line)) frames++;
+    else if (RE_STACK_FRAME.test(line)) {
+      frames++;
+      if (RE_DEBUG1_FRAME.test(line)) debug1++;
+    }
   }
-  return headers > 0 && headers + frames >= sample.length * 0.6;
+  // A pprof debug=1 dump cut by `grep -C` has no header: its `#\t0x…` frames say what it is.
+  // A few frames pasted without their goroutine's header (a stack quoted in a ticket): every line a Go frame.
+  if (headers === 0 && lines > 0 && goFrames + debug1 === lines) return true;
+  return (headers > 0 || debug1 >= 3) && headers + frames >= sample.length * 0.6;
 }
 
 function isOpenMetrics(text: string): boolean {

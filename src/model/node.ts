@@ -13,6 +13,7 @@ import type { ContainerCounts } from '../parse/container-list.js';
 import type { DescribeNode } from '../parse/describe-node.js';
 import { applyNodeObject, dedupeKey, emptyBundleInfo, mergeCounts, type NodeBundleInfo } from './bundle-nodes.js';
 import { conditionEvents } from '../signals/conditions.js';
+import { dumpEvents } from '../signals/dumps.js';
 
 export interface ArtifactData {
   id: number;
@@ -348,7 +349,10 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     // Dumps name no node: they go with their bundle group's node, the input's only node, or the node named like their input.
     const dumps = orphanDumps.filter((d) => (d.nodeHint && set.find(d.nodeHint) !== null ? set.find(d.nodeHint) === n.name
       : d.group ? groupNode.get(d.group) === n.name : set.nodes.size === 1 || (anonymous && (d.inputName ?? 'node') === n.name)));
-    for (const d of dumps) arts.set(d.id, d);
+    for (const d of dumps) {
+      arts.set(d.id, d);
+      for (const e of dumpEvents({ ...(d.goroutines as ParsedGoroutines), artifact: d.id }, d.id, n.name)) events.push(e);
+    }
     const metrics = n.snapshots.length ? summarize(n.snapshots) : null;
     // A node known only from its Node object: its "log" ends with the last status it posted.
     if (!Number.isFinite(end)) {

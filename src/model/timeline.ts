@@ -20,6 +20,9 @@ export interface StallModel {
   maxAgeSeconds: number;
   /** The first relist never succeeded after a kubelet start (`pleg has yet to be successful` past the threshold). */
   neverSucceeded: boolean;
+  /** A relist that never succeeded since a kubelet start the input does not show: when relist last worked is unknown
+   *  (`lastRelistAt` is then the first line, and the duration a lower bound). */
+  sinceUnknown?: boolean;
   nodeNotReady: boolean;
   unhealthyLines: number;
   /** Ages grew steadily across the stall (relist never returned) rather than resetting. */
@@ -60,6 +63,8 @@ const PROOF_WINDOW_MS = 10_000;
 const RESTART_CLUSTER_MS = 120_000;
 /** "Never succeeded" lines this close together, with no kubelet start between them, are one start-up that lasts. */
 const NEVER_GAP_MS = 10 * 60_000;
+/** Never-succeeded lines spanning this long, with no kubelet start in the input, are no start-up. */
+const NEVER_SPAN_MS = 10_000;
 
 type Unhealthy = EventOf<'relist-unhealthy'>;
 
@@ -94,6 +99,8 @@ interface Group {
   lastRelistAt: number;
   events: Unhealthy[];
   neverSucceeded: boolean;
+  /** Never-succeeded lines whose kubelet start is not in the input: how long since the start is not known. */
+  startUnknown?: boolean;
 }
 
 export interface TimelineInput {
@@ -153,7 +160,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
       const anchor = start ?? open?.lastRelistAt ?? e.ts;
       let g = groups.find((x) => x.neverSucceeded && Math.abs(x.lastRelistAt - anchor) <= GROUP_TOLERANCE_MS);
       if (!g) {
-        g = { lastRelistAt: anchor, events: [], neverSucceeded: true };
+        g = { lastRelistAt: anchor, events: [], neverSucceeded: true, ...(start === null && !open ? { startUnknown: true } : {}) };
         groups.push(g);
       }
       g.events.push(e);
@@ -190,8 +197,11 @@ export function buildTimeline(input: TimelineInput): Timeline {
     const last = g.events[g.events.length - 1] as Unhealthy;
     const threshold = first.thresholdSeconds;
     if (g.neverSucceeded) {
-      // Start-up: only a stall when "never succeeded" outlived the threshold after the kubelet started.
-      if (last.ts - g.lastRelistAt <= threshold * 1000 + SKIP_CADENCE_MS) {
+      // Start-up: only a stall when "never succeeded" outlived the threshold after the kubelet started. With no start in
+      // the input, lines that keep saying it for longer than a start-up takes (the first relist ends within a second or
+      // two) are a relist that never succeeded, not a start-up: at least as long as they span.
+      const startup = g.startUnknown ? last.ts - first.ts < NEVER_SPAN_MS : last.ts - g.lastRelistAt <= threshold * 1000 + SKIP_CADENCE_MS;
+      if (startup) {
         startupArtefacts.push(first.ref);
         continue;
       }
@@ -272,6 +282,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
       durationSeconds: Math.max(0, (endForDuration - g.lastRelistAt) / 1000),
       maxAgeSeconds: g.neverSucceeded ? (last.ts - g.lastRelistAt) / 1000 : maxAge,
       neverSucceeded: g.neverSucceeded,
+      ...(g.startUnknown ? { sinceUnknown: true } : {}),
       nodeNotReady: nr,
       unhealthyLines: lineCount(g.events),
       agesGrew: grew,
@@ -313,7 +324,7 @@ function undatedStall(evs: Unhealthy[], events: SignalEvent[]): StallModel {
     durationSeconds: maxAge,
     maxAgeSeconds: maxAge,
     neverSucceeded: false,
-    nodeNotReady: evs.some((e) => e.source !== 'sync-loop' && e.source !== 'other') || events.some((e) => e.type === 'node-not-ready' && Number.isNaN(e.ts)),
+    nodeNotReady: evs.some((e) => e.source === 'node-condition' || e.source === 'api-condition') || events.some((e) => e.type === 'node-not-ready' && Number.isNaN(e.ts)),
     unhealthyLines: lineCount(evs),
     agesGrew: ages.length >= 2 && ages.every((a, i) => i === 0 || a >= (ages[i - 1] as number) - 0.5),
     evidence: pickEvidence(evs),

@@ -19,6 +19,7 @@
 //   Kernel Version: 3.10.0-693.11.6.el7.x86_64
 //    07:31:31 up 8 days, 15:01,  1 user,  load average: 0.76, 0.77, 0.73
 import { countContainers, listKind, type ContainerCounts } from './container-list.js';
+import { PROMPT_HEAD } from '../util/prompt.js';
 
 export type CliComponent = 'kubelet' | 'docker' | 'containerd' | 'cri-o' | 'runc' | 'kernel' | 'os';
 export type CliOutcome = 'ok' | 'timeout' | 'unavailable' | 'size-limit' | 'error' | 'hung';
@@ -61,7 +62,7 @@ const RUNC_COMMITS: Record<string, string> = {
 /** What starts a log line: a journal or ISO time, a klog header, a logrus time. */
 const LOG_LINE = /^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d|time="|\d\d:\d\d:\d\d\.\d+ +\d+ )/;
 
-const PROMPT = /^\s*(?:\[[^\]\s]+(?: [^\]]+)?\][#$]|[\w.-]*@[\w.-]+(?::\S*)?[#$]|[#$]|>)\s+(\S.*)$/;
+const PROMPT = new RegExp(String.raw`^\s*${PROMPT_HEAD}\s+(\S.*)$`);
 const BARE = /^\s*((?:time\s+|sudo\s+)+(?:docker|crictl|ctr|nerdctl|podman)\s+.*)$/;
 const CLI_LOG = /^(FATA|ERRO|WARN|INFO|DEBU)\[\d{4}\] (.*)$/;
 const TOOLS = /^(?:time\s+|sudo\s+|timeout\s+\S+\s+)*(\S+)/;

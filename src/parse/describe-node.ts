@@ -126,6 +126,19 @@ function conditionRow(line: string, lineNo: number): NodeCondition | null {
   };
 }
 
+/** A Ready row cut down to its reason and message, as people paste it from the Conditions table:
+ *    KubeletNotReady              PLEG is not healthy: pleg was last seen active 3m7.3s ago; threshold is 3m0s
+ *  The kubelet's Ready reasons name the status (KubeletNotReady: False, KubeletReady: True); no times. */
+const CUT_READY = /^\s*(KubeletNotReady|KubeletReady)(?:\s{2,}|\t+)(\S.*)$/;
+function cutReadyRow(line: string, lineNo: number): NodeCondition | null {
+  const m = CUT_READY.exec(line);
+  if (!m) return null;
+  return {
+    type: 'Ready', status: m[1] === 'KubeletReady' ? 'True' : 'False', reason: m[1] as string, message: (m[2] as string).trim(),
+    lastHeartbeatTime: NaN, lastTransitionTime: NaN, line: lineNo, text: line,
+  };
+}
+
 /** An events table's columns, split around TYPE (located in each row by its value, since empty cells such as an old
  *  layout's SubObjectPath vanish when columns are split). */
 interface EventLayout {
@@ -232,6 +245,11 @@ export function parseDescribeNode(text: string): DescribeNode {
       const e = eventRow(line, lineNo, layout);
       if (e) out.events.push(e);
       else out.skipped++;
+      return;
+    }
+    const cut = cutReadyRow(line, lineNo);
+    if (cut) {
+      out.conditions.push(cut);
       return;
     }
     const key = /^([A-Za-z][\w .()-]*?):\s*(.*)$/.exec(t);

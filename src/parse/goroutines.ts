@@ -59,6 +59,14 @@ export interface ParsedGoroutines {
   longest: Goroutine | null;
   /** A crash traceback (`fatal error:` / `panic:` printed before the goroutines). */
   crash: { message: string; line: number; text: string } | null;
+  /** A runtime's goroutine that has waited 30 minutes or more in a system call or on a lock under the daemon's own work
+   *  (its event loop, an inspect, a task's state): one such wait freezes every call that needs the same loop or
+   *  container (containerd 0.2's event monitor in `read()` on an OOM eventfd; dockerd's inspect on a container's
+   *  mutex). Idle waits (signal handlers, listeners, reapers) are not counted. */
+  frozen: Goroutine | null;
+  /** Goroutines inside the network plugin's status or set-up/tear-down call (dockershim's GetPodNetworkStatus, the
+   *  CNI plugin's exec): with dockershim the relist's PodSandboxStatus waits on them from another goroutine. */
+  cniWaits: Goroutine[];
 }
 
 const KUBELET_FRAME = /k8s\.io\/(kubernetes\/pkg\/kubelet|cri-client|kubernetes\/pkg\/kubelet\/dockershim)|\/pkg\/kubelet\//;
@@ -72,6 +80,15 @@ const EXEC_WAIT = /^(?:syscall\.wait4|syscall\.Wait4|os\.\(\*Process\)\.wait|os\
 const LOCK_STATE = /^(?:semacquire|sync\.(?:RW)?Mutex\.R?Lock|sync\.Cond\.Wait)/;
 const PLUMBING = /^(?:runtime\.|sync\.|internal\/sync\.|internal\/poll\.)/;
 const MAX_KEPT = 8;
+/** States in which a goroutine is parked, not running: a wait of minutes there is a wait on something. */
+const BLOCKED_STATE = /^(?:syscall|semacquire|sync\.(?:RW)?Mutex\.R?Lock|sync\.Cond\.Wait|chan send|chan receive|select|IO wait)/;
+/** The daemon's own work, as opposed to its idle loops: event processing, inspect/state of a container or task, the
+ *  list and status calls a kubelet makes (dockerd, containerd 0.2 and 1.x+, cri-o). */
+const RUNTIME_WORK = /\(\*Monitor\)\.processEvent|\(\*oom\)\.Flush|ContainerInspect|containerInspect|\(\*Daemon\)\.(?:Containers|ContainerStats|ContainerStop|ContainerKill|ContainerRm|ContainerExecStart|ProcessEvent|handleContainerExit|Cleanup|reduceContainers)|\(\*State\)\.|\(\*Container\)\.(?:R?Lock|State)|\(\*criService\)\.|\(\*task\)\.(?:State|Kill|Delete|Pids)|processEventStream|\(\*eventMonitor\)\.|\(\*Server\)\.(?:ContainerStatus|ListContainers|ListPodSandbox|PodSandboxStatus|StopPodSandbox|StopContainer)|\(\*runtimeOCI\)\.|\(\*Runtime\)\.(?:UpdateContainerStatus|StopContainer)/;
+/** Frames of the network plugin's calls (dockershim's plugin manager, the CNI library's exec of a plugin). */
+const CNI_FRAME = /GetPodNetworkStatus|getIPsFromPlugin|getIPFromPlugin|\(\*cniNetworkPlugin\)\.|network\.\(\*PluginManager\)\.(?:SetUpPod|TearDownPod)|containernetworking\/cni\/pkg\/invoke|go-cni\.\(\*libcni\)\.(?:Setup|Remove|Status)/;
+/** A frame of a debug=1 dump (`#\t0x4b3c1d\tpkg.fn+0x1c\t/path/file.go:12`). */
+const DEBUG1_FRAME = /^#\s+0x[0-9a-f]+\s/;
 
 /** A frame of a trace: a call (`pkg.(*T).fn(0xc000…)`), its source position, `created by …`, a debug=1 `#` line. */
 function looksLikeFrame(t: string): boolean {
@@ -87,6 +104,10 @@ export class GoroutineParser {
   private readonly fsWaits: Goroutine[] = [];
   private readonly sites = new Map<string, LockWait>();
   private longest: Goroutine | null = null;
+  private frozen: Goroutine | null = null;
+  /** A goroutine header was met: frames outside one are a crash's or noise, not a headerless stack. */
+  private sawHeader = false;
+  private readonly cniWaits: Goroutine[] = [];
   private crash: ParsedGoroutines['crash'] = null;
   private readonly votes: Record<DumpProgram, number> = { kubelet: 0, dockerd: 0, containerd: 0, 'cri-o': 0, unknown: 0 };
   private readonly ctx: ParseContext;
@@ -103,6 +124,7 @@ export class GoroutineParser {
     const line = this.withoutPrefix(raw);
     const h2 = HEADER2.exec(line);
     if (h2) {
+      this.sawHeader = true;
       this.close();
       this.total++;
       this.cur = { id: Number(h2[1]), state: h2[2] as string, waitMinutes: h2[3] ? Number(h2[3]) : null, frames: [], deepestKubeletFrame: null, line: lineNo, headerText: raw };
@@ -110,6 +132,7 @@ export class GoroutineParser {
     }
     const h1 = HEADER1.exec(line);
     if (h1) {
+      this.sawHeader = true;
       this.close();
       this.format = 'debug1';
       this.total += Number(h1[1]);
@@ -120,6 +143,13 @@ export class GoroutineParser {
       this.blank = false;
       // A blank line ends a goroutine, unless the paste put one between every line: a frame follows it.
       if (!looksLikeFrame(line.trim())) this.close();
+    }
+    if (!this.cur && !this.sawHeader && (DEBUG1_FRAME.test(line.trim()) || (this.total === 0 && looksLikeFrame(line.trim()) && !line.trim().startsWith('created by ')))) {
+      // A dump cut by `grep -C`, or a stack quoted without its header, starts in the middle of a stack: its frames are
+      // a goroutine of their own (state and wait unknown).
+      if (DEBUG1_FRAME.test(line.trim())) this.format = 'debug1';
+      this.total++;
+      this.cur = { id: null, state: null, waitMinutes: null, frames: [], deepestKubeletFrame: null, line: lineNo, headerText: raw };
     }
     if (!this.cur) {
       const c = /(?:^|\s)((?:fatal error|panic): .*)$/.exec(line);
@@ -172,6 +202,8 @@ export class GoroutineParser {
     if (g.frames.some((f) => f.includes('GenericPLEG).relist') || f.includes('GenericPLEG).Relist')) && this.relist.length < MAX_KEPT) this.relist.push(g);
     const minutes = g.waitMinutes ?? 0;
     if (minutes > (this.longest?.waitMinutes ?? -1)) this.longest = g;
+    if (minutes >= 30 && g.state && BLOCKED_STATE.test(g.state) && g.frames.some((f) => RUNTIME_WORK.test(f)) && minutes > (this.frozen?.waitMinutes ?? -1)) this.frozen = g;
+    if (this.cniWaits.length < MAX_KEPT && g.frames.some((f) => CNI_FRAME.test(f))) this.cniWaits.push(g);
     if (g.state === 'syscall' && minutes >= 3 && this.fsWaits.length < MAX_KEPT) {
       const fs = g.frames.some((f) => FS_FRAME.test(f));
       const helper = g.frames.some((f) => EXEC_WAIT.test(f)) && g.frames.some((f) => /mount|Mount|nsenter|du\b|DiskUsage|fsquota/.test(f));
@@ -203,6 +235,8 @@ export class GoroutineParser {
 
   private vote(g: Goroutine): void {
     for (const f of g.frames) {
+      // containerd 0.2, the daemon docker 1.11–17.x ran beside dockerd (docker-containerd).
+      if (f.startsWith('github.com/docker/containerd/')) this.votes.containerd++;
       if (/k8s\.io\/kubernetes\/(?:pkg\/kubelet|cmd\/kubelet)/.test(f)) this.votes.kubelet++;
       else if (/github\.com\/(?:docker\/docker|moby\/moby)\//.test(f)) this.votes.dockerd++;
       else if (/github\.com\/cri-o\/cri-o\//.test(f)) this.votes['cri-o']++;
@@ -216,6 +250,8 @@ export class GoroutineParser {
     const program: DumpProgram = v.kubelet > 0 ? 'kubelet' : v.dockerd > 0 ? 'dockerd' : v['cri-o'] > 0 ? 'cri-o' : v.containerd > 0 ? 'containerd' : 'unknown';
     let lockWait: LockWait | null = null;
     for (const s of this.sites.values()) if (s.count >= 2 && (!lockWait || s.count > lockWait.count)) lockWait = s;
-    return { format: this.format, program, total: this.total, relist: this.relist, fsWaits: this.fsWaits, lockWait, longest: this.longest, crash: this.crash };
+    // A kubelet's dump has no runtime goroutines of its own to freeze.
+    const frozen = program === 'kubelet' ? null : this.frozen;
+    return { format: this.format, program, total: this.total, relist: this.relist, fsWaits: this.fsWaits, lockWait, longest: this.longest, crash: this.crash, frozen, cniWaits: this.cniWaits };
   }
 }

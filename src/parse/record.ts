@@ -52,6 +52,8 @@ export interface LogRecord {
   mono: number;
   /** Who wrote it (see Origin). */
   origin: Origin;
+  /** The origin comes from the file's name only (ParseContext.nameOrigin): matchers of bare fragments still read it. */
+  originByName?: boolean;
   /** The line had a time of day but no date, and nothing before it gave one (NaN otherwise): ms since midnight. */
   timeOfDay: number;
   /** The raw line (evidence text). */
@@ -93,6 +95,9 @@ export interface ParseContext {
    *  whole files asks for it with `null` (only in the file's first 4 KiB: a range read from the middle of a big file
    *  never learns, and reads lines as they are). Undefined: nothing (a line parsed on its own). */
   paste?: Paste | null;
+  /** Whose lines the file's name says it holds (`containerd.log`, `dockerd.txt`, `dmesg.log`): the origin of a line
+   *  whose content and prefix say nothing of who wrote it (a bare message). Content always wins. */
+  nameOrigin?: Origin;
 }
 
 export interface Paste {
@@ -312,6 +317,11 @@ function readTime(s: string, i: number, env: Envelope, ctx: ParseContext): numbe
       if (k > j) return k;
     }
     if (startsPayload(s, j)) return j;
+    // supervisord's own log: a level word, then its message (`INFO exited: kubelet (exit status 2; expected)`).
+    if (/^(?:INFO|WARN|CRIT|ERRO|DEBG|TRAC|BLAT) /.test(s.slice(j, j + 5))) {
+      env.ident = 'supervisord';
+      return j + 5;
+    }
     // `aws logs tail`: the log stream's name, then the line (`i-0abc123/kubelet E0311 …`): the name is the host's.
     const sp = s.indexOf(' ', j);
     if (sp > j && sp - j <= 128 && startsPayload(s, sp + 1) && STREAM_NAME.test(s.slice(j, sp))) {
@@ -436,6 +446,7 @@ class Rec implements LogRecord {
   msg: string;
   payloadTs = NaN;
   origin: Origin = 'unknown';
+  originByName = false;
   private kv: Record<string, string> | null = null;
   private kvSource: string | null = null;
   private kvFrom = 0;
@@ -493,6 +504,10 @@ export function parsePayload(payload: string, env: Envelope, ctx: ParseContext):
   else if (c === 34) parseStructured(p, 0, rec);
   else if (c >= 65 && c <= 90 && p.charCodeAt(4) === 91 && /^[A-Z]{4}\[\d{4}\] /.test(p.slice(0, 11))) parseCliLogrus(p, rec);
   rec.origin = originOf(rec);
+  if (rec.origin === 'unknown' && ctx.nameOrigin) {
+    rec.origin = ctx.nameOrigin;
+    rec.originByName = true;
+  }
   return rec;
 }
 
@@ -664,6 +679,8 @@ function parseJsonLine(line: string, i: number, env: Envelope, ctx: ParseContext
 const KUBELET_IDENT = /^(?:kubelet|kubenswrapper|hyperkube|k3s|k3s-agent|k3s-server|rke2|rke2-agent|rke2-server|kubelet-wrapper|atomic-openshift-node|origin-node|openshift-node|microk8s\.daemon-kubelite|kubelite|snap\.microk8s\.daemon-kubelite)$/;
 // MicroK8s runs its containerd as the snap service `microk8s.daemon-containerd`.
 const RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|(?:snap\.)?microk8s\.daemon-containerd|crio|cri-o|conmon|runc|crictl)$/;
+/** What only a kubelet's klog lines say: its own files and words (the sniffer's kubelet text, input/sniff.ts). */
+const KUBELET_CONTENT = /kubelet|kuberuntime|pleg|generic\.go|remote_runtime\.go|pod_workers\.go|docker_sandbox\.go|setters\.go/i;
 const CONTROLLER_IDENT = /^(?:kube-controller-manager|kube-apiserver|kube-scheduler|openshift-controller-manager|cloud-controller-manager)$/;
 const SYSTEM_IDENT = /^(?:systemd|init\.scope|systemd-\S+)$/;
 /** Callers of the controller manager's node lifecycle and leader election (the kubelet never logs from these). */
@@ -679,10 +696,13 @@ function originOf(rec: LogRecord): Origin {
   if (rec.kind === 'klog' || rec.kind === 'json') {
     if (CONTROLLER_IDENT.test(ident) || (rec.caller !== null && CONTROLLER_CALLER.test(rec.caller))) return 'controller';
     if (rec.kind === 'json' && rec.caller !== null && ETCD_CALLER.test(rec.caller)) return 'system';
-    if (RUNTIME_IDENT.test(ident)) return 'runtime';
+    // Runtimes log logrus or JSON of their own; a klog line under a runtime's journal name is a component it runs in a
+    // container: a kubelet's when it says kubelet things (`docker[641]: I1212 … kubelet.go:1820] skipping pod …`).
+    if (RUNTIME_IDENT.test(ident)) return rec.kind === 'klog' && KUBELET_CONTENT.test(`${rec.caller ?? ''} ${rec.msg}`) ? 'kubelet' : 'runtime';
     return 'kubelet';
   }
-  if (ident === '') return 'unknown';
+  // A condition's key quoted from YAML or describe output (`message: …`, `Reason: …`) names no writer.
+  if (ident === '' || /^(?:message|reason|type|status|Message|Reason)$/.test(ident)) return 'unknown';
   if (RUNTIME_IDENT.test(ident)) return 'runtime';
   if (KUBELET_IDENT.test(ident)) return 'kubelet';
   if (CONTROLLER_IDENT.test(ident)) return 'controller';

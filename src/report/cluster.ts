@@ -40,7 +40,8 @@ export function summarizeCluster(nodes: readonly NodeReport[]): ClusterSummary |
     nodes: nodes.length,
     flapped,
     notReadyOther: others.filter((n) => n.notReady.length > 0).map((n) => n.name),
-    healthy: others.filter((n) => n.notReady.length === 0).map((n) => n.name),
+    healthy: others.filter((n) => n.notReady.length === 0 && n.verdict.plegState !== 'unknown').map((n) => n.name),
+    unknown: others.filter((n) => n.notReady.length === 0 && n.verdict.plegState === 'unknown').map((n) => n.name),
     waves: waves(flappedReports),
     shared: flapped.length === 0 ? [] : traits.map(([trait, get]) => shared(trait, flappedReports.map(get), others.map(get))),
     podDensity: { flapped: podRange(flappedReports), others: podRange(others) },
@@ -200,7 +201,7 @@ export function clusterLongest(c: ClusterNode): string {
 
 /** When the last good relist was, or that its lines carry no date. */
 export function stallStart(s: Stall, zone: string, withDate = true): string {
-  return s.lastRelistAt === null ? 'time unknown (its lines carry no date)' : displayTime(s.lastRelistAt, zone, withDate);
+  return s.relistNeverSucceeded ? 'never since a kubelet start the input does not show' : s.lastRelistAt === null ? 'time unknown (its lines carry no date)' : displayTime(s.lastRelistAt, zone, withDate);
 }
 
 /** What a count check's grep prints, and how much of it the finding counted: "30", or "45 (30 of them in the window)". */
@@ -240,6 +241,7 @@ export function clusterSentences(c: ClusterSummary, zone: string): string[] {
     ? `None of the ${c.nodes} nodes had a PLEG stall.`
     : `${nf} of ${c.nodes} nodes had a PLEG stall: ${c.flapped.map((n) => n.name).join(', ')}.`);
   if (c.notReadyOther.length > 0) out.push(`NotReady without a PLEG stall: ${c.notReadyOther.join(', ')}.`);
+  if ((c.unknown?.length ?? 0) > 0) out.push(`PLEG state unknown (nothing in the input shows whether relist worked): ${(c.unknown as string[]).join(', ')}.`);
   if (nf > 0 && c.waves.length > 0) {
     const multi = c.waves.filter((w) => w.nodes.length > 1);
     if (c.waves.length === 1 && multi.length === 1) {

@@ -60,7 +60,7 @@ function nodeCases(n: NodeReport, rules: ReadonlyArray<{ id: string; fired: bool
   const cases: Case[] = [];
   const stallText = n.stalls.map((s, i) => stallLine(s, i, zone)).join('\n');
   if (verdictKind(n) === 'unknown') {
-    cases.push({ name: 'pleg-healthy', failure: null, out: null, skipped: 'PLEG state unknown: no kubelet log, metrics or node status of this node in the input' });
+    cases.push({ name: 'pleg-healthy', failure: null, out: null, skipped: 'PLEG state unknown: nothing in the input shows whether relist worked on this node (no kubelet log spanning the health threshold, relist metrics, or Ready status at a known time)' });
   } else cases.push({
     name: 'pleg-healthy',
     failure: stalled(n) ? {

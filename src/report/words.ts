@@ -5,8 +5,9 @@ import { WEAK_CONFIDENCE } from '../contract/analysis.js';
 
 export type VerdictKind = 'unhealthy' | 'notready' | 'healthy' | 'unknown';
 
-/** Stalled; else NotReady for a reason that is not PLEG (relists worked); else healthy — when the input can tell: a node
- *  known only from its kernel or runtime log, or command output, has no PLEG state in the input at all. */
+/** Stalled; else NotReady for a reason that is not PLEG (relists worked); else healthy — when the input can tell
+ *  (coverage.plegHealthyBy): a node known only from its kernel or runtime log, a goroutine dump, command output, a few
+ *  event rows or a few kubelet lines has no PLEG state in the input at all. */
 export function verdictKind(n: NodeReport): VerdictKind {
   if (n.verdict.plegUnhealthy) return 'unhealthy';
   if (n.verdict.plegState === 'unknown') return 'unknown';
@@ -18,7 +19,7 @@ export const VERDICT: Record<VerdictKind, string> = {
   unhealthy: 'PLEG unhealthy',
   notready: 'no PLEG stall — NotReady for another reason',
   healthy: 'PLEG healthy',
-  unknown: 'PLEG state unknown — no kubelet log, metrics or node status in the input',
+  unknown: 'PLEG state unknown — nothing in the input shows whether relist worked',
 };
 
 /** The verdict in a table cell under a "PLEG" heading. */

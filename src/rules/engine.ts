@@ -23,12 +23,16 @@ export interface Fired {
   severity: Severity;
   /** A weak alternative (isConsidered): reported under "also considered", never counted by --fail-on. */
   considered: boolean;
+  /** The confidence before rounding: findings are ranked on it (two rounded alike are not a tie). */
+  rawConfidence: number;
 }
 
 export interface NodeJudgement {
   fired: Fired[];
   verdict: Verdict;
   ruledOut: RuledOut[];
+  /** Causes whose absence the input cannot show (it holds no lines around the stall): not ruled out. */
+  notSeen: RuledOut[];
   gaps: Gap[];
   /** Every rule evaluated (for JUnit: one testcase per rule), with whether it fired. */
   evaluated: Array<{ id: string; fired: boolean }>;
@@ -226,7 +230,7 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
     const checks = (spec.counts ?? []).map((k) => sheet.counts?.[k]).filter((c): c is CountCheck => !!c);
     fired.push({
       spec, confidence: Math.round(conf * 100) / 100, summary: render(spec.summary, f), evidence: cite(sheet.pools, spec.evidence), because, against, checks,
-      primary: false, severity: spec.severity, considered: false,
+      primary: false, severity: spec.severity, considered: false, rawConfidence: conf,
     });
   }
   // `unknown` is the fallback: it stands only when no named cause explains the stall.
@@ -234,7 +238,7 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
     for (let i = fired.length - 1; i >= 0; i--) if ((fired[i] as Fired).spec.cause === 'unknown' && (fired[i] as Fired).spec.explains === 'stall') fired.splice(i, 1);
   }
   fired.sort((a, b) =>
-    rankClass(a) - rankClass(b) || b.confidence - a.confidence || SEVERITY_RANK[b.spec.severity] - SEVERITY_RANK[a.spec.severity] || a.spec.id.localeCompare(b.spec.id));
+    rankClass(a) - rankClass(b) || b.rawConfidence - a.rawConfidence || SEVERITY_RANK[b.spec.severity] - SEVERITY_RANK[a.spec.severity] || a.spec.id.localeCompare(b.spec.id));
 
   const stalled = (f['stall.count'] as number) > 0;
   const primary = stalled ? fired.find((x) => x.spec.explains === 'stall') ?? null : null;
@@ -252,13 +256,16 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
   };
   const firedCauses = new Set<Cause>(fired.filter((x) => x.spec.explains === 'stall').map((x) => x.spec.cause));
   const ruledOut: RuledOut[] = [];
+  // An absence rules a cause out only where the input covers the stall (facts.ts `stall.covered`: the kubelet's log
+  // from before the stall turned unhealthy to its last line). Elsewhere the same absence is "not seen", with a gap.
+  const notSeen: RuledOut[] = [];
   if (stalled) {
     const done = new Set<Cause>();
     for (const spec of specs) {
       if (firedCauses.has(spec.cause) || done.has(spec.cause) || !spec.ruledOut) continue;
       for (const r of spec.ruledOut) {
         if (allHold(r.when, f)) {
-          ruledOut.push({ cause: spec.cause, reason: render(r.reason, f) });
+          (f['stall.covered'] === true ? ruledOut : notSeen).push({ cause: spec.cause, reason: render(r.reason, f) });
           done.add(spec.cause);
           break;
         }
@@ -266,8 +273,21 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
     }
   }
   const outGaps: Gap[] = gaps.filter((g) => allHold(g.when, f)).map((g) => ({ missing: g.missing, why: render(g.why, f), collect: renderCommand(g.collect, f) }));
-  return { fired, verdict, ruledOut, gaps: outGaps, evaluated };
+  if (notSeen.length > 0) {
+    outGaps.unshift({
+      missing: 'log lines around the stall',
+      why: `${notSeen.map((x) => x.cause).join(', ')}: not seen, but not ruled out either — the input holds no lines around the stall (the kubelet's log from before its last good relist to the end of the stall would show or rule them out)`,
+      collect: renderCommand(AROUND_STALL, f),
+    });
+  }
+  return { fired, verdict, ruledOut, notSeen, gaps: outGaps, evaluated };
 }
+
+/** The kubelet's and the runtime's journals over the stall's window (10 min either side when the stall is dated). */
+const AROUND_STALL = [
+  'journalctl -u kubelet{collect.since|since}{collect.until|until} -o short-precise > {node.name|node}-kubelet.log',
+  'journalctl -u containerd -u crio -u docker{collect.since|since}{collect.until|until} -o short-precise > {node.name|node}-runtime.log',
+].join('\n');
 
 /** Stall-explaining findings first, then NotReady reasons, then warnings. */
 function rankClass(x: Fired): number {

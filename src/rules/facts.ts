@@ -98,6 +98,10 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['stall.neverSucceeded'] = stalls.filter((s) => s.neverSucceeded).length;
   f['stall.notReady'] = stalls.filter((s) => s.nodeNotReady).length;
   f['stall.undated'] = stalls.filter((s) => Number.isNaN(s.lastRelistAt)).length;
+  // The input covers a stall when the kubelet's log runs from before the stall turned unhealthy (the relist's CRI calls
+  // time out inside that span) to its last unhealthy line: only then does the absence of an error say something.
+  f['stall.covered'] = stalls.length > 0 && node.roles.includes('kubelet-log') && node.windowStart !== null && stalls.every((s) =>
+    !Number.isNaN(s.lastRelistAt) && !s.sinceUnknown && (node.windowStart as number) <= s.lastRelistAt + s.thresholdSeconds * 1000 && (node.windowEnd ?? -Infinity) >= s.lastLineAt);
   f['stall.disagreements'] = node.timeline.disagreements.length;
   p['stall.disagreements'] = pool(node.timeline.disagreements.map((d) => d.ref));
   // Several short stalls whose ages barely pass 3 min: relists that are slow but finish.
@@ -121,7 +125,9 @@ export function computeFacts(node: NodeModel): FactSheet {
   // Before 1.14: a stated version, or the health message's ≤1.13 wording (a Go []string printed as `[a]`; 1.14+ prints a
   // single error bare and several as `[a, b]`). A version neither states is not evidence either way.
   f['kubelet.pre114'] = f['kubelet.minor'] !== null ? (f['kubelet.minor'] as number) < 14 : pre114Wording;
-  f['kubelet.versionText'] = node.kubeletVersion ?? (pre114Wording ? 'of unknown version (≤1.13 log wording)' : 'of unknown version (1.14+ log wording)');
+  // A wording speaks of the version only where the input holds the kubelet's own PLEG lines.
+  const worded = node.events.some((e) => e.type === 'relist-unhealthy' && e.source !== 'goroutine-dump');
+  f['kubelet.versionText'] = node.kubeletVersion ?? (pre114Wording ? 'of unknown version (≤1.13 log wording)' : worded ? 'of unknown version (1.14+ log wording)' : 'of unknown version');
   // 1.14+ wordings: structured or JSON logging, the aggregate error (`[a, b]`, or a single one with its trailing period in
   // 1.14), and the discard line, which only exists since 1.14.
   f['kubelet.fixedDeadlock'] = f['kubelet.minor'] !== null ? (f['kubelet.minor'] as number) >= 14
@@ -219,6 +225,11 @@ export function computeFacts(node: NodeModel): FactSheet {
   // Start lines of one start (systemd's, the daemon's own, left-over shims found on the way) count once.
   f['runtime.restarts'] = clusters(lifecycle.filter((e) => e.phase === 'start'), 10_000);
   f['runtime.stops'] = lifecycle.filter((e) => e.phase === 'stop' || e.phase === 'crash').length;
+  // Who restarted it: a health monitor that killed the runtime because its check failed.
+  const repairs = of('runtime-repair').filter((e) => e.target === 'runtime');
+  f['runtime.repairs'] = lineCount(repairs);
+  f['runtime.repairedBy'] = repairs[0]?.tool ?? null;
+  p['runtime.repairs'] = pool(repairs.map((e) => e.ref));
   p['runtime.lifecycle'] = pool(lifecycle.map((e) => e.ref));
   const daemon = of('runtime-daemon-error');
   f['runtime.brokenPipe'] = lineCount(daemon.filter((e) => e.kind === 'broken-pipe'));
@@ -226,7 +237,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['runtime.stateTimeoutIds'] = new Set(daemon.filter((e) => e.kind === 'state-timeout' && e.containerId).map((e) => e.containerId)).size;
   f['runtime.taskListTimeouts'] = lineCount(daemon.filter((e) => e.kind === 'task-list-timeout'));
   // The daemon's own errors that say a deadline passed (a handler, a shim call).
-  f['runtime.daemonTimeouts'] = lineCount(daemon.filter((e) => e.kind === 'other'));
+  f['runtime.daemonTimeouts'] = lineCount(daemon.filter((e) => e.kind === 'other' || e.kind === 'stop-timeout'));
   // One runtime call that started and never finished, then other containers' calls timing out: it holds the lock.
   const calls = of('runtime-call');
   const done = new Set(calls.filter((e) => e.phase === 'done').map((e) => e.id));
@@ -335,6 +346,15 @@ export function computeFacts(node: NodeModel): FactSheet {
   const chan = of('event-channel-full');
   f['pleg.channelFull'] = lineCount(chan);
   p['pleg.channelFull'] = pool(chan.map((e) => e.ref));
+  // Evented PLEG: its gate or its own messages (metrics: model/coverage.ts). There, Healthy() fails only when the event
+  // channel is full, the last-seen gauge is set to now at every check, and the generic relist runs every 300 s against a
+  // 10 min threshold.
+  const evented = of('evented-pleg', true);
+  f['pleg.evented'] = evented.length > 0 || chan.some((e) => e.evented);
+  f['pleg.eventedFallbacks'] = lineCount(evented.filter((e) => e.what === 'fallback'));
+  f['pleg.eventedStreamErrors'] = lineCount(evented.filter((e) => e.what === 'stream-error'));
+  f['pleg.eventedChannelFull'] = lineCount(chan.filter((e) => e.evented));
+  p['pleg.evented'] = pool([...evented.filter((e) => e.what !== 'enabled'), ...chan.filter((e) => e.evented)].map((e) => e.ref));
   const hk = of('housekeeping-slow');
   f['kubelet.housekeepingSlow'] = lineCount(hk);
   p['kubelet.housekeepingSlow'] = pool(hk.map((e) => e.ref));
@@ -493,6 +513,18 @@ export function computeFacts(node: NodeModel): FactSheet {
   const waited = runtimeDumps.map((d) => ({ d, g: d.longest })).filter((x) => x.g !== null).sort((x, y) => (y.g?.waitMinutes ?? 0) - (x.g?.waitMinutes ?? 0))[0];
   f['goroutine.runtimeLongestMinutes'] = waited?.g?.waitMinutes ?? null;
   p['goroutine.runtimeLongest'] = waited?.g ? [at(waited.d, waited.g.line, waited.g.headerText)] : [];
+  // One runtime goroutine parked for 30 min or more under the daemon's own work (event loop, inspect, task state).
+  const frozen = runtimeDumps.map((d) => ({ d, g: d.frozen })).filter((x) => x.g !== null).sort((x, y) => (y.g?.waitMinutes ?? 0) - (x.g?.waitMinutes ?? 0))[0];
+  f['goroutine.runtimeFrozenMinutes'] = frozen?.g?.waitMinutes ?? 0;
+  f['goroutine.runtimeFrozenFrame'] = frozen?.g ? (frozen.g.frames.find((fr) => !/^(?:runtime|sync|syscall|internal\/\w+)\./.test(fr)) ?? frozen.g.frames[0] ?? null) : null;
+  f['goroutine.runtimeFrozenState'] = frozen?.g?.state ?? null;
+  p['goroutine.runtimeFrozen'] = frozen?.g ? [at(frozen.d, frozen.g.line, frozen.g.headerText)] : [];
+  // The kubelet's goroutines inside the network plugin's calls (dockershim runs PodSandboxStatus → GetPodNetworkStatus in
+  // a goroutine of its own, which the relist waits on).
+  const cniDumped = dumps.filter((d) => d.program === 'kubelet' || d.program === 'unknown').flatMap((d) => d.cniWaits.map((w) => ({ d, w })));
+  f['goroutine.cniWaits'] = cniDumped.length;
+  f['goroutine.cniFrame'] = cniDumped[0] ? (cniDumped[0].w.frames.find((fr) => /GetPodNetworkStatus|getIPsFromPlugin|getIPFromPlugin|cniNetworkPlugin|SetUpPod|TearDownPod|invoke|libcni/.test(fr)) ?? null) : null;
+  p['goroutine.cniWaits'] = pool(cniDumped.map(({ d, w }) => at(d, w.line, w.headerText)));
 
   // What each kind of evidence amounted to, in words, naming only what is there (summaries stay true to the counts).
   const n = (k: string): number => (typeof f[k] === 'number' ? (f[k] as number) : 0);
@@ -519,12 +551,14 @@ export function computeFacts(node: NodeModel): FactSheet {
     [n('cli.timeouts'), `${n('cli.timeouts')} runtime command(s) that timed out or hung (${String(f['cli.failedCommand'] ?? '')})`],
     [f['runtime.blockedCall'] !== null, `${String(f['runtime.blockedCall'])} of ${String(f['runtime.blockedCallId'] ?? '').slice(0, 12)} started and never finished while other containers' calls timed out`],
     [n('goroutine.runtimeLockWaiters') >= 5, `${n('goroutine.runtimeLockWaiters')} ${String(f['goroutine.runtimeProgram'])} goroutines waiting up to ${n('goroutine.runtimeLockMinutes')} min at one lock (${String(f['goroutine.runtimeLockSite'])})`],
+    [n('goroutine.runtimeFrozenMinutes') >= 30, `a ${String(f['goroutine.runtimeProgram'])} goroutine parked ${n('goroutine.runtimeFrozenMinutes')} min (${String(f['goroutine.runtimeFrozenState'])}) in ${String(f['goroutine.runtimeFrozenFrame'])}: every call that needs it waits`],
   ]);
   f['evidence.runtimeDown'] = seen([
     [n('runtime.unreachable'), `${n('runtime.unreachable')} line(s) where a call found the runtime unreachable (refused, socket missing, Unavailable)`],
     [n('relist.failedUnavailable'), `${n('relist.failedUnavailable')} relist(s) failed: runtime unreachable`],
     [n('runtime.panics'), `${n('runtime.panics')} Go panic(s) in the runtime's own output`],
     [n('runtime.restarts'), `${n('runtime.restarts')} runtime start(s)`],
+    [n('runtime.repairs'), `${String(f['runtime.repairedBy'])} killed the runtime ${n('runtime.repairs')} time(s) because its health check failed (the runtime did not answer: a hang came first)`],
     [n('cli.unavailable'), `${n('cli.unavailable')} runtime command(s) that could not connect`],
   ]);
   f['evidence.storage'] = seen([
@@ -535,6 +569,15 @@ export function computeFacts(node: NodeModel): FactSheet {
     [n('goroutine.fsWaits'), `a kubelet goroutine blocked ${n('goroutine.fsWaitMinutes')} min in a file-system call (${String(f['goroutine.fsWaitFrame'])})`],
     [n('healthz.syncloopFailed'), 'the kubelet\'s /healthz reports its sync loop failed (wedged, most often on a file-system call that does not return)'],
     [n('disk.slowDu'), `${n('disk.slowDu')} disk-usage scan(s) that took minutes`],
+  ]);
+  f['evidence.cni'] = seen([
+    [n('cni.statusHook'), `the network plugin${f['cni.plugin'] ? ` (${String(f['cni.plugin'])})` : ''} failed ${n('cni.statusHook')} time(s) on the status hook${f['cni.pod'] ? ` (pod ${String(f['cni.pod'])})` : ''}`],
+    [n('cri.podSandboxStatusTimeouts'), `${n('cri.podSandboxStatusTimeouts')} PodSandboxStatus call(s) timed out`],
+    [n('cni.timeouts'), `${n('cni.timeouts')} CNI set-up or tear-down call(s) ran out of time`],
+    [n('cni.teardownErrors'), `${n('cni.teardownErrors')} CNI tear-down error(s)`],
+    [n('kernel.netdev'), `the kernel waited ${n('kernel.netdev')} time(s) for a network device to be freed (unregister_netdevice)`],
+    [f['goroutine.relistInCni'] === true, 'the relist goroutine is inside the network plugin\'s status call'],
+    [f['goroutine.relistInCni'] !== true && n('goroutine.cniWaits') > 0, `${n('goroutine.cniWaits')} kubelet goroutine(s) wait inside the network plugin's call (${String(f['goroutine.cniFrame'])})`],
   ]);
   f['evidence.listTooBig'] = seen([
     [n('cri.sizeLimit'), `${n('cri.sizeLimit')} list reply(ies) over the gRPC size limit${f['cri.sizeLimitBytes'] ? ` (${String(f['cri.sizeLimitBytes'])} vs. ${String(f['cri.sizeLimitMax'])} bytes)` : ''}`],

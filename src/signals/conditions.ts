@@ -9,7 +9,12 @@ import { plegHealth } from './matchers.js';
 export function conditionEvents(conditions: NodeCondition[], node: string | null, artifact: number): SignalEvent[] {
   const out: SignalEvent[] = [];
   const ready = conditions.find((c) => c.type === 'Ready');
-  if (!ready || ready.status === 'True') return out;
+  if (!ready) return out;
+  if (ready.status === 'True') {
+    // Ready at its last heartbeat: the kubelet posts Ready only while its runtime checks, PLEG's included, pass.
+    if (Number.isFinite(ready.lastHeartbeatTime)) out.push({ type: 'node-ready', ts: ready.lastHeartbeatTime, host: node, ref: { artifact, line: ready.line, offset: 0, ts: ready.lastHeartbeatTime, mono: NaN, text: ready.text } });
+    return out;
+  }
   const at = Number.isFinite(ready.lastHeartbeatTime) ? ready.lastHeartbeatTime : ready.lastTransitionTime;
   const ref = (ts: number) => ({ artifact, line: ready.line, offset: 0, ts, mono: NaN, text: ready.text });
   const message = ready.message ?? '';

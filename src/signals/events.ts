@@ -37,8 +37,9 @@ export type SignalEvent =
   /** A health-check failure carrying "last seen active X ago" (or the never-succeeded forms). `uptimeSeconds`: how long
    *  the kubelet had been running when it was written, when the line says (`m=+0.403692528` in a Go time value).
    *  `source`: the sync loop's skip line, the kubelet's own "Node became not ready", the Ready condition as the API server
-   *  holds it (a Node object, `kubectl describe node`: a report at second hand), or another line. */
-  | (Base & { type: 'relist-unhealthy'; ageSeconds: number | null; thresholdSeconds: number; neverSucceeded: boolean; source: 'sync-loop' | 'node-condition' | 'api-condition' | 'other'; runtimeDown: boolean; uptimeSeconds: number | null })
+   *  holds it (a Node object, `kubectl describe node`: a report at second hand), a relist goroutine parked for minutes in a
+   *  goroutine dump (signals/dumps.ts), or another line. */
+  | (Base & { type: 'relist-unhealthy'; ageSeconds: number | null; thresholdSeconds: number; neverSucceeded: boolean; source: 'sync-loop' | 'node-condition' | 'api-condition' | 'goroutine-dump' | 'other'; runtimeDown: boolean; uptimeSeconds: number | null })
   /** Sync loop skipped for a reason that is not PLEG (runtime down, status check pending, network). */
   | (Base & { type: 'sync-skipped'; reason: string })
   | (Base & { type: 'node-not-ready'; message: string | null })
@@ -55,6 +56,8 @@ export type SignalEvent =
   | (Base & { type: 'cni-error'; phase: 'status' | 'setup' | 'teardown' | 'read-ip' | 'other'; pod: string | null; sandboxId: string | null; plugin: string | null; timeout: boolean })
   | (Base & { type: 'cni-call'; phase: 'setup' | 'teardown'; pod: string | null; plugin: string | null })
   | (Base & { type: 'event-channel-full'; evented: boolean })
+  /** Evented PLEG seen at work: its gate on, its event stream failing, its fall-back to generic relisting. */
+  | (Base & { type: 'evented-pleg'; what: 'enabled' | 'stream-error' | 'fallback' })
   | (Base & { type: 'pod-inspect-failed'; pod: string | null; code: CriCode })
   | (Base & { type: 'hung-task'; task: string; seconds: number })
   | (Base & { type: 'nfs-not-responding'; server: string })
@@ -67,6 +70,8 @@ export type SignalEvent =
   | (Base & { type: 'pid-exhaustion'; detail: string })
   | (Base & { type: 'slow-disk-usage'; seconds: number | null })
   | (Base & { type: 'clock-change'; detail: string })
+  /** A health monitor that killed the runtime or the kubelet because a check failed (GKE's health-monitor.sh). */
+  | (Base & { type: 'runtime-repair'; tool: string; target: 'runtime' | 'kubelet'; runtime: 'docker' | 'containerd' | 'cri-o' | null; detail: string })
   | (Base & { type: 'runtime-lifecycle'; runtime: 'docker' | 'containerd' | 'cri-o' | null; phase: 'start' | 'stop' | 'crash' })
   | (Base & { type: 'runtime-daemon-error'; runtime: 'docker' | 'containerd' | 'cri-o' | null; kind: 'broken-pipe' | 'state-timeout' | 'task-list-timeout' | 'shim-cleanup' | 'stop-timeout' | 'other'; containerId: string | null })
   | (Base & { type: 'crio-stopping'; containerId: string; timeoutSeconds: number | null })

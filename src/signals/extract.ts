@@ -55,6 +55,8 @@ export interface ExtractOptions {
   /** Disable the chunk prefilter (every line parsed): for checking the fast path gives identical results. */
   noPrefilter?: boolean;
   custom?: CustomPattern[];
+  /** Whose lines the file's name says it holds (input/names.ts originOfName): the tie-breaker for bare messages. */
+  nameOrigin?: Origin;
   maxRefText?: number;
 }
 
@@ -284,7 +286,7 @@ export class SignalExtractor implements LineVisitor {
     const wall = new WallClock(opts.zone);
     this.years = new YearClock(wall, { year: opts.year, notAfterMs: opts.notAfterMs });
     if (segment.yearStart) this.years.resume(segment.yearStart);
-    this.ctx = { years: this.years, wall, paste: null };
+    this.ctx = { years: this.years, wall, paste: null, ...(opts.nameOrigin ? { nameOrigin: opts.nameOrigin } : {}) };
     this.maxText = opts.maxRefText ?? 16384;
     this.custom = opts.custom ?? [];
     const prefilter = buildPrefilter(this.custom);
@@ -508,7 +510,7 @@ export class SignalExtractor implements LineVisitor {
     for (let mi = 0; mi < MATCHERS.length; mi++) {
       if (!wokenMatchers[mi]) continue;
       const m = MATCHERS[mi] as Matcher;
-      if (m.from && !m.from.includes(rec.origin)) continue;
+      if (m.from && !m.from.includes(rec.origin) && !(rec.originByName && m.from.includes('unknown'))) continue;
       const out = m.match(rec);
       if (!out) continue;
       for (const d of Array.isArray(out) ? out : [out]) {
@@ -722,9 +724,9 @@ export function extractFile(realPath: string, opts: ExtractOptions, onChunk?: (b
 const EVENT_ROLE: Partial<Record<SignalEvent['type'], 'kubelet' | 'runtime' | 'kernel' | 'controller'>> = {
   'relist-unhealthy': 'kubelet', 'sync-skipped': 'kubelet', 'node-not-ready': 'kubelet', 'node-ready': 'kubelet', 'relist-proof': 'kubelet',
   'relist-failed': 'kubelet', 'kubelet-start': 'kubelet', 'kubelet-line': 'kubelet', 'runtime-info': 'kubelet', 'cri-error': 'kubelet',
-  'runtime-down': 'kubelet', 'cni-error': 'kubelet', 'cni-call': 'kubelet', 'event-channel-full': 'kubelet', 'pod-inspect-failed': 'kubelet',
+  'runtime-down': 'kubelet', 'cni-error': 'kubelet', 'cni-call': 'kubelet', 'event-channel-full': 'kubelet', 'evented-pleg': 'kubelet', 'pod-inspect-failed': 'kubelet',
   'housekeeping-slow': 'kubelet', 'eviction': 'kubelet',
-  'runtime-lifecycle': 'runtime', 'runtime-daemon-error': 'runtime', 'crio-stopping': 'runtime', 'crio-stopped': 'runtime', 'runtime-call': 'runtime',
+  'runtime-lifecycle': 'runtime', 'runtime-repair': 'runtime', 'runtime-daemon-error': 'runtime', 'crio-stopping': 'runtime', 'crio-stopped': 'runtime', 'runtime-call': 'runtime',
   'hung-task': 'kernel', 'nfs-not-responding': 'kernel', 'netdev-unregister': 'kernel', 'oom-kill': 'kernel', 'kernel-io-frame': 'kernel',
   'controller-node': 'controller',
 };

@@ -30,7 +30,7 @@ const NUMERIC_CODES: Record<string, CriCode> = { '1': 'Canceled', '2': 'Unknown'
  *  first relist never succeeded. Shared by log lines and node conditions (objects, `kubectl describe`). */
 export function plegHealth(text: string): { ageSeconds: number | null; thresholdSeconds: number; neverSucceeded: boolean } | null {
   if (text.includes('pleg has yet to be successful')) return { ageSeconds: null, thresholdSeconds: 180, neverSucceeded: true };
-  const m = AGE_RE.exec(text);
+  const m = AGE_RE.exec(text) ?? AGE_RE.exec(repairAge(text));
   if (!m) return null;
   const age = parseGoDuration((m[1] as string).replace(/ /g, ''));
   const thr = m[2] ? parseGoDuration(m[2]) : NaN;
@@ -40,7 +40,29 @@ export function plegHealth(text: string): { ageSeconds: number | null; threshold
   return { ageSeconds: sentinel ? null : age, thresholdSeconds: Number.isFinite(thr) ? thr : 180, neverSucceeded: sentinel };
 }
 
+/** Paste damage inside the age (`3m0.32           2579259s`: a wrapped line joined back with its padding): the blanks
+ *  between "active" and "ago" taken out, when what is left is a duration. */
+function repairAge(text: string): string {
+  const i = text.indexOf('pleg was last seen active ');
+  if (i < 0) return text;
+  const from = i + 'pleg was last seen active '.length;
+  const j = text.indexOf(' ago', from);
+  if (j < 0 || j - from > 120) return text;
+  const age = text.slice(from, j).replace(/\s+/g, '');
+  return /^(?:[0-9.]+(?:h|ms|m|s|µs|us|ns))+$/.test(age) ? `${text.slice(0, from)}${age}${text.slice(j)}` : text;
+}
+
+/** The runtime's socket closed under a call: the daemon went away (restarting, crashed), as a refusal is. */
+const SOCKET_GONE = /connection reset by peer|(?:error reading from server|transport is closing|read unix [^:]*\.sock[^:]*)(?::| -) ?EOF\b|\.sock: read: EOF\b/;
+
 export function grpcCode(text: string): CriCode {
+  const code = grpcCodeOf(text);
+  // Old kubelets wrap the transport's error as Unknown (`code = 2 desc = … read: connection reset by peer`).
+  if ((code === null || code === 'Unknown' || code === 'Other') && SOCKET_GONE.test(text)) return 'Unavailable';
+  return code;
+}
+
+function grpcCodeOf(text: string): CriCode {
   const m = /code = (\w+)/.exec(text);
   if (m) {
     const c = m[1] as string;
@@ -98,6 +120,14 @@ function runtimeFromText(t: string): 'docker' | 'containerd' | 'cri-o' | null {
   if (/containerd/i.test(t)) return 'containerd';
   if (/cri-o|crio/i.test(t)) return 'cri-o';
   return null;
+}
+
+/** Who printed a repair line: its journal identifier or unit, else GKE's script by its wording. */
+function repairTool(rec: LogRecord): string {
+  const ident = rec.ident ?? '';
+  if (/health-monitor|kube-container-runtime-monitor|kubelet-monitor/.test(ident)) return `GKE health-monitor.sh (${ident})`;
+  if (/node-problem-detector|health-checker/.test(ident)) return `node-problem-detector (${ident})`;
+  return ident ? `${ident} (a health monitor)` : "a health monitor (GKE's health-monitor.sh prints this)";
 }
 
 /** Kubelet messages: in kubelet lines, and in fragments that do not say who wrote them (a header cut off). */
@@ -159,6 +189,17 @@ export const MATCHERS: Matcher[] = [
       }
       if (t.includes('Recording NodeNotReady event') || rec.fields['event'] === 'NodeNotReady') return { type: 'node-not-ready', message: null };
       return null;
+    },
+  },
+  {
+    // The kubelet's Ready message at start-up, quoted alone (a condition's `message:`): NotReady, and not for PLEG.
+    id: 'runtime-status-pending',
+    needles: ['runtime status check may not have completed yet'],
+    from: KUBELET,
+    match(rec) {
+      const t = rec.payload;
+      if (t.includes('kipping pod synchronization') || t.includes('PLEG is not healthy') || t.includes('became not ready')) return null;
+      return { type: 'node-not-ready', message: 'container runtime status check may not have completed yet' };
     },
   },
   {
@@ -335,6 +376,20 @@ export const MATCHERS: Matcher[] = [
     },
   },
   {
+    // Evented PLEG (the EventedPLEG feature gate, pkg/kubelet/pleg/evented.go): on at start-up (the gate in the flags or
+    // the feature-gate dump), the runtime's container-event stream failing (`Evented PLEG: Failed to get container
+    // events, retrying`), and the fall-back to generic relisting once the retries run out (both logged at V(4)).
+    id: 'evented-pleg',
+    needles: ['Fall back to Generic PLEG relisting', 'Evented PLEG: Failed to get container events', 'EventedPLEG=true', 'EventedPLEG:true', 'EventedPLEG: true'],
+    from: KUBELET,
+    match(rec) {
+      const t = rec.payload;
+      if (t.includes('Fall back to Generic PLEG relisting')) return { type: 'evented-pleg', what: 'fallback' };
+      if (t.includes('Evented PLEG: Failed to get container events')) return { type: 'evented-pleg', what: 'stream-error' };
+      return { type: 'evented-pleg', what: 'enabled' };
+    },
+  },
+  {
     id: 'event-channel-full',
     needles: ['channel is full', 'channel capacity is full'],
     from: KUBELET,
@@ -471,7 +526,7 @@ export const MATCHERS: Matcher[] = [
   },
   {
     id: 'runtime-daemon',
-    needles: ['write: broken pipe', 'get state for', 'deadline exceeded', 'up dead shim', 'shim disconnected', 'Stopping container', 'Stopped container', 'msg="Starting up', 'API listen on', 'starting containerd', 'successfully booted', 'Starting CRI-O', 'Started Docker', 'Stopping Docker', 'Starting containerd', 'Stopping containerd', 'Started containerd', 'Container Runtime Interface for OCI', 'Main process exited', 'Processing signal', 'Start streaming server', 'Found left-over process', 'converting task to protobuf', 'multiple response.WriteHeader', 'ContainerResources for', 'graphdriver=', 'graphdriver(s)='],
+    needles: ['write: broken pipe', 'get state for', 'deadline exceeded', 'up dead shim', 'shim disconnected', 'Stopping container', 'Stopped container', 'msg="Starting up', 'API listen on', 'starting containerd', 'successfully booted', 'Starting CRI-O', 'Started Docker', 'Starting Docker', 'Stopping Docker', 'Starting containerd', 'Stopping containerd', 'Started containerd', 'Container Runtime Interface for OCI', 'Main process exited', 'Processing signal', 'Start streaming server', 'Found left-over process', 'converting task to protobuf', 'multiple response.WriteHeader', 'ContainerResources for', 'graphdriver=', 'graphdriver(s)='],
     from: RUNTIME_SIDE,
     match(rec) {
       const t = rec.payload;
@@ -514,7 +569,41 @@ export const MATCHERS: Matcher[] = [
       if (t.includes('broken pipe') && /containers\/json|\/containers\/|docker\.sock/.test(t)) return { type: 'runtime-daemon-error', runtime: rt ?? 'docker', kind: 'broken-pipe', containerId: null };
       if (/get state for|failed to get state/.test(m) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt ?? 'containerd', kind: 'state-timeout', containerId: id };
       if (/dead shim|shim disconnected/.test(m)) return { type: 'runtime-daemon-error', runtime: rt ?? 'containerd', kind: 'shim-cleanup', containerId: id };
-      if (rec.level === 'E' && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'other', containerId: id };
+      // A task or container the daemon could not stop or delete in time (its shim does not answer).
+      if (/^failed to (?:delete|kill|stop|shutdown|shut down) (?:task|shim|container|sandbox)/i.test(m) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'stop-timeout', containerId: id };
+      if ((rec.level === 'E' || /\berror="[^"]*deadline exceeded/.test(t)) && t.includes('deadline exceeded')) return { type: 'runtime-daemon-error', runtime: rt, kind: 'other', containerId: id };
+      return null;
+    },
+  },
+  {
+    // supervisord running the kubelet and the runtime (kubelets of the e2e and GCI images, kubelets in containers):
+    //   2016-02-29 18:36:57,354 INFO exited: kubelet (exit status 2; expected)
+    //   2016-02-29 18:36:58,356 INFO spawned: 'kubelet' with pid 4303
+    id: 'supervisor',
+    needles: ['INFO exited: ', 'INFO spawned: ', 'INFO stopped: ', 'INFO gave up: ', 'CRIT exited: '],
+    from: ['kubelet', 'runtime', 'system', 'unknown'],
+    match(rec) {
+      const m = /^(?:(?:INFO|WARN|CRIT) )?(exited|spawned|stopped|gave up): '?([\w.-]+)'?/.exec(rec.msg);
+      if (!m) return null;
+      const name = m[2] as string;
+      const up = m[1] === 'spawned';
+      if (/^(?:kubelet|hyperkube|k3s|kubelite)$/.test(name)) return { type: 'kubelet-start', version: null, marker: up ? 'systemd-start' : 'systemd-stop' };
+      const rt = runtimeFromText(name);
+      if (rt) return { type: 'runtime-lifecycle', runtime: rt, phase: up ? 'start' : m[1] === 'exited' && !/exit status 0\b/.test(rec.payload) ? 'crash' : 'stop' };
+      return null;
+    },
+  },
+  {
+    // Repair tools that restart the runtime or the kubelet when a health check fails: GKE's health-monitor.sh
+    // (kube-container-runtime-monitor / kubelet-monitor units: `echo "Container runtime ${name} failed!"` then
+    // `systemctl kill --kill-who=main ${name}`; `echo "Kubelet is unhealthy!"` then `pkill kubelet`). The kill is a
+    // runtime stop with its reason: who restarted it, and why.
+    id: 'repair-tool',
+    needles: ['Container runtime ', 'Kubelet is unhealthy!'],
+    match(rec) {
+      const m = /^Container runtime (\S+) failed!/.exec(rec.msg);
+      if (m) return { type: 'runtime-repair', tool: repairTool(rec), target: 'runtime', runtime: runtimeFromText(m[1] as string), detail: rec.msg.slice(0, 200) };
+      if (rec.msg.startsWith('Kubelet is unhealthy!')) return { type: 'runtime-repair', tool: repairTool(rec), target: 'kubelet', runtime: null, detail: rec.msg.slice(0, 200) };
       return null;
     },
   },

@@ -12,6 +12,7 @@ export interface ExtractJob {
   notAfterMs: number | null;
   noPrefilter?: boolean;
   custom: CustomSignalSpec[];
+  nameOrigin?: 'kubelet' | 'runtime' | 'kernel';
 }
 
 /** A byte range of a plain file the worker reads itself; `progress`: report bytes and lines as they go. Every worker

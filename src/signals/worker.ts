@@ -24,7 +24,7 @@ function optionsOf(job: ExtractJob): ExtractOptions {
   const key = JSON.stringify(job);
   if (key !== lastKey || !lastOpts) {
     const custom: CustomPattern[] = job.custom.map(compileCustom);
-    lastOpts = { artifact: job.artifact, zone: resolveZone(job.zone), year: job.year, notAfterMs: job.notAfterMs, noPrefilter: job.noPrefilter, custom };
+    lastOpts = { artifact: job.artifact, zone: resolveZone(job.zone), year: job.year, notAfterMs: job.notAfterMs, noPrefilter: job.noPrefilter, custom, ...(job.nameOrigin ? { nameOrigin: job.nameOrigin } : {}) };
     lastKey = key;
   }
   return lastOpts;

@@ -4,6 +4,9 @@
 //   kubelet_pleg_last_seen_seconds{instance="10.0.0.12:10250", node="worker-2"} =>
 //   1710151632 @[1710151800]
 //   kubelet_running_pods{node="worker-2"} => 30 @[1710151800]
+// and the points of one series pasted without their `series =>` line (the expression browser's console, cut):
+//   73240120 @1574745815.321
+//   77793968 @1574745875.321
 import type { Sniffed } from '../sniff.js';
 
 const RE_JSON_ANSWER = /"resultType"\s*:\s*"(?:matrix|vector)"/;
@@ -23,5 +26,6 @@ export function sniffQueryResult(text: string, content: string[]): Sniffed | nul
     if (RE_TEXT_HEADER.test(l)) headers++;
     else if (RE_TEXT_POINT.test(l)) points++;
   }
-  return headers > 0 && headers + points >= 2 && headers + points >= sample.length * 0.8 ? { role: 'metrics', format: 'prometheus-query-text' } : null;
+  const enough = headers > 0 ? headers + points >= 2 : points >= 3;
+  return enough && headers + points >= sample.length * 0.8 ? { role: 'metrics', format: 'prometheus-query-text' } : null;
 }

@@ -17,6 +17,8 @@ export interface QueryParsed {
   format: 'prometheus-query-json' | 'prometheus-query-text';
   samples: Sample[];
   errors: { line: number; message: string }[];
+  /** What was read but could not be used, said as it is (not a malformed line). */
+  notes?: { line: number; message: string }[];
   /** Points read (kept or not): the size of the answer. */
   points: number;
 }
@@ -175,6 +177,8 @@ export class QueryTextParser {
   private inSeries = false;
   private bad = 0;
   private firstBad = 0;
+  /** Points before any `series =>` line: a series whose name was not pasted. */
+  private orphan: { n: number; line: number; first: number; last: number; min: number; max: number; lastChange: number; lastValue: number } | null = null;
 
   constructor(keep: (name: string) => boolean = () => true) {
     this.c = new Collector(keep);
@@ -186,6 +190,10 @@ export class QueryTextParser {
     let m = RE_POINT.exec(line);
     if (m && this.inSeries) {
       this.add(m[1]!, m[2]!, lineNo);
+      return;
+    }
+    if (m && this.current === null) {
+      this.addOrphan(m[1]!, m[2]!, lineNo);
       return;
     }
     m = RE_HEADER.exec(line);
@@ -204,8 +212,15 @@ export class QueryTextParser {
   }
 
   finish(): QueryParsed {
+    const notes: { line: number; message: string }[] = [];
+    const o = this.orphan;
+    if (o) {
+      const when = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+      const flat = o.min === o.max ? `; it held one value (${goFloat(o.min)}) throughout` : o.lastChange < o.last ? `; it last changed at ${when(o.lastChange)} and held ${goFloat(o.lastValue)} to the end (${Math.round((o.last - o.lastChange) / 1000)} s): a relist series that stops moving is a relist that stopped` : '';
+      notes.push({ line: o.line, message: `${o.n} point(s) of a series whose name was not pasted (\`value @time\` lines with no \`series =>\` line above them), from ${when(o.first)} to ${when(o.last)}${flat}; paste the series line with them to have them read` });
+    }
     if (this.bad > 0) this.c.errors.push({ line: this.firstBad, message: `${this.bad} line(s) that are neither \`series =>\` nor \`value @[time]\` skipped` });
-    return { format: 'prometheus-query-text', samples: this.c.samples, errors: this.c.errors, points: this.c.points };
+    return { format: 'prometheus-query-text', samples: this.c.samples, errors: this.c.errors, points: this.c.points, ...(notes.length ? { notes } : {}) };
   }
 
   private add(v: string, ts: string, lineNo: number): void {
@@ -217,6 +232,29 @@ export class QueryTextParser {
       return;
     }
     if (this.current) this.c.push(this.current, value, Math.round(t * 1000), lineNo);
+  }
+
+  private addOrphan(v: string, ts: string, lineNo: number): void {
+    const value = parseMetricNumber(v);
+    const t = Math.round(Number(ts) * 1000);
+    if (value === undefined || !Number.isFinite(t)) {
+      this.fail(lineNo);
+      return;
+    }
+    const o = this.orphan;
+    if (!o) {
+      this.orphan = { n: 1, line: lineNo, first: t, last: t, min: value, max: value, lastChange: t, lastValue: value };
+      return;
+    }
+    o.n++;
+    if (t < o.first) o.first = t;
+    if (t >= o.last) {
+      if (value !== o.lastValue) o.lastChange = t;
+      o.last = t;
+      o.lastValue = value;
+    }
+    o.min = Math.min(o.min, value);
+    o.max = Math.max(o.max, value);
   }
 
   private fail(lineNo: number): void {
