@@ -24,13 +24,16 @@ const metrics = (cli: string): string => [
   `${cli} get --raw /api/v1/nodes/{node.name|node}/proxy/metrics > {node.name|node}-$(date -u +%Y%m%dT%H%M%SZ).metrics`,
 ].join('\n');
 
+/** What the first gap says is missing when the node's kubelet journal is not in the input (engine.ts keeps it first). */
+export const KUBELET_LOG_GAP = 'kubelet log of this node';
+
 export const BUILTIN_GAPS: GapSpec[] = [
   // The kubelet's own journal comes first when it is missing: only it says when PLEG stopped relisting and what the
   // kubelet was doing; runtime, kernel logs and metrics can only be read around it.
   {
     id: 'must-gather-no-kubelet-log',
     when: [{ fact: 'bundle.kind', op: '==', value: 'must-gather' }, { fact: 'has.kubelet-log', op: 'falsy' }],
-    missing: 'kubelet log of this node',
+    missing: KUBELET_LOG_GAP,
     why: "a default must-gather collects only the masters' kubelet and CRI-O journals (host_service_logs/masters/); this node's are not in it",
     collect: [
       `oc adm node-logs {node.name|node} -u kubelet${OC_WINDOW} > {node.name|node}-kubelet.log`,
@@ -41,14 +44,14 @@ export const BUILTIN_GAPS: GapSpec[] = [
   {
     id: 'no-kubelet-log-openshift',
     when: [{ fact: 'has.kubelet-log', op: 'falsy' }, world('openshift'), { fact: 'bundle.kind', op: '!=', value: 'must-gather' }],
-    missing: 'kubelet log of this node',
+    missing: KUBELET_LOG_GAP,
     why: "only the kubelet's journal says when PLEG stopped relisting and what the kubelet saw; the input holds none of this node's",
     collect: `oc adm node-logs {node.name|node} -u kubelet${OC_WINDOW} > {node.name|node}-kubelet.log`,
   },
   {
     id: 'no-kubelet-log-node',
     when: [{ fact: 'has.kubelet-log', op: 'falsy' }, world('node')],
-    missing: 'kubelet log of this node',
+    missing: KUBELET_LOG_GAP,
     why: "only the kubelet's journal says when PLEG stopped relisting and what the kubelet saw; this sosreport holds none (its kubernetes plugin did not run, or the kubelet's unit has another name)",
     collect: [
       '# on the node, as root: a sosreport with the kubelet journal',
@@ -60,14 +63,14 @@ export const BUILTIN_GAPS: GapSpec[] = [
   {
     id: 'no-kubelet-log-kind',
     when: [{ fact: 'has.kubelet-log', op: 'falsy' }, world('kind')],
-    missing: 'kubelet log of this node',
+    missing: KUBELET_LOG_GAP,
     why: "only the kubelet's journal says when PLEG stopped relisting and what the kubelet saw; the input holds none of this node's",
     collect: `docker exec {node.name|node} journalctl -u kubelet${WINDOW} -o short-iso-precise > {node.name|node}-kubelet.log`,
   },
   {
     id: 'no-kubelet-log',
     when: [{ fact: 'has.kubelet-log', op: 'falsy' }, world('kubernetes')],
-    missing: 'kubelet log of this node',
+    missing: KUBELET_LOG_GAP,
     why: "only the kubelet's journal says when PLEG stopped relisting and what the kubelet saw; the input holds none of this node's",
     collect: [
       '# on the node, as root:',
