@@ -12,6 +12,8 @@ import { withCluster } from '../report/cluster.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { registerTui } from './tui-command.js';
+import { registerAlerts } from './alerts-command.js';
+import { registerMcp } from './mcp-command.js';
 import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, type PrometheusFlags } from './scan-command.js';
 import { requireNodes } from './nothing.js';
 import { CliProgress, progressDelay, progressWanted } from './progress.js';
@@ -205,6 +207,8 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
   });
   registerTui(program);
   registerScan(program);
+  registerAlerts(program);
+  registerMcp(program);
   return program;
 }
 

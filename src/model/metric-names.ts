@@ -92,3 +92,39 @@ export function isModelMetric(name: string): boolean {
 export function modelMetricNames(groups: readonly Group[]): string[] {
   return [...table].filter(([, info]) => groups.includes(info.group)).map(([name]) => name).sort();
 }
+
+/**
+ * The names of one quantity and part, the preferred first: a histogram before a ≤1.13 microsecond summary, then new
+ * names before old (rank). `group` narrows to one family (runtime, docker, …). Alert rules are built from these, so
+ * they read the same names the model does.
+ *   familyNames('relist_duration', 'count') → kubelet_pleg_relist_duration_seconds_count, kubelet_pleg_relist_latency_microseconds_count
+ *   familyNames('operation', 'errors', 'runtime') → kubelet_runtime_operations_errors_total, kubelet_runtime_operations_errors
+ */
+export function familyNames(quantity: Quantity, part: Part, group?: Group, source?: Source): Array<{ name: string; info: NameInfo }> {
+  const order: Record<Source, number> = { histogram: 0, counter: 0, gauge: 0, summary: 1 };
+  return [...table]
+    .filter(([, i]) => i.quantity === quantity && i.part === part && (group === undefined || i.group === group) && (source === undefined || i.source === source))
+    .sort(([a, x], [b, y]) => order[x.source] - order[y.source] || x.rank - y.rank || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, info]) => ({ name, info }));
+}
+
+/** The per-operation families (CRI, dockershim's docker calls, dockershim's CNI calls) and their name prefixes. */
+export function operationFamilies(): ReadonlyArray<{ group: Group; prefix: string }> {
+  return OPERATION_FAMILIES;
+}
+
+/**
+ * Series the model does not read but alert rules do (kubelet-catalog.md §8, pkg/kubelet/metrics/metrics.go):
+ * - Evented PLEG (1.27+): counters of CRI event streams obtained and failed, and the event latency histogram. The
+ *   kubelet registers them whatever the EventedPLEG gate says, so every 1.27+ kubelet exposes them at 0: only a value
+ *   above 0 says the gate is on (the event stream is opened at start, so one of them moves within seconds).
+ * - dockershim's timeouts by operation (≤1.23): `_timeout_total` (1.14+), `_timeout` (before).
+ */
+export const EVENTED_PLEG_NAMES: readonly string[] = [
+  'kubelet_evented_pleg_connection_success_count',
+  'kubelet_evented_pleg_connection_error_count',
+  'kubelet_evented_pleg_connection_latency_seconds_count',
+];
+export const DOCKER_TIMEOUT_NAMES: readonly string[] = ((p) => [`${p}_timeout_total`, `${p}_timeout`])(
+  OPERATION_FAMILIES.find((f) => f.group === 'docker')!.prefix,
+);

@@ -215,7 +215,7 @@ describe('event_channel_full, clock_jump, pod_count, unknown', () => {
     const n = await nodeOf({ 'kubelet.log': lines([...baseStall(), ...listTimeouts('structured')]) });
     expect(n.findings.some((f) => f.cause === 'clock_jump')).toBe(false);
   });
-  it('slow relists that finish: ages just over 3 m that reset, no errors → pod_count', async () => {
+  it('slow relists that finish, ages just over 3 m that reset, no errors: the shape alone names no pod count (issue 21)', async () => {
     const ls = [kl(at('09:00:00'), 'I', 'server.go:487', '"Kubelet version" kubeletVersion="v1.24.9"')];
     let relist = L;
     for (let k = 0; k < 4; k++) {
@@ -226,7 +226,10 @@ describe('event_channel_full, clock_jump, pod_count, unknown', () => {
     ls.push(syncLoopEvent(relist + 5000), kl(relist + 3_600_000, 'I', 'prober.go:107', '"Probe failed"'));
     const n = await nodeOf({ 'kubelet.log': lines(ls) });
     expect(n.stalls.length).toBe(4);
-    expect(n.verdict.primaryCause).toBe('pod_count');
+    // A hung call on one object that times out just past the threshold looks the same: without a count of pods or
+    // containers (or relist latency) the cause stays unknown.
+    expect(n.verdict.primaryCause).toBe('unknown');
+    expect(n.findings.some((f) => f.cause === 'pod_count')).toBe(false);
   });
   it('negative and unknown: one long silent stall on a modern kubelet is unknown, with gaps', async () => {
     const n = await nodeOf({ 'kubelet.log': lines(baseStall('structured', { end: L + 2_400_000 })) });
