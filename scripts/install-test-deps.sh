@@ -2,9 +2,10 @@
 # System packages the test suite drives from outside Node: Debian's chromium (the HTML report is loaded and
 # screenshotted in a real browser), xmllint (the JUnit output is validated against an XSD), tmux (the TUI is
 # driven as a user would), prometheus with promtool (a synthetic incident is backfilled and queried; the tests start
-# their own server on 127.0.0.1 with their own config and storage — the package's service is never used), and GNU
-# time, script, xz and bzip2 for the hostile inputs. Idempotent: installs only what is missing, so a warm machine costs
-# one `command -v` each.
+# their own server on 127.0.0.1 with their own config and storage — the package's service is never used), GNU
+# time, script, xz and bzip2 for the hostile inputs, and systemd's journalctl and systemd-journal-remote (binary journals
+# are written by systemd's own tools and read back by journalctl; no service is started). Idempotent: installs only
+# what is missing, so a warm machine costs one `command -v` each.
 # Reaches only the Debian archive; playwright-core is an npm devDependency and is told to use this chromium, so no
 # browser download ever happens.
 set -euo pipefail
@@ -19,6 +20,9 @@ command -v tmux >/dev/null 2>&1 || need+=(tmux)
 command -v script >/dev/null 2>&1 || need+=(bsdutils)
 command -v xz >/dev/null 2>&1 || need+=(xz-utils)
 command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
+# Binary journals (test/input/journal.test.ts): journalctl --file reads them, systemd-journal-remote writes them.
+command -v journalctl >/dev/null 2>&1 || need+=(systemd)
+[ -x /usr/lib/systemd/systemd-journal-remote ] || need+=(systemd-journal-remote)
 
 if [ "${#need[@]}" -eq 0 ]; then
   exit 0
@@ -36,10 +40,11 @@ fi
 
 echo "install-test-deps: installing ${need[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-# Installing prometheus must not start Debian's service (0.0.0.0:9090): where no policy says so already, a temporary
-# policy-rc.d denies service starts for this install (exit 101, the documented "action forbidden").
+# Installing prometheus or systemd-journal-remote must not start Debian's services (0.0.0.0:9090, the journal-remote
+# socket on 19532): where no policy says so already, a temporary policy-rc.d denies service starts for this install
+# (exit 101, the documented "action forbidden").
 policy_added=""
-if [ ! -e /usr/sbin/policy-rc.d ] && [[ " ${need[*]} " == *" prometheus "* ]]; then
+if [ ! -e /usr/sbin/policy-rc.d ] && [[ " ${need[*]} " == *" prometheus "* || " ${need[*]} " == *" systemd-journal-remote "* ]]; then
   printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee /usr/sbin/policy-rc.d >/dev/null && "${SUDO[@]}" chmod +x /usr/sbin/policy-rc.d && policy_added=1
 fi
 trap '[ -n "$policy_added" ] && "${SUDO[@]}" rm -f /usr/sbin/policy-rc.d' EXIT

@@ -8,6 +8,7 @@ import type { Artifact } from './input/artifact.js';
 import type { Reach } from './input/tree.js';
 import { join as pathJoin } from 'node:path';
 import type { LogIndex } from './input/line-reader.js';
+import { JOURNAL_FIELDS } from './input/journal.js';
 import { iso } from './parse/time.js';
 import { buildNodes, type NodeModel } from './model/node.js';
 import { plegCoverage } from './model/coverage.js';
@@ -273,13 +274,15 @@ function locate(a: Artifact, inputPath: string | undefined, inputKind: string | 
   }
   const under = (rel: string): string => (rel === '' ? inputPath : pathJoin(inputPath, rel));
   const base = a.reach ? (a.reach.disk === null ? inputPath : under(a.reach.disk)) : inputKind === 'file' ? inputPath : under(a.path);
-  const decode = DECODE[a.compression ?? ''] ?? null;
+  // A binary journal is read by journalctl, which takes a file: an archive's member is first saved to a temporary one.
+  const journal = a.compression === 'journal' ? `journalctl -o json --output-fields=${JOURNAL_FIELDS.join(',')} --file` : null;
+  const decode = journal ? `{ j=$(mktemp); cat > "$j"; ${journal} "$j"; rm -f "$j"; }` : DECODE[a.compression ?? ''] ?? null;
   const members = a.reach?.members ?? [];
   if (members.length === 0) {
     const tool = a.compression === null ? 'grep' : GREP_TOOL[a.compression] ?? null;
     return {
       direct: tool ? { tool, file: base } : null,
-      stream: `${decode ?? 'cat'} ${shellWord(base)}`,
+      stream: journal ? `${journal} ${shellWord(base)}` : `${decode ?? 'cat'} ${shellWord(base)}`,
       format: a.format,
     };
   }

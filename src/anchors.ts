@@ -45,7 +45,7 @@ export function headHost(head: Buffer): string | null {
   return m ? (m[1] as string) : null;
 }
 
-type Anchored = Pick<Artifact, 'role' | 'format' | 'collectedAt' | 'head' | 'nodeHint' | 'nameTime' | 'mtime'>;
+type Anchored = Pick<Artifact, 'role' | 'format' | 'collectedAt' | 'head' | 'nodeHint' | 'nameTime' | 'mtime'> & { input?: number };
 
 /** The node a file's head or path says it is of (a journal host, the node its folder or name gives), or null. */
 function keyOf(a: Pick<Artifact, 'head' | 'nodeHint'>): string | null {
@@ -56,29 +56,41 @@ function keyOf(a: Pick<Artifact, 'head' | 'nodeHint'>): string | null {
 /**
  * Year anchors per node: the latest time each node's dated evidence shows. Known before any file is read from the
  * files' first bytes (a full date in a line, a metrics snapshot's name), then from the year-carrying logs as they are
- * read. An input whose files name at most one node anchors all of them together; with several nodes, only a file's
- * own node does: another node's log of another year never moves it.
+ * read. A path the user named whose files name at most one node (a node's folder: its journal, its `dmesg -T`) anchors
+ * all of them together, whatever else the command line holds; with several nodes in it, only a file's own node does:
+ * another node's log of another year never moves it, and neither does a neighbour's folder.
  */
 export class YearAnchors {
   private readonly byKey = new Map<string, number>();
   private readonly oneNode: boolean;
+  /** Inputs (paths the user named) whose files name at most one node. */
+  private readonly oneNodeInputs = new Set<number>();
 
   constructor(artifacts: ReadonlyArray<Anchored>) {
     const keys = new Set<string>();
+    const perInput = new Map<number, Set<string>>();
     for (const a of artifacts) {
       const k = keyOf(a);
       if (k) keys.add(k);
+      if (a.input !== undefined) {
+        const s = perInput.get(a.input) ?? new Set<string>();
+        if (k) s.add(k);
+        perInput.set(a.input, s);
+      }
+    }
+    for (const [i, s] of perInput) if (s.size <= 1) this.oneNodeInputs.add(i);
+    for (const a of artifacts) {
       const own = a.role === 'metrics' ? a.nameTime : headDate(a.head);
-      if (own !== null) this.bump(k, own);
+      if (own !== null) this.bump(keyOf(a), own, a.input);
     }
     this.oneNode = keys.size <= 1;
   }
 
   /** A year-carrying file read: its hosts' last times, and the node its path names. */
-  note(a: Pick<Artifact, 'nodeHint'>, hosts: ReadonlyArray<{ host: string | null; last: number }>): void {
+  note(a: Pick<Artifact, 'nodeHint'> & { input?: number }, hosts: ReadonlyArray<{ host: string | null; last: number }>): void {
     for (const h of hosts) {
       if (!Number.isFinite(h.last)) continue;
-      this.bump(h.host ? h.host.toLowerCase().split('.')[0] as string : a.nodeHint, h.last);
+      this.bump(h.host ? h.host.toLowerCase().split('.')[0] as string : a.nodeHint, h.last, a.input);
     }
   }
 
@@ -96,6 +108,8 @@ export class YearAnchors {
     const k = keyOf(a);
     const same = k ? this.byKey.get(`node:${k}`) : undefined;
     if (same !== undefined) return { notAfterMs: same + DAY_MS, from: 'same-host' };
+    const folder = a.input !== undefined && this.oneNodeInputs.has(a.input) ? this.byKey.get(`input:${a.input}`) : undefined;
+    if (folder !== undefined) return { notAfterMs: folder + DAY_MS, from: 'same-host' };
     const any = this.oneNode ? this.byKey.get('*') : undefined;
     if (any !== undefined) return { notAfterMs: any + DAY_MS, from: 'same-host' };
     if (a.nameTime !== null) return { notAfterMs: a.nameTime + DAY_MS, from: 'file-name' };
@@ -103,8 +117,9 @@ export class YearAnchors {
     return { notAfterMs: now, from: 'today' };
   }
 
-  private bump(k: string | null, t: number): void {
-    for (const key of [k ? `node:${k.toLowerCase()}` : null, '*']) {
+  private bump(k: string | null, t: number, input?: number): void {
+    const inp = input !== undefined && this.oneNodeInputs.has(input) ? `input:${input}` : null;
+    for (const key of [k ? `node:${k.toLowerCase()}` : null, inp, '*']) {
       if (key === null) continue;
       const v = this.byKey.get(key);
       if (v === undefined || t > v) this.byKey.set(key, t);

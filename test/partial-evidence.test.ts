@@ -86,6 +86,8 @@ describe('goroutine dumps judged by their longest waits', () => {
     expect(n.verdict.plegUnhealthy).toBe(true);
     expect(n.stalls[0]?.maxLastSeenAgoSeconds).toBe(14 * 60);
     expect(n.verdict.primaryCause).toBe('runtime_timeout');
+    // Which step, which call: the question users ask most.
+    expect(n.findings[0]?.summary).toMatch(/the relist goroutine has waited 14 min \(select\) listing pods and containers \(GetPods\), in ListPodSandbox/);
   });
 
   it('a pprof debug=1 dump cut by grep -C (no header): a dockershim goroutine in the CNI status call', () => {

@@ -22,6 +22,12 @@ export function assess(pr: Probe, displayPath: string, named: boolean): Assessme
   const name = displayPath.split('/').pop() ?? displayPath;
   if (pr.error) {
     const code = errorCode(pr.error);
+    // A binary journal's damage (cut, not closed cleanly, corrupt past some entry) ends its read after the sound entries:
+    // the read says so where it stops ("read stopped after line N: …"), so the file is kept without a warning here.
+    if (pr.compression === 'journal' && pr.head.length > 0 && (code === TRUNCATED || code === CORRUPT)) {
+      const s = sniff(pr.head, name);
+      if (!PROBLEM_FORMATS.has(s.format)) return { ...s, problem: null, fatal: false };
+    }
     // A damaged compressed file often holds hours of good log before the damage: keep it, with the warning.
     if (pr.head.length > 0 && (code === TRUNCATED || code === CORRUPT)) {
       const s = sniff(pr.head, name);
@@ -29,7 +35,7 @@ export function assess(pr: Probe, displayPath: string, named: boolean): Assessme
     }
     return { role: 'other', format: 'unreadable', problem: pr.error.message, fatal: true };
   }
-  if (pr.head.length === 0) return { role: 'other', format: 'empty', problem: 'empty file', fatal: true };
+  if (pr.head.length === 0) return { role: 'other', format: 'empty', problem: pr.compression === 'journal' ? 'journal file without entries' : 'empty file', fatal: true };
   const s = sniff(pr.head, name);
   const problem = problemOf(s.format, pr, displayPath);
   if (problem) return { ...s, problem, fatal: true };
@@ -46,8 +52,13 @@ export function problemOf(format: string, pr: Probe, displayPath: string): strin
     case 'binary':
       return 'binary data (not a log or metrics file)';
     case 'journal-binary': {
-      const base = (displayPath.split('/').pop() ?? 'journal').replace(/\.journal~?$/, '');
-      return `binary journal file: export it with \`journalctl --file ${displayPath} -o short-precise > ${base}.log\``;
+      // A binary journal is read (journal.ts) unless it is itself compressed: one decoding per file.
+      const name = displayPath.split('/').pop() ?? 'journal';
+      const inner = name.replace(/\.(?:gz|xz|bz2)$/i, '');
+      const tool = pr.compression === 'gzip' ? 'gzip' : pr.compression === 'xz' ? 'xz' : pr.compression === 'bzip2' ? 'bzip2' : null;
+      return tool && inner !== name
+        ? `binary journal inside a ${pr.compression} file: not read; decompress it first (\`${tool} -dk ${displayPath}\`, then analyze ${inner})`
+        : `binary journal inside a ${pr.compression ?? 'compressed'} file: not read; decompress it first`;
     }
     case 'archive':
       return 'archive format not read (only tar, tar.gz, tar.xz, tar.bz2 and zip are): unpack it first';

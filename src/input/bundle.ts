@@ -415,6 +415,9 @@ function layout(root: BundleRoot, f: TreeFile, rels: string[], pl: Placement, ix
         pl.skip = 'same kernel ring buffer as sos_commands/kernel/dmesg_-T (read that instead)';
       } else if (any(/^var\/log\/(?:messages|syslog|kern\.log)/) || any(/^sos_strings\/logs\/var\.log\./)) {
         pl.priority = 2;
+      } else if (any(/^(?:var\/log|run\/log)\/journal\//)) {
+        // The binary journals (sos --all-logs): every unit's entries, as the full journal holds them.
+        pl.priority = 1;
       } else if (/^sos_commands\/(?:kubernetes|openshift)\/.*metrics/.test(rel)) {
         pl.role = 'other';
         pl.skip = "the API server's /metrics, not the kubelet's";
@@ -510,11 +513,15 @@ export function rotationAnchor(p: string): number | null {
 
 /**
  * Rotated siblings oldest first (`messages-20240101`, `messages-20240107`, `messages`; `syslog.2.gz`, `syslog.1`,
- * `syslog`), everything else in its place. Only for folders: in an archive, reading out of archive order costs a
+ * `syslog`; `system@….journal`, `system.journal`), everything else in its place. Only for folders: in an archive, reading out of archive order costs a
  * new pass, and each file's stamps are anchored on their own anyway.
  */
 export function rotationOrder<T extends { path: string }>(files: T[]): T[] {
   const fam = (p: string): { family: string; age: number } => {
+    // journald's archived files: `system@<seqnum id>-<head seqnum>-<head time>.journal`, and `system@<time>-<random>.journal~`
+    // for one set aside as dirty, beside the active `system.journal`; the times are µs in hex.
+    const journal = /^((?:.*\/)?[^/@]+)@(?:[0-9a-f]{32}-[0-9a-f]{16}-([0-9a-f]{16})|([0-9a-f]{16})-[0-9a-f]{16})\.journal~?$/.exec(p);
+    if (journal) return { family: `${journal[1] as string}.journal`, age: parseInt((journal[2] ?? journal[3]) as string, 16) };
     const dated = /^(.*?)[-._](\d{8})(?:[-_T]?\d{6})?(?:\.(?:gz|xz|bz2))?$/.exec(p);
     if (dated) return { family: dated[1] as string, age: Number(dated[2]) };
     const numbered = /^(.*?)\.(\d{1,3})(?:\.(?:gz|xz|bz2))?$/.exec(p);

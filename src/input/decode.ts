@@ -1,6 +1,7 @@
 // Compression is decided by magic bytes (names lie: `.gz` files that are plain text, rotated logs without a
 // suffix). gzip is decoded in-process; xz and bzip2 by the system tools, which are faster and lighter than
-// any pure-JS decoder.
+// any pure-JS decoder. A binary systemd journal (magic `LPKSHHRH`) is decoded the same way, in-process, into
+// `journalctl -o json` lines (journal.ts).
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +15,8 @@ import { INFLATE_CHUNK, type Source } from './source.js';
 const zlib = lazyRequire<typeof import('node:zlib')>('node:zlib');
 const childProcess = lazyRequire<typeof import('node:child_process')>('node:child_process');
 import { collect } from './entry-stream.js';
-import { bounded, type Budget, type Limits } from './limits.js';
+import { DEFAULT_LIMITS, bounded, type Budget, type Limits } from './limits.js';
+import { isJournal, journalFileLines, journalLines } from './journal.js';
 
 export const HEAD_BYTES = 64 * 1024;
 
@@ -31,6 +33,7 @@ export const CORRUPT = 'ECORRUPT';
 export const NO_TOOL = 'ENOTOOL';
 
 export function compressionOf(b: Buffer): Compression {
+  if (isJournal(b)) return 'journal';
   if (b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b) return 'gzip';
   if (b.length >= 6 && b[0] === 0xfd && b.toString('latin1', 1, 6) === '7zXZ\x00') return 'xz';
   // 'BZh' + block size digit; the digit keeps a text file starting with "BZh" from being taken for bzip2.
@@ -93,9 +96,10 @@ export function toolFor(compression: Compression, tools: Tools): string | null {
  * (`truncated gzip stream`, code ETRUNCATED; `corrupt … stream (…)`, code ECORRUPT), after every byte that
  * could be decoded has been delivered, so a consumer can warn and keep what it read.
  */
-export function decode(raw: Readable, compression: Compression, tools: Tools = DEFAULT_TOOLS): Readable {
+export function decode(raw: Readable, compression: Compression, tools: Tools = DEFAULT_TOOLS, limits: Limits = DEFAULT_LIMITS): Readable {
   if (compression === null) return raw;
   if (compression === 'gzip') return gunzip(raw);
+  if (compression === 'journal') return journalLines(raw, limits);
   if (compression === 'utf16le' || compression === 'utf16be') return fromUtf16(raw, compression);
   const cmd = toolFor(compression, tools) as string;
   return spawnDecoder(raw, compression, cmd);
@@ -108,7 +112,7 @@ export function decode(raw: Readable, compression: Compression, tools: Tools = D
  */
 export function decodeBounded(raw: Readable, compression: Compression, tools: Tools, limits: Limits, what: string, opts: { budget?: Budget; archive?: boolean } = {}): Readable {
   if (compression === null) return raw;
-  return bounded(raw, decode(raw, compression, tools), limits, what, opts);
+  return bounded(raw, decode(raw, compression, tools, limits), limits, what, opts);
 }
 
 function gunzip(raw: Readable): Readable {
@@ -227,6 +231,12 @@ export async function probe(source: Source, tools: Tools, max: number = HEAD_BYT
   if (cmd !== null && !(await haveTool(cmd))) {
     return { compression, head: Buffer.alloc(0), complete: false, error: missingToolError(compression, cmd) };
   }
-  const decoded = await readHead(decode(source.peek(), compression, tools), max);
+  const decoded = await readHead(decodeSource(source, compression, tools, DEFAULT_LIMITS), max);
   return { compression, ...decoded };
+}
+
+/** A source's decoded bytes: a binary journal on disk is read by offset (journal.ts), everything else as a stream. */
+export function decodeSource(source: Source, compression: Compression, tools: Tools, limits: Limits): Readable {
+  if (compression === 'journal' && 'realPath' in source) return journalFileLines((source as { realPath: string }).realPath, limits);
+  return decode(source.peek(), compression, tools, limits);
 }

@@ -8,6 +8,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { InputError, type Artifact, type Compression, type Discovery, type Input, type InputWarning, type ReadEarly } from './artifact.js';
 import { CORRUPT, DEFAULT_TOOLS, HEAD_BYTES, TRUNCATED, decodeBounded, probe, type Probe, type Tools } from './decode.js';
 import { assess } from './assess.js';
+import { journalFileLines } from './journal.js';
 import { errorCode, fsErrorMessage } from './fserror.js';
 import { nameTime, pathNode, type NodeHintFrom } from './names.js';
 import { PROBLEM_FORMATS, isContainerList } from './sniff.js';
@@ -43,7 +44,7 @@ const OTHER_HEAD_BYTES = 4 * 1024;
 type ArtifactDraft = Omit<Artifact, 'id' | 'input'>;
 
 /** Problems not worth a warning inside a bundle: a sosreport holds hundreds of empty command outputs. */
-const QUIET_IN_BUNDLE = new Set(['empty file', 'no content (only blank lines or journal notes)']);
+const QUIET_IN_BUNDLE = new Set(['empty file', 'journal file without entries', 'no content (only blank lines or journal notes)']);
 
 
 export async function discover(paths: string[], opts: DiscoverOptions = {}): Promise<Discovery> {
@@ -472,7 +473,10 @@ class Discoverer {
       head,
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
       // Bounded like an archive member: a 168 KB .xz of 1 GiB of lines stops at the ratio bound with a warning.
-      open: inMemory ? () => Readable.from([head], { objectMode: false }) : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget }),
+      // A binary journal on disk is read by offset (journal.ts bounds it), not as a stream.
+      open: inMemory ? () => Readable.from([head], { objectMode: false })
+        : compression === 'journal' && source instanceof FileSource ? () => journalFileLines(source.realPath, limits)
+        : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget }),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
       ...(isContainerList(verdict.format) ? { parseAs: 'container-list' as const } : {}),

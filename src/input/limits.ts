@@ -23,6 +23,10 @@ export interface Limits {
   maxIdleMembers: number;
   /** Archive members of one input in all (each costs ~50 µs to index, however small): past it the input is read no further. */
   maxMembers: number;
+  /** A binary journal is read from memory (it is read by offset): its first this many bytes (journal.ts). */
+  maxJournalBytes: number;
+  /** No field of a binary journal decompresses to more than this; a field that claims more is damage. */
+  maxJournalFieldBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -39,6 +43,10 @@ export const DEFAULT_LIMITS: Limits = {
   maxMetaBytes: 8 * 1024 * 1024,
   maxIdleMembers: 10_000,
   maxMembers: 500_000,
+  // systemd's own journal files stop at 128 MiB (SystemMaxFileSize's cap).
+  maxJournalBytes: 256 * 1024 * 1024,
+  // journald splits a service's output lines at LineMax (48K by default); 4 MiB leaves room for other writers.
+  maxJournalFieldBytes: 4 * 1024 * 1024,
 };
 
 export const BOMB = 'EBOMB';

@@ -30,15 +30,27 @@ export function emptyBundleInfo(): NodeBundleInfo {
 const SYSLOG_PREFIX = /^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\S+) \S+ [^\s:[\]]+(?:\[\d+\])?: /;
 
 /**
- * Identity of a line for de-duplication across copies of the same log: time, meaning and the message without the
- * syslog envelope (the unit journal writes `kubelet[1234]:`, rsyslog's `messages` may not; both are the same line).
+ * Identity of a line for de-duplication across copies of the same log: time (to the second), meaning and the message
+ * without the syslog envelope (the unit journal writes `kubelet[1234]:`, rsyslog's `messages` may not; both are the
+ * same line). A journal JSON line (`journalctl -o json`, a binary journal) is its MESSAGE, and its time, journald's
+ * (µs), falls in the second a text copy's line prints: a sosreport's binary journal and its journalctl outputs count once.
  */
 export function dedupeKey(e: SignalEvent): string {
   const t = e.ref.text;
-  const payload = t.replace(SYSLOG_PREFIX, '');
+  const payload = journalMessage(t) ?? t.replace(SYSLOG_PREFIX, '');
   // A line with no time at all is only ever the same line read twice (the same file, the same line number).
   if (Number.isNaN(e.ts) && Number.isNaN(e.ref.mono)) return `u${e.ref.artifact}:${e.ref.line}|${e.type}|${payload}`;
-  return `${Number.isNaN(e.ts) ? `m${e.ref.mono}` : Math.round(e.ts)}|${e.type}|${payload}`;
+  return `${Number.isNaN(e.ts) ? `m${e.ref.mono}` : Math.floor(e.ts / 1000)}|${e.type}|${payload}`;
+}
+
+function journalMessage(t: string): string | null {
+  if (!t.startsWith('{') || !t.includes('"__REALTIME_TIMESTAMP"')) return null;
+  try {
+    const m = (JSON.parse(t) as { MESSAGE?: unknown }).MESSAGE;
+    return typeof m === 'string' ? m : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Merges what a Node object says into the node's bundle info. */

@@ -239,9 +239,25 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
   // as they named it.
   const anonymous = set.nodes.size === 0;
   const only = (): string | null => (set.nodes.size === 1 ? [...set.nodes.keys()][0] as string : null);
+  // The only node of the path the user named (a node's folder next to another's): its nameless files are that node's,
+  // whatever the neighbours hold.
+  const perInput = new Map<string, Set<string>>();
+  for (const [name, n] of set.nodes) {
+    for (const p of n.parts) {
+      const k = p.artifact.inputName;
+      if (!k) continue;
+      const s = perInput.get(k) ?? new Set<string>();
+      s.add(name);
+      perInput.set(k, s);
+    }
+  }
+  const inputOnly = (a: ArtifactData): string | null => {
+    const s = a.inputName ? perInput.get(a.inputName) : undefined;
+    return s && s.size === 1 ? [...s][0] as string : null;
+  };
   for (const a of orphanLogs) {
     const g = a.group ? groupNode.get(a.group) : undefined;
-    const o = g ?? (anonymous ? null : only());
+    const o = g ?? (anonymous ? null : inputOnly(a) ?? only());
     if (o) set.get(o).parts.push({ artifact: a, host: null });
     else if (anonymous) set.get(a.inputName ?? a.path.split('/').pop() ?? a.path).parts.push({ artifact: a, host: null });
     else if (a.role !== 'kubelet-log') {
@@ -378,7 +394,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       name: n.name,
       aliases: [...n.aliases].filter((a) => a !== n.name).sort(),
       artifacts: [...arts.keys()].sort((a, b) => a - b),
-      roles: [...new Set([...arts.values()].map((a) => a.role))].sort(),
+      roles: [...new Set([...arts.values()].flatMap(rolesOf))].sort(),
       kubeletVersion: versions[versions.length - 1] ?? info.kubeletVersion ?? stated.kubelet?.version ?? null,
       runtime: runtime ?? info.runtime,
       runtimeVersion: (rtInfo && rtInfo.type === 'runtime-info' ? rtInfo.version : null) ?? info.runtimeVersion ?? (runtime ? stated[runtime]?.version ?? null : null),
@@ -564,4 +580,12 @@ export function alignMonotonic(events: SignalEvent[], anchors: number[] = []): {
     e.ref.ts = e.ts;
   }
   return { unplaced: 0, artifact: null };
+}
+
+/** What a log gives its node evidence of: its role and, for a journal of every unit (`journalctl -o json`, a binary
+ *  journal), the runtime's and the kernel's entries it was seen to hold. */
+function rolesOf(a: ArtifactData): Role[] {
+  const origins = a.format === 'journal-json' ? a.signals?.origins : undefined;
+  if (!origins) return [a.role];
+  return [a.role, ...((origins.runtime ?? 0) > 0 ? ['runtime-log' as const] : []), ...((origins.kernel ?? 0) > 0 ? ['kernel-log' as const] : [])];
 }

@@ -111,7 +111,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
       { when: [{ fact: 'kernel.nfs', op: '>=', value: 1 }], weight: 0.2, label: 'NFS server not responding' },
     ],
     evidence: ['cri.topId', 'runtime.crioUnmatchedStops', 'runtime.daemon', 'pleg.podInspectFailed', 'cri.perIdTimeouts', 'stall'],
-    summary: 'List calls kept working, but {cri.perIdTimeouts} per-ID CRI calls timed out, {cri.topIdCount} of them on {cri.topIdOp} of {cri.topId} (pod {cri.topIdPod}). Relist inspects changed pods one by one, so this one object held each relist for the full request timeout: PLEG stalled for up to {stall.maxDurationSeconds|dur}.',
+    summary: 'List calls kept working, but {evidence.stuckObject}. Relist inspects changed pods one by one, so one object the runtime cannot answer for holds each relist for the full request timeout: PLEG stalled for up to {stall.maxDurationSeconds|dur}.',
     remediation: 'Find the stuck object: `crictl inspect <id>` / `crictl inspectp <id>` (hangs?), its shim process (`ps -ef | grep <id>`), and the mounts it uses (an NFS or CSI volume that stopped answering is the usual reason). Killing the stuck shim or `crictl rm -f`/`crictl rmp -f` releases the relist; then fix the storage or runtime bug behind it.',
     references: ['https://github.com/kubernetes/kubernetes/issues/94829', 'https://github.com/kubernetes/kubernetes/issues/98044'],
   },

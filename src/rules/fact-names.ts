@@ -28,6 +28,7 @@ export const FACTS: readonly string[] = [
   'metrics.slowDiskOps', 'metrics.slowDiskOpNames', 'metrics.listP99', 'metrics.listP99Text', 'pleg.eventsPerMinute', 'goroutine.present',
   'goroutine.relistState', 'goroutine.relistWaitMinutes', 'goroutine.relistChanSend', 'goroutine.relistInCni',
   'goroutine.relistInCri', 'goroutine.relistInList', 'goroutine.relistInStatus', 'goroutine.deepestFrame',
+  'goroutine.relistStep', 'goroutine.relistCall', 'goroutine.relistWhere',
   'collect.since', 'collect.until', 'bundle.world', 'bundle.cli', 'phrase.unhealthyLines', 'phrase.runtime', 'phrase.listShare',
   'scope', 'stall.undated', 'stall.disagreements', 'timeouts.runtimeWrapper', 'timeouts.csi',
   'relist.failedUnavailable', 'cri.sizeLimit', 'cri.sizeLimitBytes', 'cri.sizeLimitMax', 'runtime.stateTimeoutIds',
@@ -43,7 +44,7 @@ export const FACTS: readonly string[] = [
   'goroutine.runtimeLockWaiters', 'goroutine.runtimeLockMinutes', 'goroutine.runtimeLockSite',
   'goroutine.runtimeLongestMinutes', 'goroutine.runtimeFrozenMinutes', 'goroutine.runtimeFrozenFrame', 'goroutine.runtimeFrozenState',
   'goroutine.cniWaits', 'goroutine.cniFrame', 'runtime.statusCheckFailed', 'lines.runtimeDownForHang', 'evidence.runtimeHang',
-  'evidence.runtimeDown', 'evidence.storage', 'evidence.cni', 'evidence.listTooBig', 'lines.unhealthy', 'lines.runtimeDown', 'lines.statusCheckFailed',
+  'evidence.runtimeDown', 'evidence.storage', 'evidence.cni', 'evidence.stuckObject', 'evidence.listTooBig', 'lines.unhealthy', 'lines.runtimeDown', 'lines.statusCheckFailed',
   'lines.criTimeouts', 'lines.relistFailed', 'lines.stateTimeouts', 'lines.hungTasks', 'lines.oomKills', 'lines.nfs',
   'lines.sizeLimit', 'lines.channelFull',
   // `knownBug.<id>` (the bug's conditions hold) and `knownBug.<id>.versions` (the versions it names), per catalogued bug.

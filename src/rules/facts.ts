@@ -53,6 +53,8 @@ const PRE_MS = 180_000;
 const POST_MS = 60_000;
 const POOL_CAP = 8;
 const COLLECT_MARGIN_MS = 600_000;
+/** The sync loop's first unhealthy line comes within a sync period of the threshold being crossed. */
+const SYNC_SLACK_MS = 10_000;
 const WORLDS: Record<string, string> = { 'must-gather': 'openshift', inspect: 'openshift', sosreport: 'node', 'sos-collect': 'node', kind: 'kind' };
 
 function versionMinor(v: string | null): number | null {
@@ -100,8 +102,11 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['stall.undated'] = stalls.filter((s) => Number.isNaN(s.lastRelistAt)).length;
   // The input covers a stall when the kubelet's log runs from before the stall turned unhealthy (the relist's CRI calls
   // time out inside that span) to its last unhealthy line: only then does the absence of an error say something.
+  // An unhealthy kubelet says so at every sync (every few seconds): a stall shown by a line every few minutes or hours
+  // is an excerpt (a grep for PLEG), whatever it left out.
   f['stall.covered'] = stalls.length > 0 && node.roles.includes('kubelet-log') && node.windowStart !== null && stalls.every((s) =>
-    !Number.isNaN(s.lastRelistAt) && !s.sinceUnknown && (node.windowStart as number) <= s.lastRelistAt + s.thresholdSeconds * 1000 && (node.windowEnd ?? -Infinity) >= s.lastLineAt);
+    !Number.isNaN(s.lastRelistAt) && !s.sinceUnknown && (node.windowStart as number) <= s.lastRelistAt + s.thresholdSeconds * 1000 + SYNC_SLACK_MS
+    && (node.windowEnd ?? -Infinity) >= s.lastLineAt && (s.lastLineAt - s.firstLineAt <= 120_000 || s.unhealthyLines >= (s.lastLineAt - s.firstLineAt) / 60_000));
   f['stall.disagreements'] = node.timeline.disagreements.length;
   p['stall.disagreements'] = pool(node.timeline.disagreements.map((d) => d.ref));
   // Several short stalls whose ages barely pass 3 min: relists that are slow but finish.
@@ -494,6 +499,11 @@ export function computeFacts(node: NodeModel): FactSheet {
   // A relist goroutine seen running in a crash traceback is the crash, not a stall.
   f['goroutine.relistCrashed'] = relistDump?.crash !== null && relistDump?.crash !== undefined && g?.state === 'running';
   f['goroutine.deepestFrame'] = g?.deepestKubeletFrame ?? null;
+  // Where the relist is held: which step of relist() and which call (the question users ask most).
+  const where = g ? relistWhere(g.frames, g.state) : null;
+  f['goroutine.relistStep'] = where?.step ?? null;
+  f['goroutine.relistCall'] = where?.call ?? null;
+  f['goroutine.relistWhere'] = g && where ? `the relist goroutine${g.waitMinutes !== null ? ` has waited ${g.waitMinutes} min` : ' waits'}${g.state ? ` (${g.state})` : ''} ${where.step}${where.call ? `, in ${where.call}` : ''}` : null;
   p['goroutine'] = g && relistDump ? [at(relistDump, g.line, g.headerText)] : [];
   // The kubelet's (or a dump nobody claims) goroutines blocked for minutes in a stat/statfs or a mount helper.
   const fs = dumps.filter((d) => d.program === 'kubelet' || d.program === 'unknown').flatMap((d) => d.fsWaits.map((w) => ({ d, w })));
@@ -540,7 +550,7 @@ export function computeFacts(node: NodeModel): FactSheet {
     [callerTimeouts, `${callerTimeouts} more timed-out CRI call(s) that only their callers logged`],
     [n('cri.timeouts') === 0 ? n('timeouts.runtimeWrapper') : 0, `${n('timeouts.runtimeWrapper')} kubelet line(s) where a call to the runtime timed out (garbage collection, probes, pod workers)`],
     [(f['metrics.listP99'] as number | null) !== null && n('metrics.listP99') >= 60, `list calls' p99 in metrics ${String(f['metrics.listP99Text'])}`],
-    [f['goroutine.relistInList'] === true, 'the relist goroutine waits on a CRI list call'],
+    [f['goroutine.relistInList'] === true, String(f['goroutine.relistWhere'] ?? 'the relist goroutine waits on a CRI list call')],
     [n('lines.runtimeDownForHang'), `${n('lines.runtimeDownForHang')} line(s) saying the container runtime is down`],
     [n('runtime.statusCheckFailed'), `${n('runtime.statusCheckFailed')} failed runtime status check(s)`],
     [n('relist.failedTimeouts'), `${n('relist.failedTimeouts')} relist(s) failed on a timeout`],
@@ -569,6 +579,11 @@ export function computeFacts(node: NodeModel): FactSheet {
     [n('goroutine.fsWaits'), `a kubelet goroutine blocked ${n('goroutine.fsWaitMinutes')} min in a file-system call (${String(f['goroutine.fsWaitFrame'])})`],
     [n('healthz.syncloopFailed'), 'the kubelet\'s /healthz reports its sync loop failed (wedged, most often on a file-system call that does not return)'],
     [n('disk.slowDu'), `${n('disk.slowDu')} disk-usage scan(s) that took minutes`],
+  ]);
+  f['evidence.stuckObject'] = seen([
+    [n('cri.perIdTimeouts'), `${n('cri.perIdTimeouts')} per-ID CRI call(s) timed out${n('cri.topIdCount') ? `, ${n('cri.topIdCount')} of them on ${String(f['cri.topIdOp'])} of ${String(f['cri.topId'])}${f['cri.topIdPod'] ? ` (pod ${String(f['cri.topIdPod'])})` : ''}` : ''}`],
+    [f['goroutine.relistInStatus'] === true, String(f['goroutine.relistWhere'] ?? 'the relist goroutine waits on a per-pod status call')],
+    [n('runtime.crioUnmatchedStops'), `cri-o began stopping ${n('runtime.crioUnmatchedStops')} container(s) and never finished`],
   ]);
   f['evidence.cni'] = seen([
     [n('cni.statusHook'), `the network plugin${f['cni.plugin'] ? ` (${String(f['cni.plugin'])})` : ''} failed ${n('cni.statusHook')} time(s) on the status hook${f['cni.pod'] ? ` (pod ${String(f['cni.pod'])})` : ''}`],
@@ -647,6 +662,18 @@ function countChecks(node: NodeModel, inScope: (ts: number) => boolean, scope: s
 }
 
 /** The parts that are there, joined ("3 CRI call(s) timed out; 1 runtime start(s)"), or null when none is. */
+/** Which step of relist() a goroutine's frames (innermost first) are in, and the runtime call it waits on. */
+export function relistWhere(frames: string[], state: string | null): { step: string; call: string | null } {
+  const has = (re: RegExp): boolean => frames.some((f) => re.test(f));
+  const callFrame = frames.find((f) => /(?:RuntimeService|runtimeService|dockerService|dockershim)\S*\.(?:ListPodSandbox|ListContainers|PodSandboxStatus|ContainerStatus|GetPodNetworkStatus)|libdocker\S*\.(?:ListContainers|InspectContainer)|GetPodNetworkStatus/.test(f));
+  const call = callFrame ? (callFrame.replace(/\([^()]*\)$/, '').split('.').pop() ?? null) : null;
+  const step = state === 'chan send' && !callFrame ? 'sending a pod event to the sync loop (the channel was full)'
+    : has(/updateCache|GetPodStatus/) ? 'updating the pod cache of a changed pod (GetPodStatus)'
+    : has(/\.GetPods\b|getKubeletSandboxes|getKubeletContainers/) ? 'listing pods and containers (GetPods)'
+    : 'in relist';
+  return { step, call };
+}
+
 function seen(parts: Array<[number | boolean, string]>): string | null {
   const out = parts.filter(([v]) => (typeof v === 'number' ? v > 0 : v)).map(([, t]) => t);
   return out.length ? out.join('; ') : null;

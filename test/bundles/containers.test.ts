@@ -154,6 +154,11 @@ describe('rotated logs', () => {
     // A dated name holds nothing after the day after its date: its year-less stamps are anchored there.
     expect(rotationAnchor('var/log/messages-20240107')).toBe(Date.UTC(2024, 0, 8));
     expect(rotationAnchor('var/log/messages')).toBeNull();
+    // journald's archived files (by the head entry's time in their name) before the active one.
+    const j = 'var/log/journal/8f2d6c1e3b4a49d7a5c6b7e8f9012345';
+    const journals = [`${j}/system.journal`, `${j}/system@0f6c4b2a9e8d47f1b3a5c7d9e1f3a5b7-0000000000000201-00061362f4b3c2a1.journal`,
+      `${j}/system@0f6c4b2a9e8d47f1b3a5c7d9e1f3a5b7-0000000000000001-00061361a0000000.journal`, `${j}/system@00061362f5000000-1b3a5c7d9e1f3a5b.journal~`, `${j}/user-1000.journal`];
+    expect(rotationOrder(journals.map((path) => ({ path }))).map((x) => x.path)).toEqual([journals[2], journals[1], journals[3], journals[0], journals[4]]);
   });
 });
 

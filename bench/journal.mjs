@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// `node bench/journal.mjs`: a binary journal read natively against `journalctl --file … | grep -c`. A generated kubelet
+// journal (test/support/journal-gen.mjs, the bench mix, BENCH_JOURNAL_HOURS hours, default 24) is written as a binary
+// journal by systemd-journal-remote (compact, ZSTD, with the trusted fields journald adds to every entry), then
+// `plegscope analyze X.journal --format json` and `journalctl --file X.journal | grep -c -F 'PLEG is not healthy'` are
+// timed in turn (BENCH_RUNS pairs, default 3; pinned to one core with taskset when there is one); the median of each,
+// their ratio and plegscope's peak RSS (GNU time) are printed, then one JSON line.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateKubeletJournal } from '../test/support/journal-gen.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'bench', 'out');
+const BIN = join(ROOT, 'bin', 'plegscope');
+const REMOTE = '/usr/lib/systemd/systemd-journal-remote';
+const hours = Number(process.env.BENCH_JOURNAL_HOURS || 24);
+const runs = Math.max(1, Number(process.env.BENCH_RUNS || 3));
+const log = (...a) => console.error('[bench:journal]', ...a);
+
+if (!existsSync(REMOTE) || spawnSync('journalctl', ['--version']).status !== 0) {
+  log(`needs journalctl and ${REMOTE} (scripts/install-test-deps.sh)`);
+  process.exit(2);
+}
+
+const MONTHS = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
+const TRUSTED = '_UID=0\n_GID=0\n_CAP_EFFECTIVE=1ffffffffff\n_SELINUX_CONTEXT=unconfined\n_SYSTEMD_SLICE=system.slice\nSYSLOG_FACILITY=3\n_MACHINE_ID=8f2d6c1e3b4a49d7a5c6b7e8f9012345\n_BOOT_ID=5b1f7c4ad2e94f3c9a0b6e7d8c9f0a1b\n';
+
+/** The export stream of the generated journal, written to systemd-journal-remote's stdin. */
+async function writeBinary(file) {
+  const child = spawn(REMOTE, ['--compress=yes', `--output=${file}`, '-'], { stdio: ['pipe', 'ignore', 'inherit'], env: { ...process.env, SYSTEMD_JOURNAL_COMPACT: '1' } });
+  const done = new Promise((resolve, reject) => child.on('close', (c) => (c === 0 ? resolve() : reject(new Error(`journal-remote exited ${c}`)))));
+  let parts = [];
+  let size = 0;
+  let mono = 1_000_000;
+  let entries = 0;
+  for (const line of generateKubeletJournal({ style: 'structured', envelope: 'short', host: 'worker-3', rate: 6, pods: 60, crashLoopPods: 2, seed: 'bench-v1', start: Date.UTC(2024, 2, 11, 9), durationMs: hours * 3600e3 })) {
+    const m = /^(\w{3}) +(\d+) (\d\d):(\d\d):(\d\d) (\S+) ([^\s[]+)\[(\d+)\]: (.*)$/.exec(line);
+    if (!m) continue;
+    const [, mon, day, hh, mm, ss, host, ident, pid, msg] = m;
+    const own = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.(\d{6})/.exec(msg);
+    const us = BigInt(Date.UTC(2024, MONTHS[mon], Number(day), Number(hh), Number(mm), Number(ss))) * 1000n + BigInt(own ? Number(own[1]) : 0);
+    mono += 1000;
+    const unit = ident === 'systemd' ? 'init.scope' : `${ident}.service`;
+    const entry = `__REALTIME_TIMESTAMP=${us}\n__MONOTONIC_TIMESTAMP=${mono}\n${TRUSTED}_HOSTNAME=${host}\nSYSLOG_IDENTIFIER=${ident}\n_PID=${pid}\n_COMM=${ident}\n_EXE=/usr/bin/${ident}\n_CMDLINE=/usr/bin/${ident} --config=/var/lib/${ident}/config.yaml\n_SYSTEMD_UNIT=${unit}\n_SYSTEMD_CGROUP=/system.slice/${unit}\n_TRANSPORT=stdout\n_STREAM_ID=3c5e8a1f2b4d4e6f8a9b0c1d2e3f4a5b\nPRIORITY=6\nMESSAGE=${msg}\n\n`;
+    parts.push(entry);
+    size += entry.length;
+    entries++;
+    if (size >= 1 << 20) {
+      if (!child.stdin.write(parts.join(''))) await new Promise((r) => child.stdin.once('drain', r));
+      parts = [];
+      size = 0;
+    }
+  }
+  child.stdin.end(parts.join(''));
+  await done;
+  return entries;
+}
+
+function timed(cmd, args, opts = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { maxBuffer: 256 << 20, ...opts });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} exited ${r.status}: ${String(r.stderr).slice(0, 300)}`);
+  return { ms, stdout: String(r.stdout) };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+mkdirSync(OUT, { recursive: true });
+const file = join(OUT, `kubelet-${hours}h.journal`);
+let entries = null;
+if (!existsSync(file)) {
+  log(`writing ${file} (${hours} h of kubelet journal)`);
+  rmSync(file, { force: true });
+  entries = await writeBinary(file);
+}
+const bytes = statSync(file).size;
+const pin = spawnSync('taskset', ['-c', '0', 'true']).status === 0 ? ['taskset', '-c', '0'] : [];
+const gnuTime = existsSync('/usr/bin/time');
+const ours = [];
+const theirs = [];
+let rssMB = null;
+let count = null;
+for (let i = 0; i < runs; i++) {
+  const rssFile = join(OUT, 'journal-rss.txt');
+  const pre = [...pin, ...(gnuTime ? ['/usr/bin/time', '-f', '%M', '-o', rssFile] : [])];
+  const a = timed(pre[0] ?? process.execPath, [...pre.slice(1), ...(pre.length ? [process.execPath] : []), BIN, 'analyze', file, '--format', 'json']);
+  ours.push(a.ms);
+  if (gnuTime) rssMB = Math.max(rssMB ?? 0, Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024);
+  const b = timed('sh', ['-c', `${pin.join(' ')} journalctl --file '${file}' --no-pager | ${pin.join(' ')} grep -c -F 'PLEG is not healthy'`]);
+  theirs.push(b.ms);
+  count = Number(b.stdout.trim());
+  log(`run ${i + 1}: plegscope ${a.ms.toFixed(0)} ms, journalctl | grep ${b.ms.toFixed(0)} ms`);
+}
+const result = {
+  bench: 'binary-journal', file: file.replace(`${ROOT}/`, ''), mib: +(bytes / 2 ** 20).toFixed(1), entries, hours,
+  plegscopeMs: Math.round(median(ours)), journalctlGrepMs: Math.round(median(theirs)), ratio: +(median(theirs) / median(ours)).toFixed(2),
+  plegscopePeakRssMB: rssMB === null ? null : Math.round(rssMB), pinned: pin.length > 0, grepCount: count,
+};
+console.log(`binary journal ${result.mib} MiB (${hours} h): plegscope ${result.plegscopeMs} ms, journalctl --file | grep -c ${result.journalctlGrepMs} ms (throughput ratio ${result.ratio}); plegscope peak RSS ${result.plegscopePeakRssMB ?? '?'} MB`);
+console.log(JSON.stringify(result));
