@@ -5,6 +5,8 @@ import type {
 } from './contract/analysis.js';
 import { SCHEMA_VERSION } from './contract/analysis.js';
 import type { Artifact } from './input/artifact.js';
+import type { Reach } from './input/tree.js';
+import { join as pathJoin } from 'node:path';
 import type { LogIndex } from './input/line-reader.js';
 import { JOURNAL_FIELDS } from './input/journal.js';
 import { iso } from './parse/time.js';
@@ -70,16 +72,19 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const gaps = opts.gaps ?? BUILTIN_GAPS;
   const evaluated = new Map<string, NodeJudgement['evaluated']>();
   const fileOf = (id: number): string => disc.artifacts[id]?.path ?? prom?.queries.get(id)?.label ?? '?';
-  // Files a count check must read through a command (a UTF-16 text, a binary journal): the command, before the path.
-  const readers = new Map(disc.artifacts.flatMap((a) => {
-    if (a.compression === 'utf16le' || a.compression === 'utf16be') return [[a.path, `iconv -f ${a.compression === 'utf16le' ? 'UTF-16LE' : 'UTF-16BE'} -t UTF-8`]];
-    return a.compression === 'journal' ? [[a.path, `journalctl -o json --output-fields=${JOURNAL_FIELDS.join(',')} --file`]] : [];
-  }));
+  const located = new Map<number, Located | null>();
+  const sourceOf = (id: number): Located | null => {
+    if (!located.has(id)) {
+      const a = disc.artifacts[id];
+      located.set(id, a ? locate(a, disc.inputs[a.input]?.path, disc.inputs[a.input]?.kind) : null);
+    }
+    return located.get(id) ?? null;
+  };
   const queried = new Set([...prom?.queries.values() ?? []].map((q) => q.label));
   const reports: NodeReport[] = nodes.map((n) => {
     const judgement = evaluate(rules, gaps, computeFacts(n));
     evaluated.set(n.name, judgement.evaluated);
-    return toNodeReport(n, judgement, fileOf, queried, readers);
+    return toNodeReport(n, judgement, fileOf, queried, sourceOf);
   });
 
   const inputs: InputInfo[] = disc.inputs.map((inp, i) => ({
@@ -130,7 +135,7 @@ function quantiles(q: Quantiles | null | undefined): Quantiles | null {
   return { p50: q.p50, p90: q.p90, p99: q.p99, max: q.max };
 }
 
-function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>, readers: Map<string, string>): NodeReport {
+function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>, sourceOf: (id: number) => Located | null): NodeReport {
   const m = n.metrics;
   // Calls, errors and latency of the metrics window; errors (logErrors) and timeouts of the whole log.
   const hasLog = n.roles.includes('kubelet-log') || n.cri.length > 0;
@@ -165,7 +170,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     evidence: evidence(f.evidence, fileOf),
     remediation: f.spec.remediation,
     references: f.spec.references ?? [],
-    ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: grepCommand(c.grep, fileOf, readers) })) } : {}),
+    ...(f.checks.length ? { checks: f.checks.map((c) => ({ ...c, grep: grepCommand(c.grep, sourceOf, (id) => n.hostFilter?.get(id) ?? null) })) } : {}),
     ruleSeverity: f.spec.severity,
     explains: f.spec.explains,
     ...(f.considered ? { considered: true as const } : {}),
@@ -222,24 +227,89 @@ function yearInfo(y: { from: YearFrom; year: number | null } | undefined): Pick<
   return y && y.year !== null && y.from !== 'option' ? { year: { value: y.year, from: y.from } } : {};
 }
 
-/** The shell command a count check prints: `grep -cE 'pattern' file` for one plain file; a compressed file read with
- *  its own tool (`zgrep`, `xzgrep`, `bzgrep`, `zstdgrep`), a UTF-16 file through iconv, a binary journal through
- *  `journalctl -o json` with the fields plegscope reads (`readers`); several files counted as one stream, as the report
- *  does. */
-function grepCommand(template: string, fileOf: (id: number) => string, readers: Map<string, string>): string {
+/** The shell command a count check prints, to be pasted where plegscope ran: `grep -cE 'pattern' file` for one plain
+ *  file, by the path the user gave (a folder's file under it); a compressed file read with its own tool (`zgrep`,
+ *  `xzgrep`, `bzgrep`), a UTF-16 file through iconv; an archive's member read in place (`tar -xOf bundle.tar.xz member`);
+ *  the node's own lines of a file that holds several hosts' (must-gather's merged service logs) picked by the host
+ *  field; several files counted as one stream, as the report does. */
+function grepCommand(template: string, source: (id: number) => Located | null, hostOf: (id: number) => string | null): string {
   const m = /^\{grep\} ('(?:[^']|'\\'')*'|\S+) ((?:\{file:\d+\} ?)+)$/.exec(template);
   if (!m) return template;
-  const files = [...(m[2] as string).matchAll(/\{file:(\d+)\}/g)].map((x) => fileOf(Number(x[1])));
-  const cat = (f: string): string => (readers.has(f) ? (readers.get(f) as string) : /\.gz$/i.test(f) ? 'zcat' : /\.xz$/i.test(f) ? 'xzcat' : /\.bz2$/i.test(f) ? 'bzcat' : /\.zst$/i.test(f) ? 'zstdcat' : 'cat');
-  if (files.length === 1 && !readers.has(files[0] as string)) {
-    const c = cat(files[0] as string);
-    const tool = c === 'cat' ? 'grep' : c === 'zcat' ? 'zgrep' : c === 'xzcat' ? 'xzgrep' : c === 'bzcat' ? 'bzgrep' : 'zstdgrep';
-    return `${tool} -cE ${m[1]} ${shellWord(files[0] as string)}`;
+  const pattern = m[1] as string;
+  const files = [...(m[2] as string).matchAll(/\{file:(\d+)\}/g)].map((x) => ({ at: source(Number(x[1])), host: hostOf(Number(x[1])) }));
+  if (files.some((f) => f.at === null)) return `# read from stdin: save it to a file and run grep -cE ${pattern} on it`;
+  const located = files as Array<{ at: Located; host: string | null }>;
+  const command = countCommand(pattern, located);
+  // What came on stdin has no path: the command reads it saved as FILE.
+  return located.some((f) => f.at.stdin) ? `# stdin saved as FILE: ${command}` : command;
+}
+
+function countCommand(pattern: string, located: Array<{ at: Located; host: string | null }>): string {
+  if (located.length === 1) {
+    const { at, host } = located[0] as { at: Located; host: string | null };
+    if (at.direct !== null && host === null) return `${at.direct.tool} -cE ${pattern} ${shellWord(at.direct.file)}`;
+    if (at.direct !== null && at.direct.tool === 'grep' && host !== null) return `${hostFilter(host, at.format)} ${shellWord(at.direct.file)} | grep -cE ${pattern}`;
+    return `${at.stream}${host !== null ? ` | ${hostFilter(host, at.format)}` : ''} | grep -cE ${pattern}`;
   }
-  const tools = new Set(files.map(cat));
-  // journalctl takes one file per --file: each journal is its own command.
-  const stream = tools.size === 1 && ![...tools][0]?.startsWith('journalctl') ? `${[...tools][0]} ${files.map(shellWord).join(' ')}` : `{ ${files.map((f) => `${cat(f)} ${shellWord(f)}`).join('; ')}; }`;
-  return `${stream} | grep -cE ${m[1]}`;
+  if (located.every((f) => f.at.direct?.tool === 'grep' && f.host === null)) return `cat ${located.map((f) => shellWord((f.at.direct as { file: string }).file)).join(' ')} | grep -cE ${pattern}`;
+  return `{ ${located.map((f) => `${f.at.stream}${f.host !== null ? ` | ${hostFilter(f.host, f.at.format)}` : ''}`).join('; ')}; } | grep -cE ${pattern}`;
+}
+
+/** Where a file's bytes are, for the shell: `direct` when one grep-like tool reads the file itself, and always a
+ *  `stream` command that writes its decoded lines. */
+interface Located {
+  direct: { tool: string; file: string } | null;
+  stream: string;
+  format: string;
+  /** Read from stdin: FILE stands for what came there. */
+  stdin?: boolean;
+}
+
+/** How the shell reaches artifact `a` from where plegscope ran (null for stdin). */
+function locate(a: Artifact, inputPath: string | undefined, inputKind: string | undefined): Located | null {
+  if (inputPath === undefined) return null;
+  if (inputPath === '-' || inputKind === 'stdin') {
+    const at = locate({ ...a, path: 'FILE' }, 'FILE', inputKind === 'stdin' ? 'file' : inputKind);
+    return at && { ...at, stdin: true };
+  }
+  const under = (rel: string): string => (rel === '' ? inputPath : pathJoin(inputPath, rel));
+  const base = a.reach ? (a.reach.disk === null ? inputPath : under(a.reach.disk)) : inputKind === 'file' ? inputPath : under(a.path);
+  // A binary journal is read by journalctl, which takes a file: an archive's member is first saved to a temporary one.
+  const journal = a.compression === 'journal' ? `journalctl -o json --output-fields=${JOURNAL_FIELDS.join(',')} --file` : null;
+  const decode = journal ? `{ j=$(mktemp); cat > "$j"; ${journal} "$j"; rm -f "$j"; }` : DECODE[a.compression ?? ''] ?? null;
+  const members = a.reach?.members ?? [];
+  if (members.length === 0) {
+    const tool = a.compression === null ? 'grep' : GREP_TOOL[a.compression] ?? null;
+    return {
+      direct: tool ? { tool, file: base } : null,
+      stream: journal ? `${journal} ${shellWord(base)}` : `${decode ?? 'cat'} ${shellWord(base)}`,
+      format: a.format,
+    };
+  }
+  const [first, ...inner] = members as [Reach['members'][number], ...Reach['members']];
+  const steps = [first.kind === 'tar' ? `tar -xOf ${shellWord(base)} ${shellWord(first.name)}` : `unzip -p ${shellWord(base)} ${shellWord(unzipName(first.name))}`];
+  // A zip inside an archive must be a file to be read (its index is at its end): a temporary one.
+  for (const x of inner) steps.push(x.kind === 'tar' ? `tar -xO${TAR_FLAG[x.compression ?? ''] ?? ''}f - ${shellWord(x.name)}` : `{ z=$(mktemp); cat > "$z"; unzip -p "$z" ${shellWord(unzipName(x.name))}; rm -f "$z"; }`);
+  if (decode) steps.push(decode);
+  return { direct: null, stream: steps.join(' | '), format: a.format };
+}
+
+/** unzip reads member names as wildcards: `[`, `*`, `?` stand for themselves in brackets. */
+function unzipName(name: string): string {
+  return name.replace(/[[*?]/g, '[$&]');
+}
+
+const DECODE: Record<string, string> = { gzip: 'gzip -dc', xz: 'xz -dc', bzip2: 'bzip2 -dc', utf16le: 'iconv -f UTF-16LE -t UTF-8', utf16be: 'iconv -f UTF-16BE -t UTF-8' };
+const GREP_TOOL: Record<string, string> = { gzip: 'zgrep', xz: 'xzgrep', bzip2: 'bzgrep' };
+const TAR_FLAG: Record<string, string> = { gzip: 'z', xz: 'J', bzip2: 'j' };
+
+/** The lines of one host in a log of several: the journal's host column (`Jan 11 09:00:00 HOST ident: …`, ISO stamps
+ *  `2024-01-11T09:00:00+0000 HOST …`, JSON `"_HOSTNAME":"HOST"`). */
+function hostFilter(host: string, format: string): string {
+  if (format === 'journal-json') return `grep -F ${shellWord(`"_HOSTNAME":"${host}"`)}`;
+  if (!/^[\w.:-]+$/.test(host)) return `grep -F ${shellWord(` ${host} `)}`;
+  const column = format.startsWith('journal-short-iso') || format === 'rfc3339-prefixed' ? 2 : format === 'journal-short' || format === 'journal-short-precise' || format === 'syslog' ? 4 : null;
+  return column === null ? `awk '{ for (i = 1; i <= 5 && i <= NF; i++) if ($i == "${host}") { print; next } }'` : `awk '$${column} == "${host}"'`;
 }
 
 /** A path as one shell word (single-quoted unless it is plain). */

@@ -187,7 +187,14 @@ export interface CountCheck {
   count: number;
   total: number;
   window: string | null;
+  /** A shell command that, run where plegscope ran, prints `prints` (or `total` when `prints` is absent). */
   grep: string;
+  // Additions (backward compatible), issue 22:
+  /** What `grep` prints when it is not `total`: the same lines were in two files (copies of one journal: a unit journal
+   *  and the full journal, messages) and the report counted each once; `grep` counts every copy. */
+  prints?: number;
+  /** Lines the command counts that the report counted once as copies of another file's lines (`prints - total`). */
+  deduplicated?: number;
 }
 
 export interface Finding {
@@ -351,6 +358,8 @@ export interface ClusterNode {
   /** `endedAt` of the node's last stall; null when it had not ended by the end of the log. */
   lastEndedAt: string | null;
   longestStallSeconds: number;
+  /** Addition (issue 22.5): how the longest stall's duration is known (`at-least`: no end in the input). */
+  longestStallBound?: 'exact' | 'about' | 'at-least';
   nodeNotReady: boolean;
   primaryCause: Cause | null;
   kubeletVersion: string | null;
@@ -359,10 +368,19 @@ export interface ClusterNode {
 }
 
 export interface ClusterWave {
+  /** The wave's PLEG-unhealthy window: from the first node's `unhealthyFrom` … */
   from: string;
-  /** null when a stall in the wave had not ended by the end of its log. */
+  /** … to the last stall's end; null when a stall in the wave had not ended by the end of its log. */
   to: string | null;
   nodes: string[];
+  // Additions (backward compatible), issue 22.5: the wave as a stall, measured as every stall is.
+  /** The earliest last good relist of the wave's stalls (null when none is dated). */
+  lastRelistAt?: string | null;
+  /** From `lastRelistAt` to the wave's end (to the end of the input when it had not ended): how long the wave's nodes
+   *  went without a relist, the stalls' own measure (one node's wave: its stall's `durationSeconds`). */
+  durationSeconds?: number;
+  /** How the duration is known: `exact`, `about` (an end between two lines), `at-least` (no end in the input). */
+  durationBound?: 'exact' | 'about' | 'at-least';
 }
 
 export interface SharedTrait {

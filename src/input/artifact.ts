@@ -1,6 +1,7 @@
 // What src/input hands down the pipeline: one Artifact per readable file, with its role and format decided from
 // its content. Only src/input touches the filesystem; later stages read bytes through `open()`.
 import type { NodeHintFrom } from './names.js';
+import type { Reach } from './tree.js';
 import type { Readable } from 'node:stream';
 import type { InputKind, Role } from '../contract/analysis.js';
 
@@ -66,6 +67,9 @@ export interface Artifact {
   nodeRole?: 'master' | 'worker' | null;
   /** The token `DiscoverOptions.readEarly` gave for this archive member, read while the archive was indexed. */
   early?: number;
+  /** How a shell reaches these bytes from the input's path (a bundle's file, an archive's member): the count checks'
+   *  commands (analyze.ts). Absent for a loose file (the input itself, or `path` under the folder named). */
+  reach?: Reach;
 }
 
 /** An archive member as the index pass meets it (before the bundle layout is known). */

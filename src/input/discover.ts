@@ -16,7 +16,8 @@ import { FileSource, StreamSource, type Source } from './source.js';
 import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
-import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, type Tree, type TreeContext, type TreeFile } from './tree.js';
+import { spool, type Spooled } from './spool.js';
+import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 
@@ -62,6 +63,8 @@ class Discoverer {
   private readonly headBytes: number;
   private readonly limit: <T>(fn: () => Promise<T>) => Promise<T>;
   private stdinUsed = false;
+  /** Archives piped in, copied to private temporary files (spool.ts). */
+  private readonly spools: Spooled[] = [];
   private readonly limits: Limits;
   private readonly trees: Tree[] = [];
   /** Decompressed bytes of the input being added (limits.maxInputBytes): each input has its own. */
@@ -77,12 +80,15 @@ class Discoverer {
 
   result(): Discovery {
     const trees = this.trees;
+    const spools = this.spools;
     return {
       inputs: this.inputs,
       artifacts: this.artifacts,
       warnings: this.warnings,
       close: () => {
         for (const t of trees) closeTree(t);
+        // An archive piped in was read from a private copy: gone once its passes are closed (and at exit regardless).
+        for (const s of spools) s.remove();
       },
     };
   }
@@ -128,9 +134,23 @@ class Discoverer {
     if (!this.opts.stdin && process.stdin.isTTY) {
       throw new InputError('-', 'stdin is a terminal: pipe a log into it (e.g. journalctl -u kubelet | plegscope analyze -)');
     }
-    const input = this.addInput('-', 'stdin');
     const source = new StreamSource('-', stream);
-    const draft = await this.examine(source, '-', true);
+    const pr = await probe(source, this.tools, this.headBytes);
+    const kind = pr.error ? null : archiveKind(pr.head);
+    if (kind === 'tar' || kind === 'zip') {
+      // An archive piped in is read as the same archive named by its path: from a private copy (spool.ts).
+      let copy: Spooled;
+      try {
+        copy = await spool(source.open(), this.limits.maxStreamBytes);
+      } catch (err) {
+        throw new InputError('-', `could not be read: ${fsErrorMessage(err)}`);
+      }
+      this.spools.push(copy);
+      const st = await fsp.stat(copy.file, { bigint: true });
+      return this.addFile('-', copy.file, st);
+    }
+    const input = this.addInput('-', 'stdin');
+    const draft = await this.examine(source, '-', true, pr);
     this.push(input, draft.artifact, draft.warnings);
   }
 
@@ -154,6 +174,7 @@ class Discoverer {
       this.inputs.pop();
       const tree = newTree();
       this.trees.push(tree);
+      tree.holders.set('', { kind, compression: pr.compression, name: null });
       await indexContainer(this.containerFor(source, kind, pr.compression), '', 0, this.treeContext(), tree, given);
       await probeDeferred(tree, findRoots(tree, given), this.treeContext());
       if (tree.files.length === 0 && tree.warnings.some((w) => w.file === given && /could not be read|damaged|truncated/.test(w.message))) {
@@ -264,6 +285,7 @@ class Discoverer {
         nodeRole: pl.nodeRole,
         ...(f.early !== undefined ? { early: f.early } : {}),
         ...(f.member ? { sequential: true } : {}),
+        reach: reachOf(tree, f.path, f.raw),
       });
     }
     if (tree.files.length === 0 && !warned.has(given)) this.warnings.push({ file: given, line: null, message: 'no files found' });
@@ -320,6 +342,7 @@ class Discoverer {
       const a = result.artifact;
       if (a && a.format === 'archive' && (archiveKind(a.head) === 'tar' || archiveKind(a.head) === 'zip')) {
         const source = new FileSource(item.rel, item.realPath, item.size, item.mtime);
+        tree.holders.set(item.rel, { kind: archiveKind(a.head) as 'tar' | 'zip', compression: a.compression, name: null });
         await indexContainer(this.containerFor(source, archiveKind(a.head) as 'tar' | 'zip', a.compression), item.rel, 1, ctx, tree, given);
         return null;
       }

@@ -41,6 +41,34 @@ export interface TreeFile {
   member?: boolean;
   /** Not probed while the archive was indexed (a namespaced resource: see probeDeferred); role and format wait. */
   deferred?: boolean;
+  /** An archive member: its name as stored in its archive (what `tar -xOf archive NAME` takes). */
+  raw?: string;
+}
+
+/** An archive inside the input (or the input itself, at ''), by the path its members sit under: what reads it. */
+export interface ArchiveAt {
+  kind: 'tar' | 'zip';
+  compression: Compression;
+  /** Its member name as stored in the archive that holds it; null for the input itself or a file on disk. */
+  name: string | null;
+}
+
+/** A file as the shell reaches it from the input's path: a file on disk under the input (`disk`, relative to it; null
+ *  for the input itself) and the archive members on the way, outermost first. */
+export interface Reach {
+  disk: string | null;
+  members: Array<{ name: string; kind: 'tar' | 'zip'; compression: Compression }>;
+}
+
+/** How the shell reaches the tree's file at `p` (its stored member name `raw`). */
+export function reachOf(tree: Tree, p: string, raw?: string): Reach {
+  let key: string | undefined;
+  for (const k of tree.holders.keys()) if ((k === '' || p.startsWith(`${k}/`)) && (key === undefined || k.length > key.length)) key = k;
+  if (key === undefined) return { disk: p, members: [] };
+  const h = tree.holders.get(key) as ArchiveAt;
+  const name = raw ?? (key === '' ? p : p.slice(key.length + 1));
+  const up: Reach = key === '' ? { disk: null, members: [] } : reachOf(tree, key, h.name ?? undefined);
+  return { disk: up.disk, members: [...up.members, { name, kind: h.kind, compression: h.compression }] };
 }
 
 export interface Tree {
@@ -57,6 +85,8 @@ export interface Tree {
   repeats: Map<string, { shown: number; more: number; example: InputWarning }>;
   /** Members kept that nothing reads (listed only), and those past limits.maxIdleMembers that were not kept. */
   idle: { kept: number; dropped: number };
+  /** The archives read, by the path their members sit under ('' for the input itself): see reachOf. */
+  holders: Map<string, ArchiveAt>;
 }
 
 export interface TreeContext {
@@ -71,7 +101,7 @@ export interface TreeContext {
 }
 
 export function newTree(): Tree {
-  return { files: [], dirs: new Set(), warnings: [], maxMtime: null, containers: [], links: new Map(), repeats: new Map(), idle: { kept: 0, dropped: 0 } };
+  return { files: [], dirs: new Set(), warnings: [], maxMtime: null, containers: [], links: new Map(), repeats: new Map(), idle: { kept: 0, dropped: 0 }, holders: new Map() };
 }
 
 export function closeTree(tree: Tree): void {
@@ -192,6 +222,7 @@ export async function indexContainer(container: Container, prefix: string, depth
     const reopen = (holder?: Holder): Readable => container.open(h.index, holder);
     const file = await examineMember(h, body, display, reopen, depth, ctx, tree, label);
     if (file) {
+      file.raw = h.name;
       const prev = slots.get(p);
       // A later member of the same name replaces the earlier one, as when unpacking.
       if (prev?.kind === 'file') replaced.add(prev.file);
@@ -380,6 +411,7 @@ async function examineMember(
       const holder: Holder = { idle: () => child?.idle() ?? true, release: () => child?.releasePass() };
       // Later reads of the nested archive stream its member out of this archive again.
       child = new TarContainer(() => readMember(reopen(holder), compression, ctx, display, true));
+      tree.holders.set(display, { kind: 'tar', compression, name: h.name });
       await indexContainer(new FirstScan(child, p2.stream), display, depth + 1, ctx, tree, label);
       return null;
     }
@@ -388,6 +420,7 @@ async function examineMember(
       warn(zipped.error ? `zip inside the archive could not be read: ${zipped.error.message}` : `zip inside the archive is larger than ${mib(ctx.limits.maxNestedZipBytes)}: not read; unpack it first`);
       return null;
     }
+    tree.holders.set(display, { kind: 'zip', compression, name: h.name });
     await indexContainer(new ZipContainer(new BufferAccess(zipped.data), ctx.limits, display, ctx.budget), display, depth + 1, ctx, tree, label);
     return null;
   }

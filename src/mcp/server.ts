@@ -12,9 +12,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 import { analyze } from '../analyze.js';
 import type { Analysis, FleetScan } from '../contract/analysis.js';
-import { withCluster } from '../report/cluster.js';
+import { longestStallText, withCluster } from '../report/cluster.js';
 import { renderJson } from '../report/json.js';
-import { fmtDuration } from '../report/layout.js';
 import { VERDICT, verdictKind } from '../report/words.js';
 import { renderScanJson, renderScanText } from '../report/scan.js';
 import { sanitize } from '../util/sanitize.js';
@@ -49,8 +48,7 @@ export function summary(a: Analysis): string {
     const cause = n.verdict.primaryCause ? `; cause ${n.verdict.primaryCause} (confidence ${n.verdict.confidence.toFixed(2)})` : '';
     out.push(`${sanitize(n.name)}: ${VERDICT[kind]}${cause}`);
     if (n.stalls.length > 0) {
-      const longest = Math.max(...n.stalls.map((s) => s.durationSeconds));
-      out.push(`  ${n.stalls.length} stall(s), longest ${fmtDuration(longest)} without a relist; first: last relist ${n.stalls[0]!.lastRelistAt ?? '?'}, ended ${n.stalls[0]!.endedAt ?? 'not in the input'}`);
+      out.push(`  ${n.stalls.length} stall(s), longest ${longestStallText(n)} without a relist; first: last relist ${n.stalls[0]!.lastRelistAt ?? '?'}, ended ${n.stalls[0]!.endedAt ?? 'not in the input'}`);
     }
     for (const f of n.findings.filter((x) => !x.considered).slice(0, 3)) out.push(`  [${f.severity}] ${sanitize(f.title)} (${f.ruleId}, ${f.confidence.toFixed(2)})`);
     if (n.gaps.length > 0) out.push(`  missing: ${n.gaps.map((g) => sanitize(g.missing)).join('; ')}`);

@@ -61,6 +61,10 @@ export interface NodeModel {
   windowEnd: number | null;
   kubeletLast: number | null;
   events: SignalEvent[];
+  /** Events dropped as copies of lines another file of the node holds (the same journal in two files). */
+  duplicates?: SignalEvent[];
+  /** Files holding several hosts' lines, of which this node's are those of this host (artifact id → host). */
+  hostFilter?: Map<number, string>;
   timeline: Timeline;
   cri: CriOpLog[];
   metrics: MetricsSummary | null;
@@ -305,6 +309,9 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
     const arts = new Map<number, ArtifactData>();
     const seen = new Set<string>();
     const events: SignalEvent[] = [];
+    // Lines dropped as copies of a line another file holds (a count check's command still finds them in their file).
+    const duplicates: SignalEvent[] = [];
+    const hostFilter = new Map<number, string>();
     let start = Infinity;
     let end = -Infinity;
     let kubeletLast = -Infinity;
@@ -318,11 +325,21 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         if (!Number.isNaN(w.kubeletLast)) kubeletLast = Math.max(kubeletLast, w.kubeletLast);
       }
       const own = eventsOfHost(sig, p.host);
+      if (p.host !== null && new Set(sig.hosts.map((h) => h.host).filter(isUsableHost)).size > 1) hostFilter.set(p.artifact.id, p.host);
       const extra = p.shared ? sig.events.filter((e) => e.type === 'controller-node' && e.node === null && e.host !== p.host) : [];
+      // The same line read from two files (unit journal, full journal, messages) counts once; the same line twice in
+      // one file (mounts of one dead server, a kubelet repeating itself within the second) is two lines. So the k-th
+      // copy of a line in this file is a copy of the k-th in an earlier file.
+      const mine = new Map<string, number>();
       for (const e of extra.length ? [...own, ...extra] : own) {
-        // The same line read from two files (unit journal, full journal, messages) counts once.
-        const key = dedupeKey(e);
-        if (seen.has(key)) continue;
+        const base = dedupeKey(e);
+        const k = (mine.get(base) ?? 0) + 1;
+        mine.set(base, k);
+        const key = `${base}#${k}`;
+        if (seen.has(key)) {
+          duplicates.push(e);
+          continue;
+        }
         seen.add(key);
         events.push(e);
       }
@@ -385,6 +402,8 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       windowEnd: Number.isFinite(end) ? end : null,
       kubeletLast: Number.isFinite(kubeletLast) ? kubeletLast : null,
       events,
+      duplicates,
+      hostFilter,
       timeline,
       cri: criFromLogs(events),
       metrics,

@@ -22,6 +22,7 @@ export function summarizeCluster(nodes: readonly NodeReport[]): ClusterSummary |
     firstUnhealthyFrom: minIso(n.stalls.flatMap((s) => (s.unhealthyFrom === null ? [] : [s.unhealthyFrom]))) as string,
     lastEndedAt: n.stalls.some((s) => s.endedAt === null) ? null : maxIso(n.stalls.map((s) => s.endedAt as string)),
     longestStallSeconds: n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), -Infinity),
+    longestStallBound: boundOf(longestStallOf(n) as Stall),
     nodeNotReady: n.stalls.some((s) => s.nodeNotReady) || n.notReady.length > 0,
     primaryCause: n.verdict.primaryCause,
     kubeletVersion: n.kubeletVersion,
@@ -65,22 +66,50 @@ function waves(nodes: NodeReport[]): ClusterWave[] {
   const spans = nodes.flatMap((n) => n.stalls.flatMap((s) => (s.unhealthyFrom === null ? [] : [{
     node: n.name,
     from: Date.parse(s.unhealthyFrom),
+    relist: s.lastRelistAt === null ? null : Date.parse(s.lastRelistAt),
     // An open stall lasts to the end of what its node's log covers.
     to: s.endedAt ? Date.parse(s.endedAt) : Date.parse(n.coverage.to ?? n.window.end ?? s.unhealthyFrom),
     open: s.endedAt === null,
+    bound: boundOf(s),
+    seconds: s.durationSeconds,
   }]))).sort((a, b) => a.from - b.from || a.node.localeCompare(b.node));
-  const out: Array<{ from: number; to: number; open: boolean; nodes: string[] }> = [];
+  type Acc = { from: number; to: number; open: boolean; nodes: string[]; relist: number | null; bound: Bound; seconds: number; stalls: number };
+  const out: Acc[] = [];
   for (const s of spans) {
     const cur = out[out.length - 1];
     if (cur && s.from <= cur.to + WAVE_GAP_MS) {
+      // The wave's end is its last stall's: how that end is known is how the wave's is.
+      if (s.to >= cur.to) cur.bound = s.bound;
       cur.to = Math.max(cur.to, s.to);
       cur.open ||= s.open;
+      if (cur.open) cur.bound = 'at-least';
+      cur.relist = cur.relist === null ? s.relist : s.relist === null ? cur.relist : Math.min(cur.relist, s.relist);
+      cur.stalls++;
       if (!cur.nodes.includes(s.node)) cur.nodes.push(s.node);
     } else {
-      out.push({ from: s.from, to: s.to, open: s.open, nodes: [s.node] });
+      out.push({ from: s.from, to: s.to, open: s.open, nodes: [s.node], relist: s.relist, bound: s.bound, seconds: s.seconds, stalls: 1 });
     }
   }
-  return out.map((w) => ({ from: new Date(w.from).toISOString(), to: w.open ? null : new Date(w.to).toISOString(), nodes: w.nodes }));
+  return out.map((w) => ({
+    from: new Date(w.from).toISOString(), to: w.open ? null : new Date(w.to).toISOString(), nodes: w.nodes,
+    lastRelistAt: w.relist === null ? null : new Date(w.relist).toISOString(),
+    // One stall: its own duration; several: from the earliest last relist to the latest end.
+    durationSeconds: w.stalls === 1 || w.relist === null ? w.seconds : Math.round(w.to - w.relist) / 1000,
+    durationBound: w.bound,
+  }));
+}
+
+type Bound = NonNullable<ClusterWave['durationBound']>;
+
+/** How a stall's duration is known: its end between two lines is `about`, no end in the input `at-least`. */
+function boundOf(s: Stall): Bound {
+  return s.endedBy === 'unknown' || s.endedBy === 'end-of-log' ? 'at-least' : s.endedBetween ? 'about' : 'exact';
+}
+
+/** A duration as every view says it: `14m15s`, `about 6m02s`, `at least 14m15s`. */
+export function boundDuration(seconds: number, bound: Bound): string {
+  const d = fmtDuration(seconds);
+  return bound === 'at-least' ? `at least ${d}` : bound === 'about' ? `about ${d}` : d;
 }
 
 function counts(values: Array<string | null>): TraitCount[] {
@@ -145,11 +174,29 @@ export function stallEndPhrase(s: Stall, zone: string, withDate = false): string
   return `${s.endedAt !== null || s.endedBetween ? 'ended ' : ''}${stallEnded(s, zone, withDate)}`;
 }
 
-/** How long a stall went without a relist: "at least" when its end is not in the input, "about" when its end is an
- *  estimate between two lines. */
+/** How long a stall went without a relist, from its last good relist to the first relist after it: "at least" when
+ *  that end is not in the input (still stalled at its end, or the end left out), "about" when it is an estimate
+ *  between two lines. The one duration of a stall, in every view. */
 export function stallDuration(s: Stall): string {
-  const d = fmtDuration(s.durationSeconds);
-  return s.endedBy === 'unknown' ? `at least ${d}` : s.endedBetween ? `about ${d}` : d;
+  return boundDuration(s.durationSeconds, boundOf(s));
+}
+
+/** The node's longest stall (the first of equals), or null without one. */
+export function longestStallOf(n: NodeReport): Stall | null {
+  let best: Stall | null = null;
+  for (const s of n.stalls) if (!best || s.durationSeconds > best.durationSeconds) best = s;
+  return best;
+}
+
+/** The longest stall's duration as every view says a stall's (`at least 14m15s`), or — without one. */
+export function longestStallText(n: NodeReport): string {
+  const s = longestStallOf(n);
+  return s ? stallDuration(s) : '—';
+}
+
+/** A flapped node's longest stall as the cluster summary holds it, in the same words. */
+export function clusterLongest(c: ClusterNode): string {
+  return boundDuration(c.longestStallSeconds, c.longestStallBound ?? 'exact');
 }
 
 /** When the last good relist was, or that its lines carry no date. */
@@ -159,7 +206,11 @@ export function stallStart(s: Stall, zone: string, withDate = true): string {
 
 /** What a count check's grep prints, and how much of it the finding counted: "30", or "45 (30 of them in the window)". */
 export function checkResult(c: CountCheck): string {
-  return c.total === c.count ? String(c.count) : `${c.total} (${c.count} of them ${c.window ?? 'in the window counted'})`;
+  const window = c.total === c.count ? '' : ` (${c.count} of them ${c.window ?? 'in the window counted'})`;
+  if (c.prints === undefined || c.prints === c.total) return `${c.total}${window}`;
+  // The command counts every copy; the report counted the copies of one journal in two files once.
+  const copies = c.deduplicated ?? c.prints - c.total;
+  return `${c.prints} — ${c.total} distinct ${c.total === 1 ? 'line' : 'lines'}${window}; the other ${copies} ${copies === 1 ? 'is a copy' : 'are copies'} of them in another file of the same journal, counted once`;
 }
 
 /** A time span shown compactly: the end without its date when both fall on the same day. */
@@ -218,9 +269,13 @@ export function clusterSentences(c: ClusterSummary, zone: string): string[] {
   return out;
 }
 
+/** A wave as a stall: from the last good relist to the end, its duration without a relist (as each stall's is given),
+ *  then its PLEG-unhealthy window, labelled. Waves of analyses made before the stall fields existed: the window only. */
 function waveText(w: ClusterWave, zone: string): string {
-  const dur = w.to ? ` (${fmtDuration((Date.parse(w.to) - Date.parse(w.from)) / 1000)})` : '';
-  return `${displaySpan(w.from, w.to, zone)}${dur} ${w.nodes.join(', ')}`;
+  const unhealthy = displaySpan(w.from, w.to, zone);
+  if (w.lastRelistAt == null || w.durationSeconds === undefined) return `${w.nodes.join(', ')} PLEG unhealthy ${unhealthy}`;
+  const stalled = displaySpan(w.lastRelistAt, w.to, zone);
+  return `${w.nodes.join(', ')} from the last relist ${stalled}, ${boundDuration(w.durationSeconds, w.durationBound ?? 'exact')} without a relist (PLEG unhealthy from ${displayTime(w.from, zone, displayTime(w.from, zone).slice(0, 10) !== displayTime(w.lastRelistAt, zone).slice(0, 10))})`;
 }
 
 /**
@@ -238,7 +293,7 @@ export function renderClusterText(analysis: Analysis, opts: { color: boolean; zo
   if (c.flapped.length > 0) {
     const head = ['node', 'stalls', 'first unhealthy', LONGEST_STALL, 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'];
     const rows = c.flapped.map((n) => [
-      sanitize(n.name), String(n.stalls), displayTime(n.firstUnhealthyFrom, opts.zone), fmtDuration(n.longestStallSeconds),
+      sanitize(n.name), String(n.stalls), displayTime(n.firstUnhealthyFrom, opts.zone), clusterLongest(n),
       n.nodeNotReady ? 'yes' : 'no', n.primaryCause ?? 'unknown', sanitize(n.kubeletVersion ?? '?'), n.runtime ?? '?',
       n.runningPods === null ? '—' : String(n.runningPods),
     ]);

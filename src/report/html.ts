@@ -7,7 +7,7 @@
 import type { Analysis, Finding, NodeReport } from '../contract/analysis.js';
 import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
-import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
+import { checkResult, clusterLongest, clusterOf, longestStallText, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
 import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote } from './words.js';
 import { operationsView, relistLines } from './latency.js';
@@ -423,7 +423,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
     body.push(`<section id="cluster"><h2>Cluster</h2><ul>${clusterSentences(cluster, zone).map((s) => `<li>${esc(s)}</li>`).join('')}</ul>`);
     if (cluster.flapped.length > 0) {
       body.push(`<table class="flapped"><thead><tr><th>node</th><th class="num">stalls</th><th>first unhealthy</th><th class="num">${LONGEST_STALL}</th><th>NotReady</th><th>cause</th><th>kubelet</th><th>runtime</th><th class="num">pods</th></tr></thead><tbody>` +
-        cluster.flapped.map((c) => `<tr><td>${esc(c.name)}</td><td class="num">${c.stalls}</td><td>${esc(displayTime(c.firstUnhealthyFrom, zone))}</td><td class="num">${fmtDuration(c.longestStallSeconds)}</td>` +
+        cluster.flapped.map((c) => `<tr><td>${esc(c.name)}</td><td class="num">${c.stalls}</td><td>${esc(displayTime(c.firstUnhealthyFrom, zone))}</td><td class="num">${esc(clusterLongest(c))}</td>` +
           `<td>${c.nodeNotReady ? 'yes' : 'no'}</td><td><code>${esc(c.primaryCause ?? 'unknown')}</code></td><td>${esc(c.kubeletVersion ?? '?')}</td><td>${esc(c.runtime ?? '?')}</td><td class="num">${c.runningPods ?? '—'}</td></tr>`).join('') +
         '</tbody></table>');
     }
@@ -432,7 +432,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   if (analysis.nodes.length > 0) {
     body.push(`<section id="verdicts"><h2>Verdict</h2><table class="verdicts"><thead><tr><th>node</th><th>PLEG</th><th>primary cause</th><th class="num">confidence</th><th class="num">stalls</th><th class="num">${LONGEST_STALL}</th><th>NotReady</th></tr></thead><tbody>` +
       analysis.nodes.map((n, i) => `<tr><td><a href="#node-${i + 1}">${esc(n.name)}</a></td><td>${badge(n)}</td><td>${n.verdict.primaryCause ? `<code>${esc(n.verdict.primaryCause)}</code>` : '—'}</td>` +
-        `<td class="num">${n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—'}</td><td class="num">${n.stalls.length}</td><td class="num">${n.stalls.length ? fmtDuration(n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), -Infinity)) : '—'}</td><td>${n.notReady.length ? 'yes' : 'no'}</td></tr>`).join('') +
+        `<td class="num">${n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—'}</td><td class="num">${n.stalls.length}</td><td class="num">${esc(longestStallText(n))}</td><td>${n.notReady.length ? 'yes' : 'no'}</td></tr>`).join('') +
       '</tbody></table></section>');
   }
   analysis.nodes.forEach((n, i) => body.push(nodeHtml(n, i, zone, nEvidence)));

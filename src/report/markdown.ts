@@ -7,7 +7,7 @@
 // byte and interprets nothing). The only HTML is ours: `<details>` and `<summary>` with fixed text.
 import type { Analysis, Finding, NodeReport } from '../contract/analysis.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
-import { checkResult, clusterOf, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
+import { checkResult, clusterLongest, clusterOf, longestStallText, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration } from './layout.js';
 import { metricsSpan } from './text.js';
 import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, type FOLDED } from './words.js';
@@ -83,10 +83,6 @@ function table(head: string[], rows: string[][], align?: Array<'l' | 'r'>): stri
 function verdictCell(n: NodeReport): string {
   const k = verdictKind(n);
   return k === 'unhealthy' ? `**${VERDICT_CELL[k]}**` : VERDICT_CELL[k];
-}
-
-function longest(n: NodeReport): number | null {
-  return n.stalls.length ? n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), -Infinity) : null;
 }
 
 function findingBlock(f: Finding, i: number, nEvidence: number): string[] {
@@ -231,7 +227,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     out.push('');
     if (cluster.flapped.length > 0) {
       append(out, table(['node', 'stalls', 'first unhealthy', LONGEST_STALL, 'NotReady', 'cause', 'kubelet', 'runtime', 'pods'], cluster.flapped.map((n) => [
-        cell(n.name), String(n.stalls), cell(displayTime(n.firstUnhealthyFrom, zone)), fmtDuration(n.longestStallSeconds),
+        cell(n.name), String(n.stalls), cell(displayTime(n.firstUnhealthyFrom, zone)), clusterLongest(n),
         n.nodeNotReady ? 'yes' : 'no', n.primaryCause ? cellCode(n.primaryCause) : 'unknown', cell(n.kubeletVersion ?? '?'), n.runtime ?? '?',
         n.runningPods === null ? '—' : String(n.runningPods),
       ]), ['l', 'r', 'l', 'r', 'l', 'l', 'l', 'l', 'r']), '');
@@ -242,7 +238,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     out.push('## Verdict', '');
     append(out, table(['node', 'PLEG', 'primary cause', 'confidence', 'stalls', LONGEST_STALL, 'NotReady', 'kubelet', 'runtime'], analysis.nodes.map((n) => [
       cell(n.name), verdictCell(n), n.verdict.primaryCause ? cellCode(n.verdict.primaryCause) : '—',
-      n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—', String(n.stalls.length), fmtDuration(longest(n)),
+      n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—', String(n.stalls.length), longestStallText(n),
       n.notReady.length > 0 ? 'yes' : 'no', cell(n.kubeletVersion ?? '?'), n.runtime ?? '?',
     ]), ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'l']), '');
   }

@@ -318,6 +318,9 @@ function shaped(s: string, i: number, prev: number, p: Pseudonyms): [number, str
     j++;
   }
   const len = j - i;
+  // Numbers are never names: the fraction of a decimal (`1.710151632348e+09`, `32.348123456`) and a mantissa with its
+  // exponent (`1710151632348e+09`, `5e10`) are made of hex digits too.
+  if (len >= 8 && len !== 64 && isNumberPart(s, i, j, prev) && (/[eE][+-]$/.test(s.slice(i, j + 1)) || p.idByPrefix(s.slice(i, j)) === null)) return [0, ''];
   if (len >= 8 && !isAlnum(after(j))) {
     if (len === 64) return [64, p.addShaped('id', s.slice(i, j))];
     const byPrefix = len < 64 && (letters > 0 || len >= 12) ? p.idByPrefix(s.slice(i, j)) : null;
@@ -326,6 +329,17 @@ function shaped(s: string, i: number, prev: number, p: Pseudonyms): [number, str
     if (len >= 12 && letters > 0 && digits > 0) return [len, p.addShaped('id', s.slice(i, j))];
   }
   return [0, ''];
+}
+
+/** Whether the hex run s[i, j) is part of a number: digits (with at most an exponent's `e`) after `digit.`, or digits
+ *  ending in an exponent (`e+09`, `e-5`, `e10`). */
+function isNumberPart(s: string, i: number, j: number, prev: number): boolean {
+  const run = s.slice(i, j);
+  const exp = /^\d+[eE]\d*$/.exec(run);
+  const signedExp = exp && /[eE]$/.test(run) && /^[+-]\d/.test(s.slice(j, j + 2));
+  const plainExp = exp && /^\d+[eE]\d+$/.test(run);
+  if (signedExp || plainExp) return true;
+  return prev === 46 && isDigit(s.charCodeAt(i - 2)) && /^\d+(?:[eE]\d*)?$/.test(run);
 }
 
 /**

@@ -6,6 +6,7 @@ import { plurals } from '../util/plural.js';
 import type { Cause, Finding, Gap, RuledOut, Severity, Verdict } from '../contract/analysis.js';
 import { ESTABLISHED_CONFIDENCE, SEVERITIES, WEAK_CONFIDENCE } from '../contract/analysis.js';
 import type { Condition, GapSpec, RuleSpec } from './spec.js';
+import { KUBELET_LOG_GAP } from './gaps.js';
 import type { Cite, CountCheck, FactSheet, FactValue, Facts } from './facts.js';
 
 export interface Fired {
@@ -274,7 +275,8 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
   }
   const outGaps: Gap[] = gaps.filter((g) => allHold(g.when, f)).map((g) => ({ missing: g.missing, why: render(g.why, f), collect: renderCommand(g.collect, f) }));
   if (notSeen.length > 0) {
-    outGaps.unshift({
+    // First, unless the kubelet's journal is missing altogether (gaps.ts): that gap stays first, this one follows it.
+    outGaps.splice(outGaps[0]?.missing === KUBELET_LOG_GAP ? 1 : 0, 0, {
       missing: 'log lines around the stall',
       why: `${notSeen.map((x) => x.cause).join(', ')}: not seen, but not ruled out either — the input holds no lines around the stall (the kubelet's log from before its last good relist to the end of the stall would show or rule them out)`,
       collect: renderCommand(AROUND_STALL, f),

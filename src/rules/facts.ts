@@ -646,9 +646,17 @@ function countChecks(node: NodeModel, inScope: (ts: number) => boolean, scope: s
     const all = new Map<string, { ts: number; file: number; n: number }>();
     for (const e of node.events) if (c.test(e)) all.set(`${e.ref.artifact}:${e.ref.line}`, { ts: e.ts, file: e.ref.artifact, n: e.n ?? 1 });
     if (all.size === 0) continue;
+    // The copies dropped (the same journal in two files) are still in their files: the command counts them.
+    const copies = new Map<string, { file: number; n: number }>();
+    for (const e of node.duplicates ?? []) if (c.test(e)) copies.set(`${e.ref.artifact}:${e.ref.line}`, { file: e.ref.artifact, n: e.n ?? 1 });
     const count = lineCount([...all.values()].filter((x) => inScope(x.ts)));
-    const files = [...new Set([...all.values()].map((x) => x.file))].sort((a, b) => a - b);
-    out[c.key] = { what: c.what, count, total: lineCount([...all.values()]), window: scope === 'in the whole input' ? null : scope, grep: `{grep} ${shq(c.pattern)} ${files.map((id) => `{file:${id}}`).join(' ')}` };
+    const total = lineCount([...all.values()]);
+    const deduplicated = lineCount([...copies.values()]);
+    const files = [...new Set([...all.values(), ...copies.values()].map((x) => x.file))].sort((a, b) => a - b);
+    out[c.key] = {
+      what: c.what, count, total, window: scope === 'in the whole input' ? null : scope, grep: `{grep} ${shq(c.pattern)} ${files.map((id) => `{file:${id}}`).join(' ')}`,
+      ...(deduplicated > 0 ? { prints: total + deduplicated, deduplicated } : {}),
+    };
   }
   return out;
 }

@@ -24,7 +24,61 @@ const metrics = (cli: string): string => [
   `${cli} get --raw /api/v1/nodes/{node.name|node}/proxy/metrics > {node.name|node}-$(date -u +%Y%m%dT%H%M%SZ).metrics`,
 ].join('\n');
 
+/** What the first gap says is missing when the node's kubelet journal is not in the input (engine.ts keeps it first). */
+export const KUBELET_LOG_GAP = 'kubelet log of this node';
+
 export const BUILTIN_GAPS: GapSpec[] = [
+  // The kubelet's own journal comes first when it is missing: only it says when PLEG stopped relisting and what the
+  // kubelet was doing; runtime, kernel logs and metrics can only be read around it.
+  {
+    id: 'must-gather-no-kubelet-log',
+    when: [{ fact: 'bundle.kind', op: '==', value: 'must-gather' }, { fact: 'has.kubelet-log', op: 'falsy' }],
+    missing: KUBELET_LOG_GAP,
+    why: "a default must-gather collects only the masters' kubelet and CRI-O journals (host_service_logs/masters/); this node's are not in it",
+    collect: [
+      `oc adm node-logs {node.name|node} -u kubelet${OC_WINDOW} > {node.name|node}-kubelet.log`,
+      `oc adm node-logs {node.name|node} -u crio${OC_WINDOW} > {node.name|node}-crio.log`,
+      '# or every worker at once: oc adm must-gather -- /usr/bin/gather_service_logs worker',
+    ].join('\n'),
+  },
+  {
+    id: 'no-kubelet-log-openshift',
+    when: [{ fact: 'has.kubelet-log', op: 'falsy' }, world('openshift'), { fact: 'bundle.kind', op: '!=', value: 'must-gather' }],
+    missing: KUBELET_LOG_GAP,
+    why: "only the kubelet's journal says when PLEG stopped relisting and what the kubelet saw; the input holds none of this node's",
+    collect: `oc adm node-logs {node.name|node} -u kubelet${OC_WINDOW} > {node.name|node}-kubelet.log`,
+  },
+  {
+    id: 'no-kubelet-log-node',
+    when: [{ fact: 'has.kubelet-log', op: 'falsy' }, world('node')],
+    missing: KUBELET_LOG_GAP,
+    why: "only the kubelet's journal says when PLEG stopped relisting and what the kubelet saw; this sosreport holds none (its kubernetes plugin did not run, or the kubelet's unit has another name)",
+    collect: [
+      '# on the node, as root: a sosreport with the kubelet journal',
+      'sos report -o kubernetes,logs --batch',
+      '# or the journal alone:',
+      `journalctl -u kubelet${WINDOW} -o short-iso-precise > {node.name|node}-kubelet.log`,
+    ].join('\n'),
+  },
+  {
+    id: 'no-kubelet-log-kind',
+    when: [{ fact: 'has.kubelet-log', op: 'falsy' }, world('kind')],
+    missing: KUBELET_LOG_GAP,
+    why: "only the kubelet's journal says when PLEG stopped relisting and what the kubelet saw; the input holds none of this node's",
+    collect: `docker exec {node.name|node} journalctl -u kubelet${WINDOW} -o short-iso-precise > {node.name|node}-kubelet.log`,
+  },
+  {
+    id: 'no-kubelet-log',
+    when: [{ fact: 'has.kubelet-log', op: 'falsy' }, world('kubernetes')],
+    missing: KUBELET_LOG_GAP,
+    why: "only the kubelet's journal says when PLEG stopped relisting and what the kubelet saw; the input holds none of this node's",
+    collect: [
+      '# on the node, as root:',
+      `journalctl -u kubelet${WINDOW} -o short-iso-precise > kubelet.log`,
+      '# or from a machine with cluster access:',
+      `${KUBECTL_DEBUG} journalctl -u kubelet${WINDOW} -o short-iso-precise > {node.name|node}-kubelet.log`,
+    ].join('\n'),
+  },
   {
     id: 'no-metrics-sosreport',
     when: [{ fact: 'metrics.present', op: 'falsy' }, { fact: 'bundle.kind', op: '==', value: 'sosreport' }],
@@ -45,17 +99,6 @@ export const BUILTIN_GAPS: GapSpec[] = [
     missing: 'kubelet metrics',
     why: METRICS_WHY,
     collect: metrics('kubectl'),
-  },
-  {
-    id: 'must-gather-no-kubelet-log',
-    when: [{ fact: 'bundle.kind', op: '==', value: 'must-gather' }, { fact: 'has.kubelet-log', op: 'falsy' }],
-    missing: 'kubelet log of this node',
-    why: "a default must-gather collects only the masters' kubelet and CRI-O journals (host_service_logs/masters/); this node's are not in it",
-    collect: [
-      `oc adm node-logs {node.name|node} -u kubelet${OC_WINDOW} > {node.name|node}-kubelet.log`,
-      `oc adm node-logs {node.name|node} -u crio${OC_WINDOW} > {node.name|node}-crio.log`,
-      '# or every worker at once: oc adm must-gather -- /usr/bin/gather_service_logs worker',
-    ].join('\n'),
   },
   {
     id: 'must-gather-skipped-node',

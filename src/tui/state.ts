@@ -150,8 +150,9 @@ export function longestStall(n: NodeReport): number {
   return n.stalls.reduce((m, s) => Math.max(m, s.durationSeconds), 0);
 }
 
+/** When the node's first stall began: its last good relist (where every view starts a stall). */
 export function firstStallAt(n: NodeReport): number | null {
-  const t = n.stalls.map((s) => parseIsoMs(s.unhealthyFrom)).filter((x): x is number => x !== null);
+  const t = n.stalls.map((s) => parseIsoMs(s.lastRelistAt)).filter((x): x is number => x !== null);
   return t.length ? t.reduce((m, x) => Math.min(m, x), Infinity) : null;
 }
 
@@ -625,7 +626,7 @@ export function helpFor(screen: Screen): HelpSection[] {
   const time: [string, string] = ['t, :time T', 'go to a time: 10:03, 10:03:30, 03-11 10:03, ISO, +5m, -30s, start, end'];
   const per: Record<Screen['kind'], HelpSection[]> = {
     overview: [{ title: 'Overview (one row per node)', keys: [['j/k ↑/↓ pgup/pgdn g/G', 'move'], ['enter', 'open the node'], ['/', 'filter by node name or cause (as you type)'], ['s / S', 'sort by the next column / reverse']] },
-      { title: 'Columns', keys: [['PLEG', 'unhealthy: PLEG stalled (no relist for longer than the threshold); healthy, NotReady: NotReady for another reason'], ['CAUSE CONF', 'the primary cause and how sure the rules are of it'], ['LONGEST', 'the longest stall: time without a completed relist'], ['FIRST STALL', 'when the node was first reported PLEG unhealthy']] }],
+      { title: 'Columns', keys: [['PLEG', 'unhealthy: PLEG stalled (no relist for longer than the threshold); healthy, NotReady: NotReady for another reason'], ['CAUSE CONF', 'the primary cause and how sure the rules are of it'], ['LONGEST', 'the longest stall: time without a completed relist'], ['FIRST STALL', 'when the node\'s first stall began: its last good relist']] }],
     node: [{ title: 'Node (timeline, findings, stalls, ruled out, gaps, operations)', keys: [['tab, 1-5', 'switch section'], ['j/k ↑/↓', 'move in the section'], ['enter', 'open the finding / the log at the stall / the commands of a gap'], ['←/→ h, H/L', 'move the timeline cursor (H/L: 10 steps)'], ['[ / ]', 'previous / next event (stall, NotReady, restart)'], time, ['l', 'open the Log at the cursor time']] },
       { title: 'Timeline', keys: [['█ ▒ |', 'PLEG stall, NotReady without a stall, kubelet start'], ['▁▂▃…█', 'CRI errors per column, one row per operation']] }],
     finding: [{ title: 'Finding (summary, remedy, references and evidence)', keys: [['j/k ↑/↓', 'move between evidence lines'], ['enter', 'open the Log at this line, with context'], ['x', 'read the summary, remedy and references in full (j/k scroll; x or esc: back)']] }],

@@ -51,6 +51,12 @@ function withPods(kind: string): { fx: KindFixture; files: Record<string, string
   return { fx, files };
 }
 
+
+/** `v` with every `from` in its strings read as `to` (a count check's command names the input's path). */
+function renamed<T>(v: T, from: string, to: string): T {
+  return JSON.parse(JSON.stringify(v).split(from).join(to)) as T;
+}
+
 describe.each(['must-gather', 'inspect'])('%s folder', (kind) => {
   it('namespaced files are listed but not probed, and the analysis is unchanged', async () => {
     const { files } = withPods(kind);
@@ -63,7 +69,8 @@ describe.each(['must-gather', 'inspect'])('%s folder', (kind) => {
     const bare = path.join(tmp, `${kind}-bare`);
     writeDir(bare, Object.fromEntries(Object.entries(files).filter(([k]) => !k.includes('/pods/'))));
     const without = (await analyze({ paths: [bare], workers: 0 })).analysis;
-    expect(a.nodes).toEqual(without.nodes);
+    // The same but for the input's path, which the count checks' commands name.
+    expect(renamed(a.nodes, dir, bare)).toEqual(without.nodes);
     expect(a.inputs[0]?.artifacts).toEqual(without.inputs[0]?.artifacts);
   });
 });
@@ -90,7 +97,7 @@ describe.each(['must-gather', 'inspect'])('%s archive', (kind) => {
     const a = (await analyze({ paths: [p], workers: 0 })).analysis;
     const bare = await writeBundle(tmp, `${kind}-bare`, Object.fromEntries(Object.entries(files).filter(([k]) => !k.includes('/pods/'))), 'tar.gz');
     const b = (await analyze({ paths: [bare], workers: 0 })).analysis;
-    expect(a.nodes).toEqual(b.nodes);
+    expect(renamed(a.nodes, p, bare)).toEqual(b.nodes);
     expect(a.inputs[0]?.artifacts).toEqual(b.inputs[0]?.artifacts);
     expect(a.nodes.map((n) => n.name)).toEqual(fx.nodes);
   });

@@ -46,7 +46,7 @@ describe('from the cluster to an evidence line and back (80×24)', () => {
     expect(lines(f)[0]).toMatch(/^ plegscope {2}Overview +UTC ?$/);
     expect(f).toContain('3 nodes · 2 PLEG unhealthy');
     expect(f).toMatch(/^ {2}NODE +PLEG↓ +CAUSE +CONF +STALLS +LONGEST +FIRST STALL 03-11$/m);
-    expect(f).toMatch(/▸ worker-3 +unhealthy +disk_io +79% +1 +14m00s 10:03:00/);
+    expect(f).toMatch(/▸ worker-3 +unhealthy +disk_io +79% +1 +14m00s 10:00:00/);
     expect(f).toMatch(/worker-5 +unhealthy +runtime_timeout/);
     expect(f).toMatch(/worker-1 +healthy/);
     expect(lines(f).at(-1)).toBe(' ↑↓ move  enter open  / filter  s/S sort  : cmd  q quit  ? help');

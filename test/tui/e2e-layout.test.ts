@@ -60,8 +60,8 @@ for (const [cols, rows] of [[80, 24], [200, 50]] as const) {
       expect(head).toMatch(/CAUSE +CONF/);
       expect(head).toContain('FIRST STALL');
       // The first stall is on 03-11, the second after midnight: the column shows dates.
-      expect(s).toMatch(/unhealthy +disk_io .* 03-11 23:58:00/);
-      expect(s).toMatch(/unhealthy +runtime_timeout .* 03-12 00:03:00/);
+      expect(s).toMatch(/unhealthy +disk_io .* 03-11 23:55:00/);
+      expect(s).toMatch(/unhealthy +runtime_timeout .* 03-12 00:00:00/);
       const footer = lines.at(-1) as string;
       expect(footer.trimEnd()).toMatch(/ \? help$/);
       // Attributes: the cursor row is inverse from edge to text end; the header bar too; other rows are not.

@@ -4,7 +4,7 @@
 import { Box } from 'ink';
 import type { ReactElement } from 'react';
 import type { NodeData, TuiModel } from '../model.js';
-import { fit, fitLeft, fmtDuration, fmtPct, fmtTime, oneDay, parseIsoMs, wrap } from '../format.js';
+import { fit, fitLeft, fmtPct, fmtTime, oneDay, parseIsoMs, wrap } from '../format.js';
 import { chartRows, columnOf } from '../chart.js';
 import { CHART_LABEL, chartWidth, SECTION_TITLES, SECTIONS, sectionLength, timeSpan, type NavState, type Section } from '../state.js';
 import { ALSO_CONSIDERED, VERDICT, verdictKind } from '../../report/words.js';
@@ -13,6 +13,7 @@ import { Blank, Line, SEVERITY_COLOR, T } from '../ui.js';
 import { sanitize, sanitizeLine } from '../../util/sanitize.js';
 import { scrollTop } from './Overview.js';
 import { wrapHanging } from '../../report/layout.js';
+import { stallDuration } from '../../report/cluster.js';
 import { operationsTable, relistLines } from '../../report/latency.js';
 
 const S = (s: string | null | undefined, max = 300): string => sanitizeLine(s ?? '', max);
@@ -146,13 +147,16 @@ function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiM
       }
       case 'stalls': {
         const s = r.stalls[i]!;
-        const from = parseIsoMs(s.unhealthyFrom);
+        // The stall as every view gives it: from its last good relist to its end, its duration without a relist in the
+        // same words; the PLEG-unhealthy time labelled as such.
+        const from = parseIsoMs(s.lastRelistAt);
         const to = parseIsoMs(s.endedAt);
+        const unhealthy = parseIsoMs(s.unhealthyFrom);
         items.push(
           <Line key={i} inverse={sel}>
             {mark}
             <T color="red">{`${from === null ? 'time unknown' : fmtTime(from, zone, 'short')} → ${to !== null ? `${s.endedBetween ? '≈' : ''}${fmtTime(to, zone, from !== null && oneDay([from, to], zone) ? 'clock' : 'short')}` : s.endedBy === 'unknown' ? 'end not in input' : 'end of log'}`}</T>
-            {`  ${fitLeft(`${s.endedBy === 'unknown' ? '≥' : s.endedBetween ? '≈' : ''}${fmtDuration(s.durationSeconds)}`, 8)}  ${fit(s.endedBy, 10)} ${s.nodeNotReady ? 'NotReady' : '        '}  last relist ${s.lastRelistAt === null ? 'time unknown' : fmtTime(parseIsoMs(s.lastRelistAt), zone, 'clock')}`}
+            {`  ${fitLeft(stallDuration(s), 17)} without a relist  ${fit(s.endedBy, 10)} ${s.nodeNotReady ? 'NotReady' : '        '}  unhealthy from ${unhealthy === null ? 'time unknown' : fmtTime(unhealthy, zone, 'clock')}`}
           </Line>,
         );
         break;

@@ -3,8 +3,9 @@
 // middle where that keeps look-alikes apart. On a narrow screen the least useful columns go first.
 import { Box } from 'ink';
 import type { TuiModel } from '../model.js';
-import { fit, fitLeft, fmtDuration, fmtPct, fmtTime, oneDay } from '../format.js';
-import { firstStallAt, longestStall, overviewRows, type NavState, type SortKey } from '../state.js';
+import { fit, fitLeft, fmtPct, fmtTime, oneDay } from '../format.js';
+import { longestStallText } from '../../report/cluster.js';
+import { firstStallAt, overviewRows, type NavState, type SortKey } from '../state.js';
 import { Blank, Line, SEVERITY_COLOR, T } from '../ui.js';
 import { sanitizeLine } from '../../util/sanitize.js';
 import { shortNames } from '../../report/layout.js';
@@ -46,7 +47,7 @@ export function overviewLayout(model: TuiModel, o: NavState['overview'], cols: n
     { key: 'cause', title: 'CAUSE', cell: cause, drop: 0 },
     { key: 'confidence', title: 'CONF', right: true, cell: (n) => (n.verdict.plegUnhealthy || n.findings.length ? fmtPct(n.verdict.confidence) : '—'), drop: 0 },
     { key: 'stalls', title: 'STALLS', right: true, cell: (n) => String(n.stalls.length), drop: 1 },
-    { key: 'longest', title: 'LONGEST', right: true, cell: (n) => (n.stalls.length ? fmtDuration(longestStall(n)) : '—'), drop: 0 },
+    { key: 'longest', title: 'LONGEST', right: true, cell: (n) => longestStallText(n), drop: 0 },
     // One day: the date goes into the heading and the cells show the clock.
     { key: 'when', title: sameDay && day != null ? `FIRST STALL ${fmtTime(day, model.zone, 'day')}` : 'FIRST STALL', cell: (n) => fmtTime(firstStallAt(n), model.zone, sameDay ? 'clock' : 'short'), drop: 2 },
   ];
