@@ -241,16 +241,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
   const only = (): string | null => (set.nodes.size === 1 ? [...set.nodes.keys()][0] as string : null);
   // The only node of the path the user named (a node's folder next to another's): its nameless files are that node's,
   // whatever the neighbours hold.
-  const perInput = new Map<string, Set<string>>();
-  for (const [name, n] of set.nodes) {
-    for (const p of n.parts) {
-      const k = p.artifact.inputName;
-      if (!k) continue;
-      const s = perInput.get(k) ?? new Set<string>();
-      s.add(name);
-      perInput.set(k, s);
-    }
-  }
+  const perInput = namesBy(set, (a) => a.inputName);
   const inputOnly = (a: ArtifactData): string | null => {
     const s = a.inputName ? perInput.get(a.inputName) : undefined;
     return s && s.size === 1 ? [...s][0] as string : null;
@@ -449,18 +440,24 @@ function stripInternal(info: NodeBundleInfo & Partial<BundleExtra>, arts: Artifa
   };
 }
 
-/** Group → the one node its logs name (groups whose logs name several nodes, or none, are left out). */
-function groupNodes(set: NodeSet, artifacts: ArtifactData[]): Map<string, string> {
-  const byGroup = new Map<string, Set<string>>();
+/** Per key of a file (its bundle group, the path the user named), the nodes its logs name. */
+function namesBy(set: NodeSet, keyOf: (a: ArtifactData) => string | null | undefined): Map<string, Set<string>> {
+  const by = new Map<string, Set<string>>();
   for (const [name, n] of set.nodes) {
     for (const p of n.parts) {
-      const g = p.artifact.group;
-      if (!g) continue;
-      const s = byGroup.get(g) ?? new Set<string>();
+      const k = keyOf(p.artifact);
+      if (!k) continue;
+      const s = by.get(k) ?? new Set<string>();
       s.add(name);
-      byGroup.set(g, s);
+      by.set(k, s);
     }
   }
+  return by;
+}
+
+/** Group → the one node its logs name (groups whose logs name several nodes, or none, are left out). */
+function groupNodes(set: NodeSet, artifacts: ArtifactData[]): Map<string, string> {
+  const byGroup = namesBy(set, (a) => a.group);
   const out = new Map<string, string>();
   for (const [g, names] of byGroup) if (names.size === 1) out.set(g, [...names][0] as string);
   // A single-node bundle with no log naming a node still has one node: the one its layout names (sos hostname).
