@@ -441,6 +441,9 @@ function describeDocument(content: string[]): Sniffed | null {
     else if (RE_CONDITIONS_HEAD.test(line) || RE_EVENTS_HEAD.test(line) || /^\s*(?:Conditions|Events|System Info):\s*$/.test(line)) heads++;
     else if (RE_DESCRIBE_KEY.test(line)) keys++;
   }
+  // A few of its top-level keys alone (`Name:  etkhub`, `Roles:  master`) are still a node's describe output.
+  const lines = content.filter((l) => l.trim() !== '').length;
+  if (rows + heads === 0 && keys > 0 && keys === lines && content.some((l) => /^Name:\s+\S/.test(l))) return { role: 'node-describe', format: 'kubectl-describe' };
   if (rows + heads === 0 || (heads === 0 && keys === 0 && rows < 1)) return null;
   return { role: 'node-describe', format: /^\s*LAST SEEN\s+TYPE/.test(content.find((l) => RE_EVENTS_HEAD.test(l)) ?? '') ? 'kubectl-events' : 'kubectl-describe' };
 }
