@@ -416,7 +416,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   const unhealthy = analysis.nodes.filter((n) => n.verdict.plegUnhealthy).length;
   const body: string[] = [];
   body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p>${yearNote(analysis) ? `<p class="note">${esc(yearNote(analysis) as string)}</p>` : ''}</header>`);
-  if (analysis.nodes.length === 0) body.push('<p>No kubelet log, runtime log or metrics found in the input.</p>');
+  if (analysis.nodes.length === 0) body.push('<p>No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).</p>');
 
   const cluster = clusterOf(analysis);
   if (cluster) {

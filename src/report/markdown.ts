@@ -218,7 +218,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     (roles.size ? ` (${[...roles.entries()].map(([r, k]) => `${r} ×${k}`).join(', ')})` : ''), '');
   const years = yearNote(analysis);
   if (years) out.push(`> **Note:** ${mdText(years)}`, '');
-  if (analysis.nodes.length === 0) out.push('No kubelet log, runtime log or metrics found in the input.', '');
+  if (analysis.nodes.length === 0) out.push('No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).', '');
 
   const cluster = clusterOf(analysis);
   if (cluster) {

@@ -107,7 +107,8 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   const years = yearNote(analysis);
   if (years) prose('', sanitize(years), 2, (s) => p.yellow(s));
   if (analysis.nodes.length === 0) {
-    out.push('', 'No kubelet log, runtime log or metrics found in the input.');
+    out.push('');
+    prose('', 'No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).', 0);
   }
   const cluster = renderClusterText(analysis, { color: opts.color, zone, width: W });
   if (cluster) out.push('', cluster.trimEnd());
