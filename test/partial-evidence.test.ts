@@ -228,3 +228,18 @@ describe('Evented PLEG', () => {
     expect(node(a).verdict.plegState).not.toBe('healthy');
   });
 });
+
+describe('no "PLEG healthy" from inputs that cannot show relist, in JUnit too', () => {
+  const kcm = [
+    'Sep 12 01:00:08 master1 hyperkube[8135]: I0912 01:00:08.572421    8135 leaderelection.go:215] sucessfully acquired lease kube-system/kube-controller-manager',
+    'Sep 12 01:00:48 master1 hyperkube[8135]: I0912 01:00:48.920296    8135 nodecontroller.go:608] NodeController detected that node-2 has not updated its status: its Ready condition is Unknown',
+    '',
+  ].join('\n');
+  it('a controller manager\'s log: unknown, and pleg-healthy skipped with the reason', () => {
+    const { a } = run({ 'kube-controller-manager.log': kcm });
+    for (const n of a.nodes) expect(n.verdict.plegState).not.toBe('healthy');
+    const dir = dirs[dirs.length - 1] as string;
+    const junit = spawnSync(process.execPath, [BIN, 'analyze', dir, '--format', 'junit', '--year', '2016'], { encoding: 'utf8', timeout: 60_000 }).stdout;
+    expect(junit).toMatch(/<testcase [^>]*name="pleg-healthy"[^>]*>\s*<skipped message="PLEG state unknown/);
+  });
+});
