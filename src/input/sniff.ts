@@ -4,6 +4,7 @@ import type { Role } from '../contract/analysis.js';
 import { sniffQueryResult } from './prometheus/sniff-query.js';
 import { LOKI_LABELS, linePrefixOf, skipLinePrefix } from '../util/line-prefix.js';
 import { NODE_COMMANDS, PROMPT_HEAD } from '../util/prompt.js';
+import { exportEntry } from './exports.js';
 
 export interface Sniffed {
   role: Role;
@@ -326,6 +327,9 @@ function classifyJson(line: string): LineInfo | null {
   }
   if (!o || typeof o !== 'object' || Array.isArray(o)) return null;
   const r = o as Record<string, unknown>;
+  // A cloud or log-store export's entry (exports.ts): read as the journal JSON line it stands for.
+  const x = exportEntry(r);
+  if (x) return { env: 'journal-json', ident: x.ident ?? '', payload: x.message, kernel: x.ident === 'kernel' };
   if (typeof r.log === 'string' && ('stream' in r || 'time' in r)) return { env: 'docker-json-log', payload: r.log };
   if ('__REALTIME_TIMESTAMP' in r || ('MESSAGE' in r && ('_HOSTNAME' in r || 'SYSLOG_IDENTIFIER' in r || '__CURSOR' in r))) {
     const ident = typeof r.SYSLOG_IDENTIFIER === 'string' ? r.SYSLOG_IDENTIFIER : typeof r._COMM === 'string' ? r._COMM : '';
