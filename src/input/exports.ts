@@ -206,7 +206,7 @@ export function streamName(stream: string): { host: string | null; ident: string
 
 /**
  * An export's time as µs since the epoch: RFC 3339 (up to nanoseconds; no zone: UTC, as every export writes UTC),
- * `2024-03-11 10:04:12.000 UTC`, Azure's portal `3/11/2024, 10:04:12.000 AM`, or epoch seconds, ms or µs.
+ * `2024-03-11 10:04:12.000 UTC`, Kibana's `Mar 11, 2024 @ 10:04:12.000`, Azure's portal `3/11/2024, 10:04:12.000 AM`, or epoch seconds, ms or µs.
  */
 export function timeUs(v: unknown): number {
   if (typeof v === 'number') return epochUs(v);
@@ -215,6 +215,9 @@ export function timeUs(v: unknown): number {
   if (/^\d+(?:\.\d+)?$/.test(s)) return epochUs(Number(s));
   let m = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?\s*(Z|UTC|GMT|[+-]\d\d:?\d\d)?$/i.exec(s);
   if (m) return civilUs(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!, m[7], m[8]);
+  // Kibana's CSV (its default dateFormat, in the browser's zone: read as UTC): `Mar 11, 2024 @ 10:04:12.000`.
+  m = new RegExp(String.raw`^(${MONTHS}) (\d{1,2}), (\d{4}) @ (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?$`).exec(s);
+  if (m) return civilUs(+m[3]!, MONTHS.split('|').indexOf(m[1]!) + 1, +m[2]!, +m[4]!, +m[5]!, +m[6]!, m[7], undefined);
   m = /^(\d{1,2})\/(\d{1,2})\/(\d{4}),? (\d{1,2}):(\d\d):(\d\d)(?:\.(\d{1,9}))? ?([AP]M)?$/i.exec(s);
   if (m) {
     let h = +m[4]!;

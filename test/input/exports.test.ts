@@ -25,6 +25,12 @@ function analyzeJson(paths: string[]): { code: number; analysis: Analysis; stder
   return { code: r.status ?? -1, analysis: JSON.parse(r.stdout || '{}') as Analysis, stderr: r.stderr };
 }
 
+/** Kibana's default dateFormat: `Mar 11, 2024 @ 10:04:12.000`. */
+function kibanaTime(us: number): string {
+  const d = new Date(Math.floor(us / 1000));
+  return `${d.toUTCString().slice(8, 11)} ${d.getUTCDate()}, ${d.getUTCFullYear()} @ ${d.toISOString().slice(11, 23)}`;
+}
+
 const jsonl = (xs: object[]) => xs.map((x) => JSON.stringify(x)).join('\n') + '\n';
 
 /** Each export form of the sample: its file name and content. */
@@ -45,7 +51,7 @@ function forms(lines: Line[]): Array<[string, string]> {
     ['az-query.json', JSON.stringify(lines.map(azureRow), null, 2)],
     ['insights.csv', csv(['@timestamp', '@message', '@logStream', '@log'], newestFirst.map((l) => [rfc3339(l.us).replace('T', ' ').replace('Z', ''), l.message, `${l.host}/${l.ident}`, '123456789012:/eks/node']))],
     ['azure.csv', csv(['TenantId', 'TimeGenerated [UTC]', 'Computer', 'ProcessName', 'ProcessID', 'SyslogMessage', 'Type'], lines.map((l) => ['t', rfc3339(l.us), l.host, l.ident, l.pid ?? '', l.message, 'Syslog']))],
-    ['kibana.csv', csv(['@timestamp', 'host.name', 'process.name', 'message'], newestFirst.map((l) => [rfc3339(l.us), l.host, l.ident, l.message]))],
+    ['kibana.csv', csv(['@timestamp', 'host.name', 'process.name', 'message'], newestFirst.map((l) => [kibanaTime(l.us), l.host, l.ident, l.message]))],
     ['splunk.csv', csv(['_time', 'host', 'source', 'sourcetype', '_raw'], newestFirst.map((l) => [rfc3339(l.us).replace('Z', '+00:00'), l.host, '/var/log/messages', 'syslog', syslogLine(l)]))],
     ['logs-explorer.csv', csv(['insertId', 'logName', 'resource.labels.node_name', 'timestamp', 'textPayload'], lines.map((l, i) => [`id${i}`, `projects/p/logs/${l.ident}`, l.host, rfc3339(l.us), l.message]))],
   ];
@@ -131,6 +137,7 @@ describe('export entries', () => {
     expect(timeUs('2024-03-11T11:04:12.5+01:00')).toBe(ms * 1000 + 500_000);
     expect(timeUs('2024-03-11 10:04:12.000 UTC')).toBe(ms * 1000);
     expect(timeUs('3/11/2024, 10:04:12.000 AM')).toBe(ms * 1000);
+    expect(timeUs('Mar 11, 2024 @ 10:04:12.000')).toBe(ms * 1000);
     expect(timeUs('1710151452.25')).toBe(ms * 1000 + 250_000);
     expect(timeUs(1710151452000)).toBe(ms * 1000);
     expect(timeUs('yesterday')).toBeNaN();
