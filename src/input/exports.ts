@@ -279,52 +279,163 @@ export function isExportDocument(head: Buffer): boolean {
   return csvColumns(head.toString('utf8', i, nl < 0 ? head.length : nl).replace(/\r$/, '')) !== null;
 }
 
-/** The entries of a parsed JSON export document (an array, {"events":[…]}, an Elasticsearch answer). */
-function documentEntries(doc: unknown): ExportEntry[] {
-  let items: unknown[] = [];
-  if (Array.isArray(doc)) items = doc;
-  else if (isObj(doc) && Array.isArray(doc.events)) items = doc.events;
-  else if (isObj(doc) && isObj(doc.hits) && Array.isArray(doc.hits.hits)) items = doc.hits.hits;
-  const out: ExportEntry[] = [];
-  for (const item of items) {
-    if (!isObj(item)) continue;
-    // A CloudWatch event without its stream (get-log-events): a message and a time.
-    const e = exportEntry(item) ?? (typeof item.message === 'string' && typeof item.timestamp === 'number' ? exportEntry({ ...item, ingestionTime: item.ingestionTime ?? 0 }) : null);
-    if (e) out.push(e);
+/** Containers deeper than this are scanned through, never parsed as entries (bounds the re-scanning: see below). */
+const MAX_ENTRY_DEPTH = 4;
+
+/**
+ * The entries of a JSON export document (an array of entries, {"events":[…]}, an Elasticsearch answer), found without
+ * parsing the document whole: each object that is an element of an array is parsed alone and kept when it is an
+ * export entry (exportEntry); otherwise it is scanned into. Memory stays near the document's size; a document cut short
+ * gives the entries before the cut. Each byte is scanned at most MAX_ENTRY_DEPTH + 1 times.
+ */
+function documentEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
+  const stack: number[] = [];
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i] as number;
+    if (c === 0x22 /* " */) {
+      i = stringEnd(b, i);
+      continue;
+    }
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (c === 0x7b && stack[stack.length - 1] === 0x5b && stack.length <= MAX_ENTRY_DEPTH) {
+        const end = containerEnd(b, i);
+        if (end < 0) return false;
+        const e = itemEntry(b, i, end);
+        if (e) {
+          add(e);
+          i = end;
+          continue;
+        }
+      }
+      stack.push(c);
+      i++;
+      continue;
+    }
+    if (c === 0x7d /* } */ || c === 0x5d /* ] */) stack.pop();
+    i++;
   }
-  return out;
+  return stack.length === 0;
 }
 
-/** Entries in time order: a newest-first export turned round, entries of one time (or none) kept in their order. */
-export function inTimeOrder(entries: ExportEntry[]): ExportEntry[] {
-  const dated = entries.filter((e) => !Number.isNaN(e.us));
-  const first = dated[0];
-  const last = dated[dated.length - 1];
-  const list = first && last && first.us > last.us ? entries.slice().reverse() : entries;
+/** The index after the string that starts at `i` (b.length when it is not closed). */
+function stringEnd(b: Buffer, i: number): number {
+  for (let j = i + 1; j < b.length; j++) {
+    const c = b[j];
+    if (c === 0x5c /* \ */) j++;
+    else if (c === 0x22) return j + 1;
+  }
+  return b.length;
+}
+
+/** The index after the object or array that starts at `i`, or -1 when the document ends first. */
+function containerEnd(b: Buffer, i: number): number {
+  let depth = 0;
+  while (i < b.length) {
+    const c = b[i] as number;
+    if (c === 0x22) {
+      i = stringEnd(b, i);
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+function itemEntry(b: Buffer, from: number, to: number): ExportEntry | null {
+  let item: unknown;
+  try {
+    item = JSON.parse(b.toString('utf8', from, to));
+  } catch {
+    return null;
+  }
+  if (!isObj(item)) return null;
+  // A CloudWatch event without its stream (get-log-events): a message and a time.
+  return exportEntry(item) ?? (typeof item.message === 'string' && typeof item.timestamp === 'number' ? entryOf(item, 'cloudwatch') : null);
+}
+
+/** Indices of `times` in time order: a newest-first export turned round, entries of one time (or none) in their order. */
+function timeOrder(times: ArrayLike<number>): Uint32Array {
+  const n = times.length;
+  let first = NaN;
+  let last = NaN;
+  for (let i = 0; i < n; i++) {
+    const t = times[i] as number;
+    if (Number.isNaN(t)) continue;
+    if (Number.isNaN(first)) first = t;
+    last = t;
+  }
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = first > last ? n - 1 - i : i;
+  // An undated entry sorts with the dated one before it.
+  const key = new Float64Array(n);
   let prev = -Infinity;
-  const keyed = list.map((e, i) => {
-    if (!Number.isNaN(e.us)) prev = e.us;
-    return { e, i, k: prev };
-  });
-  keyed.sort((a, b) => a.k - b.k || a.i - b.i);
-  return keyed.map((x) => x.e);
+  for (let i = 0; i < n; i++) {
+    const t = times[order[i] as number] as number;
+    if (!Number.isNaN(t)) prev = t;
+    key[i] = prev;
+  }
+  const pos = Uint32Array.from({ length: n }, (_, i) => i);
+  pos.sort((a, b) => (key[a] as number) - (key[b] as number) || a - b);
+  return pos.map((p) => order[p] as number);
 }
 
-/** The entries of a whole-document export (JSON or CSV) held in `text`. Throws when the JSON is not whole. */
-export function exportDocument(text: string): ExportEntry[] {
-  const t = text.replace(/^\uFEFF/, '');
-  const start = /^\s*/.exec(t)?.[0].length ?? 0;
-  const c = t.charCodeAt(start);
-  if (c === 0x5b || c === 0x7b) return inTimeOrder(documentEntries(JSON.parse(t)));
-  return inTimeOrder(csvEntries(t));
+/** Where a whole document's entries go: parsed entries, or their journal lines. */
+function scanDocument(doc: Buffer | string, add: (e: ExportEntry) => void): boolean {
+  const b = typeof doc === 'string' ? Buffer.from(doc, 'utf8') : doc;
+  let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
+  if (b[i] === 0x5b || b[i] === 0x7b) return documentEntries(i > 0 ? b.subarray(i) : b, add);
+  csvEntries(b.toString('utf8', i), add);
+  return true;
+}
+
+/** The entries of a whole-document export (JSON or CSV), in time order; `whole`: false when a JSON document ends early. */
+export function exportDocument(doc: Buffer | string): { entries: ExportEntry[]; whole: boolean } {
+  const found: ExportEntry[] = [];
+  const whole = scanDocument(doc, (e) => found.push(e));
+  return { entries: Array.from(timeOrder(found.map((e) => e.us)), (i) => found[i] as ExportEntry), whole };
+}
+
+/** Journal lines kept compactly: one growing buffer, an offset and a time per line (no object or string per entry). */
+class LineStore {
+  /** `expect`: the bytes the lines will likely take (a document's own size: its lines are no longer than its entries). */
+  constructor(expect: number) {
+    this.buf = Buffer.allocUnsafe(Math.max(expect, 1 << 16));
+  }
+  buf: Buffer;
+  size = 0;
+  starts: number[] = [];
+  times: number[] = [];
+  add(e: ExportEntry): void {
+    const line = journalLine(e);
+    const need = this.size + Buffer.byteLength(line, 'utf8');
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, Math.ceil(this.buf.length * 1.5)));
+      this.buf.copy(grown, 0, 0, this.size);
+      this.buf = grown;
+    }
+    this.starts.push(this.size);
+    this.times.push(e.us);
+    this.size += this.buf.write(line, this.size, 'utf8');
+  }
+  line(i: number): Buffer {
+    return this.buf.subarray(this.starts[i] as number, i + 1 < this.starts.length ? (this.starts[i + 1] as number) : this.size);
+  }
 }
 
 const CHUNK = 256 * 1024;
+const EMPTY = Buffer.alloc(0);
 
 /**
- * The journal JSON lines of a whole-document export read from `raw`: held in memory, at most limits.maxExportBytes (a
- * JSON document cannot be read in part). A larger or damaged document is an 'error' on the returned stream, code
- * ECORRUPT (a CSV cut at the bound is read up to its last whole record, with the error after its lines).
+ * The journal JSON lines of a whole-document export read from `raw`: held in memory, at most limits.maxExportBytes. A
+ * larger document (or one cut short) is read up to its last whole entry, then an 'error' on the returned stream, code
+ * ECORRUPT, says so (the usual "read stopped after line N: …" warning).
  */
 export function exportLines(raw: Readable, limits: Limits): Readable {
   const collecting = collect(raw, limits.maxExportBytes);
@@ -332,26 +443,26 @@ export function exportLines(raw: Readable, limits: Limits): Readable {
     const got = await collecting;
     if (!raw.destroyed) raw.destroy();
     if (got.error) throw got.error;
-    const text = got.data.toString('utf8');
-    const json = /^\uFEFF?\s*[[{]/.test(text);
     const cut = got.complete ? null : `export document larger than ${mib(limits.maxExportBytes)}`;
-    if (cut && json) throw damage(`${cut}: not read (export fewer entries at a time, or as JSON lines)`);
-    let entries: ExportEntry[];
-    try {
-      entries = exportDocument(cut ? text.slice(0, text.lastIndexOf('\n') + 1) : text);
-    } catch (err) {
-      throw damage(`export document not read: ${(err as Error).message}`);
-    }
-    let buf = '';
-    for (const e of entries) {
-      buf += journalLine(e);
-      if (buf.length >= CHUNK) {
-        yield Buffer.from(buf, 'utf8');
-        buf = '';
+    const store = new LineStore(got.data.length + 4096);
+    const whole = readDocument(got.data, cut !== null, store);
+    // The document is let go before its lines are handed on.
+    got.data = EMPTY;
+    const order = timeOrder(store.times);
+    let chunk = Buffer.allocUnsafe(CHUNK);
+    let size = 0;
+    for (const i of order) {
+      const line = store.line(i);
+      if (size + line.length > chunk.length) {
+        if (size > 0) yield chunk.subarray(0, size);
+        chunk = Buffer.allocUnsafe(Math.max(CHUNK, line.length));
+        size = 0;
       }
+      size += line.copy(chunk, size);
     }
-    if (buf !== '') yield Buffer.from(buf, 'utf8');
+    if (size > 0) yield chunk.subarray(0, size);
     if (cut) throw damage(`${cut}: only its first ${mib(limits.maxExportBytes)} read`);
+    if (!whole) throw damage(`export document cut short: ${order.length} entries read`);
   }
   const it = lines();
   let failure: Error | null = null;
@@ -375,6 +486,12 @@ export function exportLines(raw: Readable, limits: Limits): Readable {
       it.return(undefined).then(() => cb(err), () => cb(err));
     },
   });
+}
+
+/** The document's entries into `store`; a CSV cut at the bound (`cut`) is read up to its last whole line. */
+function readDocument(data: Buffer, cut: boolean, store: LineStore): boolean {
+  const csv = cut && !/^\uFEFF?\s*[[{]/.test(data.toString('utf8', 0, 64));
+  return scanDocument(csv ? data.subarray(0, data.lastIndexOf(0x0a) + 1) : data, (e) => store.add(e));
 }
 
 function damage(message: string): Error {
@@ -456,12 +573,11 @@ function csvRecord(s: string, i: number): { fields: string[]; next: number } | n
 }
 
 /** The entries of a CSV export (its header row first). */
-function csvEntries(text: string): ExportEntry[] {
+function csvEntries(text: string, add: (e: ExportEntry) => void): void {
   const head = csvRecord(text, 0);
-  if (!head) return [];
+  if (!head) return;
   const cols = csvColumns(text.slice(0, head.next).replace(/\r?\n$/, ''));
-  if (!cols) return [];
-  const out: ExportEntry[] = [];
+  if (!cols) return;
   for (let r = csvRecord(text, head.next); r; r = csvRecord(text, r.next)) {
     if (r.fields.length === 1 && r.fields[0] === '') continue;
     const get = (k: string): string | undefined => {
@@ -484,7 +600,6 @@ function csvEntries(text: string): ExportEntry[] {
     if (source && !ident && !o.SYSLOG_IDENTIFIER) o.SYSLOG_IDENTIFIER = splunkSource(source) ?? undefined;
     if (o.SYSLOG_IDENTIFIER === undefined) delete o.SYSLOG_IDENTIFIER;
     const e = entryOf(o, 'csv');
-    if (e) out.push(e);
+    if (e) add(e);
   }
-  return out;
 }

@@ -50,8 +50,9 @@ export const DEFAULT_LIMITS: Limits = {
   maxJournalBytes: 256 * 1024 * 1024,
   // journald splits a service's output lines at LineMax (48K by default); 4 MiB leaves room for other writers.
   maxJournalFieldBytes: 4 * 1024 * 1024,
-  // Parsed, a JSON document takes several times its size: 32 MiB stays within the 200 MB a run may take.
-  maxExportBytes: 32 * 1024 * 1024,
+  // Its entries are decoded into a copy of about its size, read once for the head and once more: 16 MiB keeps a run of
+  // 16 MiB of lines within the 200 MB a run may take.
+  maxExportBytes: 16 * 1024 * 1024,
 };
 
 export const BOMB = 'EBOMB';

@@ -148,7 +148,7 @@ describe('export entries', () => {
       + '"2024-03-11T10:04:13.000Z","worker-3","second, with a comma and ""quotes"""\r\n'
       + '"2024-03-11T10:04:12.000Z","worker-3","first\nof two lines"\r\n';
     expect(isExportDocument(Buffer.from(text))).toBe(true);
-    expect(exportDocument(text).map((e) => e.message)).toEqual(['first\nof two lines', 'second, with a comma and "quotes"']);
+    expect(exportDocument(text).entries.map((e) => e.message)).toEqual(['first\nof two lines', 'second, with a comma and "quotes"']);
     // A CSV of other things, JSON lines, a Prometheus answer: not export documents.
     expect(isExportDocument(Buffer.from('name,value\na,1\n'))).toBe(false);
     expect(isExportDocument(Buffer.from(jsonl([{ labels: { host: 'a' }, line: 'x', timestamp: '2024-03-11T10:04:12Z' }])))).toBe(false);
@@ -168,10 +168,23 @@ describe('export entries', () => {
     expect(sniff(Buffer.from(out.slice(0, 64 * 1024)), 'x.json')).toEqual({ role: 'kubelet-log', format: 'journal-json' });
   });
 
-  it('a JSON document past the bound is not read, with one error', async () => {
-    const doc = Buffer.from(JSON.stringify(sampleLines().map(azureRow)));
-    const r = await collect(decode(Readable.from([doc]), 'export', undefined, { ...DEFAULT_LIMITS, maxExportBytes: 4096 }), 1 << 30);
-    expect(r.data.length).toBe(0);
-    expect(r.error?.message).toMatch(/export document larger than 4 KiB: not read/);
+  it('a JSON document past the bound, or cut short, is read up to its last whole entry, then one error', async () => {
+    const rows = sampleLines().slice(0, 200).map(azureRow);
+    const doc = Buffer.from(JSON.stringify(rows, null, 2));
+    const r = await collect(decode(Readable.from([doc]), 'export', undefined, { ...DEFAULT_LIMITS, maxExportBytes: 16 * 1024 }), 1 << 30);
+    const n = r.data.toString('utf8').split('\n').filter((l) => l !== '').length;
+    expect(n).toBeGreaterThan(10);
+    expect(n).toBeLessThan(200);
+    expect(r.error?.message).toBe('export document larger than 16 KiB: only its first 16 KiB read');
+    const cut = await collect(decode(Readable.from([doc.subarray(0, doc.length - 300)]), 'export'), 1 << 30);
+    expect(cut.data.toString('utf8').split('\n').filter((l) => l !== '')).toHaveLength(199);
+    expect(cut.error?.message).toBe('export document cut short: 199 entries read');
+  });
+
+  it('hostile nesting is scanned, not parsed at every level', () => {
+    const deep = `[${'['.repeat(5000)}{"TimeGenerated":"2024-03-11T10:04:12Z","Computer":"w","SyslogMessage":"x"}${']'.repeat(5000)}]`;
+    expect(exportDocument(deep).entries).toEqual([]);
+    const wide = `{"events":[${Array.from({ length: 3 }, () => '{"timestamp":1710151452000,"message":"m","ingestionTime":1}').join(',')}]}`;
+    expect(exportDocument(wide).entries.map((e) => e.message)).toEqual(['m', 'm', 'm']);
   });
 });
