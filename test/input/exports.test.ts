@@ -1,6 +1,6 @@
 // Cloud and log-store exports (src/input/exports.ts): the sample incident written in each export's documented layout
 // must give the sample's own analysis (verdict, cause, stalls, latencies), the node named by the export's host field.
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +97,28 @@ describe('exports of the sample incident', () => {
       }
     }, 60_000);
   }
+
+  it('newest-first JSON lines (logcli without --forward): the same verdict, cause and stall start', () => {
+    const name = 'logcli-backward.jsonl';
+    writeFileSync(join(dir, name), jsonl(sampleLines().reverse().map(lokiLine)));
+    const r = analyzeJson([join(dir, name)]);
+    expect(r.code, r.stderr).toBe(0);
+    const [a, b] = [sample.nodes[0], r.analysis.nodes[0]];
+    expect(b?.verdict.primaryCause).toBe(a?.verdict.primaryCause);
+    expect(b?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19))).toEqual(a?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19)));
+  }, 60_000);
+
+  it('an export document inside a tar: read as the member it is', () => {
+    const folder = join(dir, 'tar');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'gcloud.json'), JSON.stringify(sampleLines().map(gcpEntry)));
+    execFileSync('tar', ['-czf', join(dir, 'export.tar.gz'), '-C', folder, 'gcloud.json']);
+    const r = analyzeJson([join(dir, 'export.tar.gz')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.analysis.nodes.map((n) => n.name)).toEqual(['worker-3']);
+    expect(r.analysis.nodes[0]?.verdict.primaryCause).toBe(sample.nodes[0]?.verdict.primaryCause);
+    expect(r.analysis.inputs[0]?.artifacts.map((x) => [x.path, x.role])).toEqual([['gcloud.json', 'kubelet-log']]);
+  }, 60_000);
 
   it('one export file alone is its node\'s kubelet, runtime and kernel log: no gap asks for those', () => {
     const name = 'alone.json';
