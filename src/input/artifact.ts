@@ -18,7 +18,7 @@ export interface Artifact {
   /** Index of the Input this artifact came from. */
   input: number;
   role: Role;
-  /** journal-short | journal-short-precise | journal-short-iso | journal-short-iso-precise | journal-json | klog |
+  /** journal-short | journal-short-precise | journal-short-iso | journal-short-iso-precise | journal-json | export-json | klog |
    *  json-log | cri-log | logrus | dmesg | dmesg-T | prometheus-text | openmetrics | goroutine-dump | other … */
   format: string;
   /** Node name suggested by the path (e.g. a directory named after the node), or null. */

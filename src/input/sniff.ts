@@ -80,14 +80,14 @@ const RE_RUNTIME_UNIT = /\b(?:containerd|docker|crio|cri-o)(?:\.service)?\b/i;
 const RE_RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|(?:snap\.)?microk8s\.daemon-containerd|crio|cri-o|conmon|runc)$/;
 
 type Envelope =
-  | 'journal-short' | 'journal-short-precise' | 'journal-short-iso' | 'journal-short-iso-precise' | 'journal-short-monotonic' | 'journal-json'
+  | 'journal-short' | 'journal-short-precise' | 'journal-short-iso' | 'journal-short-iso-precise' | 'journal-short-monotonic' | 'journal-json' | 'export-json'
   | 'klog' | 'json-log' | 'cri-log' | 'docker-json-log' | 'rfc3339-prefixed' | 'logrus' | 'dmesg' | 'dmesg-T' | 'prom' | 'supervisord';
 
 type Family = 'journal' | 'wrapped' | 'klog' | 'json-log' | 'logrus' | 'kernel' | 'prom';
 
 const FAMILY: Record<Envelope, Family> = {
   'journal-short': 'journal', 'journal-short-precise': 'journal', 'journal-short-iso': 'journal',
-  'journal-short-iso-precise': 'journal', 'journal-short-monotonic': 'journal', 'journal-json': 'journal', klog: 'klog', 'json-log': 'json-log',
+  'journal-short-iso-precise': 'journal', 'journal-short-monotonic': 'journal', 'journal-json': 'journal', 'export-json': 'journal', klog: 'klog', 'json-log': 'json-log',
   'cri-log': 'wrapped', 'docker-json-log': 'wrapped', 'rfc3339-prefixed': 'wrapped', logrus: 'logrus',
   dmesg: 'kernel', 'dmesg-T': 'kernel', prom: 'prom', supervisord: 'journal',
 };
@@ -329,7 +329,7 @@ function classifyJson(line: string): LineInfo | null {
   const r = o as Record<string, unknown>;
   // A cloud or log-store export's entry (exports.ts): read as the journal JSON line it stands for.
   const x = exportEntry(r);
-  if (x) return { env: 'journal-json', ident: x.ident ?? '', payload: x.message, kernel: x.ident === 'kernel' };
+  if (x) return { env: 'export-json', ident: x.ident ?? '', payload: x.message, kernel: x.ident === 'kernel' };
   if (typeof r.log === 'string' && ('stream' in r || 'time' in r)) return { env: 'docker-json-log', payload: r.log };
   if ('__REALTIME_TIMESTAMP' in r || ('MESSAGE' in r && ('_HOSTNAME' in r || 'SYSLOG_IDENTIFIER' in r || '__CURSOR' in r))) {
     const ident = typeof r.SYSLOG_IDENTIFIER === 'string' ? r.SYSLOG_IDENTIFIER : typeof r._COMM === 'string' ? r._COMM : '';

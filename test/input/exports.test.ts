@@ -188,6 +188,7 @@ describe('export entries', () => {
     expect(got.map((g) => Number(g['__REALTIME_TIMESTAMP']))).toEqual(lines.map((l) => Math.floor(l.us / 1000) * 1000));
     expect(got[0]).toMatchObject({ _HOSTNAME: 'worker-3', MESSAGE: lines[0]?.message });
     expect(sniff(Buffer.from(out.slice(0, 64 * 1024)), 'x.json')).toEqual({ role: 'kubelet-log', format: 'journal-json' });
+    expect(sniff(Buffer.from(jsonl(lines.slice(0, 100).map(lokiLine))), 'x.json')).toEqual({ role: 'kubelet-log', format: 'export-json' });
   });
 
   it('a JSON document past the bound, or cut short, is read up to its last whole entry, then one error', async () => {
