@@ -89,7 +89,7 @@ const HOST_KEYS = [
 ] as const;
 const IDENT_KEYS = [
   'jsonPayload.SYSLOG_IDENTIFIER', 'jsonPayload._SYSTEMD_UNIT', 'SYSLOG_IDENTIFIER', 'ProcessName', 'process.name', 'systemd.unit',
-  'log.syslog.appname', 'systemd_unit', '_SYSTEMD_UNIT', 'labels.syslog_identifier', 'labels.unit', 'labels.systemd_unit', 'labels.service_name',
+  'log.syslog.appname', 'systemd_unit', '_SYSTEMD_UNIT', 'labels.syslog_identifier', 'labels.unit', 'labels.systemd_unit', 'labels.service_name', 'kubernetes.container_name',
 ] as const;
 const PID_KEYS = ['jsonPayload._PID', 'jsonPayload.SYSLOG_PID', 'ProcessID', 'process.pid', '_PID', 'pid'] as const;
 
