@@ -69,7 +69,7 @@ describe('exports of the sample incident', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const [name, text] of forms(sampleLines())) {
-    it(`${name}: the sample's verdict, cause, stalls and latencies`, () => {
+    it(`${name}: the sample's verdict, cause, stalls and latencies`, async () => {
       const folder = join(dir, name.replace(/\W/g, '-'));
       mkdirSync(folder);
       writeFileSync(join(folder, name), text);
@@ -91,10 +91,15 @@ describe('exports of the sample incident', () => {
       expect(b?.relist.duration !== null).toBe(a?.relist.duration !== null);
       expect(b?.operations.map((o) => [o.operation, o.latency !== null, o.timeouts])).toEqual(a?.operations.map((o) => [o.operation, o.latency !== null, o.timeouts]));
       expect(b?.findings.map((f) => f.ruleId)).toEqual(a?.findings.map((f) => f.ruleId));
-      // Every evidence line cites the export (its line, or its entry in time order) and says what was logged.
-      for (const f of b?.findings ?? []) {
-        for (const e of f.evidence.filter((x) => x.file === name)) expect(e.line).toBeGreaterThan(0);
-      }
+      // Every evidence line cites the export: its own line (JSON lines), or its entry in time order (a whole document,
+      // as decoded: the line journalctl -o json would print for it).
+      const raw = Buffer.from(text);
+      const lines = compressionOf(raw) === 'export'
+        ? (await collect(decode(Readable.from([raw]), 'export'), 1 << 30)).data.toString('utf8').split('\n')
+        : text.split('\n');
+      const cited = (b?.findings ?? []).flatMap((f) => f.evidence).filter((x) => x.file === name);
+      expect(cited.length).toBeGreaterThan(0);
+      for (const e of cited) expect(lines[(e.line ?? 0) - 1]?.trim(), `${name}:${e.line}`).toBe(e.text.trim());
     }, 60_000);
   }
 
