@@ -289,7 +289,9 @@ const MAX_ENTRY_DEPTH = 4;
  * gives the entries before the cut. Each byte is scanned at most MAX_ENTRY_DEPTH + 1 times.
  */
 function documentEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
-  const stack: number[] = [];
+  // The kinds of the open containers, as deep as entries are looked for (deeper ones are only counted).
+  const kinds: number[] = [];
+  let depth = 0;
   let i = 0;
   while (i < b.length) {
     const c = b[i] as number;
@@ -298,7 +300,7 @@ function documentEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
       continue;
     }
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (c === 0x7b && stack[stack.length - 1] === 0x5b && stack.length <= MAX_ENTRY_DEPTH) {
+      if (c === 0x7b && depth > 0 && depth <= MAX_ENTRY_DEPTH && kinds[depth - 1] === 0x5b) {
         const end = containerEnd(b, i);
         if (end < 0) return false;
         const e = itemEntry(b, i, end);
@@ -308,14 +310,15 @@ function documentEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
           continue;
         }
       }
-      stack.push(c);
+      if (depth <= MAX_ENTRY_DEPTH) kinds[depth] = c;
+      depth++;
       i++;
       continue;
     }
-    if (c === 0x7d /* } */ || c === 0x5d /* ] */) stack.pop();
+    if ((c === 0x7d /* } */ || c === 0x5d /* ] */) && depth > 0) depth--;
     i++;
   }
-  return stack.length === 0;
+  return depth === 0;
 }
 
 /** The index after the string that starts at `i` (b.length when it is not closed). */
@@ -526,6 +529,8 @@ export function csvColumns(header: string): Map<string, number> | null {
   return cols.has('timestamp') && cols.has('message') ? cols : null;
 }
 
+const MAX_CSV_FIELDS = 1024;
+
 /** One RFC 4180 record from `i`: its fields and where the next begins (null at the end of the text). */
 function csvRecord(s: string, i: number): { fields: string[]; next: number } | null {
   if (i >= s.length) return null;
@@ -560,7 +565,8 @@ function csvRecord(s: string, i: number): { fields: string[]; next: number } | n
       j++;
     }
     f += s.slice(i, j);
-    fields.push(f);
+    // A hostile row of a million commas: its fields past any export's are dropped.
+    if (fields.length < MAX_CSV_FIELDS) fields.push(f);
     f = '';
     if (j >= s.length) return { fields, next: s.length };
     if (s.charCodeAt(j) === 0x2c) {

@@ -210,6 +210,8 @@ describe('export entries', () => {
   });
 
   it('hostile nesting is scanned, not parsed at every level', () => {
+    expect(exportDocument(`[${'['.repeat(1_000_000)}`)).toEqual({ entries: [], whole: false });
+    expect(exportDocument(`@timestamp,message\n${','.repeat(1_000_000)}\n2024-03-11T10:04:12Z,m\n`).entries.map((e) => e.message)).toEqual(['m']);
     const deep = `[${'['.repeat(5000)}{"TimeGenerated":"2024-03-11T10:04:12Z","Computer":"w","SyslogMessage":"x"}${']'.repeat(5000)}]`;
     expect(exportDocument(deep).entries).toEqual([]);
     const wide = `{"events":[${Array.from({ length: 3 }, () => '{"timestamp":1710151452000,"message":"m","ingestionTime":1}').join(',')}]}`;
