@@ -3,7 +3,7 @@
 // the fields a `journalctl -o json` line carries (`__REALTIME_TIMESTAMP` in µs, `_HOSTNAME`, `SYSLOG_IDENTIFIER`,
 // `_PID`, `MESSAGE`), which the sniffer (sniff.ts classifyJson) and the recogniser (record.ts parseJsonLine) read.
 //
-// One entry per line (read where it is: evidence refs cite the export's own line):
+// One entry per line (format `export-json`, read where it is: evidence refs cite the export's own line):
 //
 //   Google Cloud Logging (`gcloud logging read --format=json` prints an array of these; a sink or a pipe, one a line):
 //     {"insertId":"1x9k","jsonPayload":{"MESSAGE":"E0311 10:04:12.000150    2817 generic.go:205] …",
@@ -29,10 +29,11 @@
 //      "SyslogMessage":"E0311 …","TableName":"PrimaryResult"}
 //
 // Whole documents (a JSON array of entries, {"events":[…]}, an Elasticsearch answer, a CSV export) are decoded like a
-// compression (decode.ts): read whole, within limits.maxExportBytes, into one journal JSON line per entry, in time order
-// (a newest-first export is turned round; entries of the same time keep their order). Line N of such a file is its N-th
-// entry in time order (`jq -c 'sort_by(.timestamp)' … | sed -n Np` for a gcloud array; a CSV's N-th record, its header
-// left out, in time order).
+// compression (decode.ts, compression `export`): read into memory, at most limits.maxExportBytes, scanned entry by entry
+// (each array element parsed alone, never the whole document), into one journal JSON line per entry, in time order (a
+// newest-first export is turned round, then entries are sorted stably by time). Line N of such a file is its N-th entry
+// in time order (`jq -c 'sort_by(.timestamp)[]' … | sed -n Np` for a gcloud array; a CSV's N-th record, its header
+// left out, in time order). A document past the bound, or cut short, is read up to its last whole entry, with a warning.
 //
 // CSV exports are recognised by their header row: a time column and a message column among the names the exports use
 // (Logs Explorer, CloudWatch Logs Insights `@timestamp,@message,@logStream`, Azure `TimeGenerated [UTC],Computer,
