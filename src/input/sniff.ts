@@ -552,7 +552,7 @@ function jsonDocument(text: string): Sniffed | null {
     if (typeof o.kind === 'string' && typeof o.apiVersion === 'string') return other('json');
     // A JSON log of one line (kubelet JSON logging, a journal export, docker's json-file) is a log; any other JSON
     // document (a report, a map, a config) is data, though it may quote log lines.
-    if (/\n\s*\S/.test(text.trim()) || !('msg' in o || 'MESSAGE' in o || 'log' in o)) return other('json');
+    if (/\n\s*\S/.test(text.trim()) || !('msg' in o || 'MESSAGE' in o || 'log' in o || exportEntry(o) !== null)) return other('json');
     return null;
   }
   // A head cut inside a pretty-printed object: judge by the indentation kubectl uses (4 spaces per level).

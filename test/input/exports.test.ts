@@ -194,6 +194,9 @@ describe('export entries', () => {
     expect(got[0]).toMatchObject({ _HOSTNAME: 'worker-3', MESSAGE: lines[0]?.message });
     expect(sniff(Buffer.from(out.slice(0, 64 * 1024)), 'x.json')).toEqual({ role: 'kubelet-log', format: 'journal-json' });
     expect(sniff(Buffer.from(jsonl(lines.slice(0, 100).map(lokiLine))), 'x.json')).toEqual({ role: 'kubelet-log', format: 'export-json' });
+    // One entry alone (pasted into a ticket) is a log too.
+    const one = lines.find((l) => l.message.includes('PLEG is not healthy')) as Line;
+    expect(sniff(Buffer.from(`${JSON.stringify(cloudwatchEvent(one, 0))}\n`), 'x.json')).toEqual({ role: 'kubelet-log', format: 'export-json' });
   });
 
   it('a JSON document past the bound, or cut short, is read up to its last whole entry, then one error', async () => {
