@@ -307,6 +307,8 @@ const TAR_FLAG: Record<string, string> = { gzip: 'z', xz: 'J', bzip2: 'j' };
  *  `2024-01-11T09:00:00+0000 HOST …`, JSON `"_HOSTNAME":"HOST"`). */
 function hostFilter(host: string, format: string): string {
   if (format === 'journal-json') return `grep -F ${shellWord(`"_HOSTNAME":"${host}"`)}`;
+  // A cloud export's JSON lines name the host in a field of their own (`"host":`, `"node_name":`, `"Computer":` …).
+  if (format === 'export-json') return `grep -F ${shellWord(`"${host}"`)}`;
   if (!/^[\w.:-]+$/.test(host)) return `grep -F ${shellWord(` ${host} `)}`;
   const column = format.startsWith('journal-short-iso') || format === 'rfc3339-prefixed' ? 2 : format === 'journal-short' || format === 'journal-short-precise' || format === 'syslog' ? 4 : null;
   return column === null ? `awk '{ for (i = 1; i <= 5 && i <= NF; i++) if ($i == "${host}") { print; next } }'` : `awk '$${column} == "${host}"'`;

@@ -15,7 +15,7 @@ import type { Artifact } from './input/artifact.js';
 export type YearFrom = 'option' | 'bundle' | 'content' | 'same-host' | 'file-name' | 'file-date' | 'today';
 
 /** Formats whose every stamp carries its year: they anchor the others and need no anchor. */
-export const YEARFUL = /^(journal-short-iso|journal-json|json-log|cri-log|rfc3339|logrus|docker-json|dmesg-T|openmetrics)/;
+export const YEARFUL = /^(journal-short-iso|journal-json|export-json|json-log|cri-log|rfc3339|logrus|docker-json|dmesg-T|openmetrics)/;
 
 const DAY_MS = 86_400_000;
 /** `2024-03-11T10:12:44` or `2024-03-11 10:12:44`: a full date and time, the shape no version string or ID has. */

@@ -43,7 +43,7 @@ export interface ArtifactInfo {
   path: string;
   node: string | null;
   role: Role;
-  /** e.g. journal-short, journal-short-iso, journal-json, klog, json-log, prometheus-text, openmetrics, dmesg … */
+  /** e.g. journal-short, journal-short-iso, journal-json, export-json (a cloud export's JSON lines), klog, json-log, prometheus-text, openmetrics, dmesg … */
   format: string;
   lines: number;
   warnings: number;

@@ -8,7 +8,7 @@ import type { InputKind, Role } from '../contract/analysis.js';
 /** How a file's bytes are stored when they are not plain UTF-8 text: compressed, UTF-16 text (Windows PowerShell's
  *  `>` writes it) or a binary systemd journal (journal.ts: read as `journalctl -o json` lines, one per entry); either
  *  way decode.ts turns them into the UTF-8 lines every reader expects. */
-export type Compression = 'gzip' | 'xz' | 'bzip2' | 'utf16le' | 'utf16be' | 'journal' | null;
+export type Compression = 'gzip' | 'xz' | 'bzip2' | 'utf16le' | 'utf16be' | 'journal' | 'export' | null;
 
 export interface Artifact {
   /** Index in Discovery.artifacts; stable for one run. */
@@ -18,7 +18,7 @@ export interface Artifact {
   /** Index of the Input this artifact came from. */
   input: number;
   role: Role;
-  /** journal-short | journal-short-precise | journal-short-iso | journal-short-iso-precise | journal-json | klog |
+  /** journal-short | journal-short-precise | journal-short-iso | journal-short-iso-precise | journal-json | export-json | klog |
    *  json-log | cri-log | logrus | dmesg | dmesg-T | prometheus-text | openmetrics | goroutine-dump | other … */
   format: string;
   /** Node name suggested by the path (e.g. a directory named after the node), or null. */

@@ -17,6 +17,7 @@ const childProcess = lazyRequire<typeof import('node:child_process')>('node:chil
 import { collect } from './entry-stream.js';
 import { DEFAULT_LIMITS, bounded, type Budget, type Limits } from './limits.js';
 import { isJournal, journalFileLines, journalLines } from './journal.js';
+import { exportLines, isExportDocument } from './exports.js';
 
 export const HEAD_BYTES = 64 * 1024;
 
@@ -44,6 +45,8 @@ export function compressionOf(b: Buffer): Compression {
   if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe && !(b.length >= 4 && b[2] === 0 && b[3] === 0)) return 'utf16le';
   if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return 'utf16be';
   if (b.length >= 8 && b[1] === 0 && b[3] === 0 && b[5] === 0 && b[7] === 0 && isAscii(b[0]) && isAscii(b[2]) && isAscii(b[4]) && isAscii(b[6])) return 'utf16le';
+  // A whole-document cloud or log-store export (a JSON array or answer, a CSV): decoded into journal JSON lines.
+  if (isExportDocument(b)) return 'export';
   return null;
 }
 
@@ -100,6 +103,7 @@ export function decode(raw: Readable, compression: Compression, tools: Tools = D
   if (compression === null) return raw;
   if (compression === 'gzip') return gunzip(raw);
   if (compression === 'journal') return journalLines(raw, limits);
+  if (compression === 'export') return exportLines(raw, limits);
   if (compression === 'utf16le' || compression === 'utf16be') return fromUtf16(raw, compression);
   const cmd = toolFor(compression, tools) as string;
   return spawnDecoder(raw, compression, cmd);

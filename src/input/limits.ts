@@ -27,6 +27,9 @@ export interface Limits {
   maxJournalBytes: number;
   /** No field of a binary journal decompresses to more than this; a field that claims more is damage. */
   maxJournalFieldBytes: number;
+  /** A whole-document export (a JSON array or answer, a CSV: exports.ts) is read whole, parsed, and put in time
+   *  order: its first this many bytes (a JSON document past it is not read). */
+  maxExportBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -47,6 +50,9 @@ export const DEFAULT_LIMITS: Limits = {
   maxJournalBytes: 256 * 1024 * 1024,
   // journald splits a service's output lines at LineMax (48K by default); 4 MiB leaves room for other writers.
   maxJournalFieldBytes: 4 * 1024 * 1024,
+  // Its entries are decoded into a copy of about its size, read once for the head and once more: 16 MiB keeps a run of
+  // 16 MiB of lines within the 200 MB a run may take.
+  maxExportBytes: 16 * 1024 * 1024,
 };
 
 export const BOMB = 'EBOMB';

@@ -4,6 +4,7 @@ import type { Role } from '../contract/analysis.js';
 import { sniffQueryResult } from './prometheus/sniff-query.js';
 import { LOKI_LABELS, linePrefixOf, skipLinePrefix } from '../util/line-prefix.js';
 import { NODE_COMMANDS, PROMPT_HEAD } from '../util/prompt.js';
+import { exportEntry } from './exports.js';
 
 export interface Sniffed {
   role: Role;
@@ -79,14 +80,14 @@ const RE_RUNTIME_UNIT = /\b(?:containerd|docker|crio|cri-o)(?:\.service)?\b/i;
 const RE_RUNTIME_IDENT = /^(?:dockerd(?:-current)?|docker(?:-containerd(?:-current)?)?|containerd(?:-shim\S*)?|(?:snap\.)?microk8s\.daemon-containerd|crio|cri-o|conmon|runc)$/;
 
 type Envelope =
-  | 'journal-short' | 'journal-short-precise' | 'journal-short-iso' | 'journal-short-iso-precise' | 'journal-short-monotonic' | 'journal-json'
+  | 'journal-short' | 'journal-short-precise' | 'journal-short-iso' | 'journal-short-iso-precise' | 'journal-short-monotonic' | 'journal-json' | 'export-json'
   | 'klog' | 'json-log' | 'cri-log' | 'docker-json-log' | 'rfc3339-prefixed' | 'logrus' | 'dmesg' | 'dmesg-T' | 'prom' | 'supervisord';
 
 type Family = 'journal' | 'wrapped' | 'klog' | 'json-log' | 'logrus' | 'kernel' | 'prom';
 
 const FAMILY: Record<Envelope, Family> = {
   'journal-short': 'journal', 'journal-short-precise': 'journal', 'journal-short-iso': 'journal',
-  'journal-short-iso-precise': 'journal', 'journal-short-monotonic': 'journal', 'journal-json': 'journal', klog: 'klog', 'json-log': 'json-log',
+  'journal-short-iso-precise': 'journal', 'journal-short-monotonic': 'journal', 'journal-json': 'journal', 'export-json': 'journal', klog: 'klog', 'json-log': 'json-log',
   'cri-log': 'wrapped', 'docker-json-log': 'wrapped', 'rfc3339-prefixed': 'wrapped', logrus: 'logrus',
   dmesg: 'kernel', 'dmesg-T': 'kernel', prom: 'prom', supervisord: 'journal',
 };
@@ -326,6 +327,9 @@ function classifyJson(line: string): LineInfo | null {
   }
   if (!o || typeof o !== 'object' || Array.isArray(o)) return null;
   const r = o as Record<string, unknown>;
+  // A cloud or log-store export's entry (exports.ts): read as the journal JSON line it stands for.
+  const x = exportEntry(r);
+  if (x) return { env: 'export-json', ident: x.ident ?? '', payload: x.message, kernel: x.ident === 'kernel' };
   if (typeof r.log === 'string' && ('stream' in r || 'time' in r)) return { env: 'docker-json-log', payload: r.log };
   if ('__REALTIME_TIMESTAMP' in r || ('MESSAGE' in r && ('_HOSTNAME' in r || 'SYSLOG_IDENTIFIER' in r || '__CURSOR' in r))) {
     const ident = typeof r.SYSLOG_IDENTIFIER === 'string' ? r.SYSLOG_IDENTIFIER : typeof r._COMM === 'string' ? r._COMM : '';
@@ -548,7 +552,7 @@ function jsonDocument(text: string): Sniffed | null {
     if (typeof o.kind === 'string' && typeof o.apiVersion === 'string') return other('json');
     // A JSON log of one line (kubelet JSON logging, a journal export, docker's json-file) is a log; any other JSON
     // document (a report, a map, a config) is data, though it may quote log lines.
-    if (/\n\s*\S/.test(text.trim()) || !('msg' in o || 'MESSAGE' in o || 'log' in o)) return other('json');
+    if (/\n\s*\S/.test(text.trim()) || !('msg' in o || 'MESSAGE' in o || 'log' in o || exportEntry(o) !== null)) return other('json');
     return null;
   }
   // A head cut inside a pretty-printed object: judge by the indentation kubectl uses (4 spaces per level).

@@ -580,9 +580,9 @@ export function alignMonotonic(events: SignalEvent[], anchors: number[] = []): {
 }
 
 /** What a log gives its node evidence of: its role and, for a journal of every unit (`journalctl -o json`, a binary
- *  journal), the runtime's and the kernel's entries it was seen to hold. */
+ *  journal, a cloud export's JSON lines), the runtime's and the kernel's entries it was seen to hold. */
 function rolesOf(a: ArtifactData): Role[] {
-  const origins = a.format === 'journal-json' ? a.signals?.origins : undefined;
+  const origins = a.format === 'journal-json' || a.format === 'export-json' ? a.signals?.origins : undefined;
   if (!origins) return [a.role];
   return [a.role, ...((origins.runtime ?? 0) > 0 ? ['runtime-log' as const] : []), ...((origins.kernel ?? 0) > 0 ? ['kernel-log' as const] : [])];
 }

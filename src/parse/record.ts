@@ -22,6 +22,7 @@
 import { LOKI_LABELS, linePrefixOf, skipLinePrefix, type LinePrefix } from '../util/line-prefix.js';
 import { parseKeyValues, readQuoted } from './kv.js';
 import { monthIndex, parseIso, type YearClock, type WallClock } from './time.js';
+import { exportEntry } from '../input/exports.js';
 
 export type PayloadKind = 'klog' | 'json' | 'logrus' | 'text';
 export type Level = 'I' | 'W' | 'E' | 'F';
@@ -653,13 +654,18 @@ function parseLogrus(p: string, rec: Rec, ctx: ParseContext): void {
 /** A whole line that is JSON: a journal export object, kubelet JSON logging, or docker json-file. */
 function parseJsonLine(line: string, i: number, env: Envelope, ctx: ParseContext): LogRecord | null {
   const body = i > 0 ? line.slice(i) : line;
-  if (body.includes('"__REALTIME_TIMESTAMP"') || body.includes('"MESSAGE"')) {
+  const journal = body.includes('"__REALTIME_TIMESTAMP"') || body.includes('"MESSAGE"');
+  if (journal || EXPORT_HINT.test(body)) {
     let o: Record<string, unknown>;
     try {
       o = JSON.parse(body) as Record<string, unknown>;
     } catch {
-      return null;
+      return journal ? null : parsePayload(body, env, ctx);
     }
+    // A cloud or log-store export's entry (input/exports.ts): its time, host and unit; the message read as any other.
+    const x = o && typeof o === 'object' && !Array.isArray(o) && !('__REALTIME_TIMESTAMP' in o) && !('MESSAGE' in o) ? exportEntry(o) : null;
+    if (x) return parsePayload(x.message, { ...env, ts: x.us / 1000, host: x.host ?? env.host, ident: x.ident, pid: x.pid }, ctx);
+    if (!journal) return parsePayload(body, env, ctx);
     const us = o['__REALTIME_TIMESTAMP'];
     const ts = typeof us === 'string' || typeof us === 'number' ? Number(us) / 1000 : NaN;
     const msg = jsonString(o['MESSAGE']) ?? '';
@@ -675,6 +681,9 @@ function parseJsonLine(line: string, i: number, env: Envelope, ctx: ParseContext
   }
   return parsePayload(body, env, ctx);
 }
+
+/** Keys only export entries carry (input/exports.ts exportForm), looked for before a JSON line is parsed as one. */
+const EXPORT_HINT = /"(?:textPayload|jsonPayload|logStreamName|ingestionTime|line|_raw|result|_source|@timestamp|SyslogMessage|host|kubernetes|systemd_unit)":/;
 
 const KUBELET_IDENT = /^(?:kubelet|kubenswrapper|hyperkube|k3s|k3s-agent|k3s-server|rke2|rke2-agent|rke2-server|kubelet-wrapper|atomic-openshift-node|origin-node|openshift-node|microk8s\.daemon-kubelite|kubelite|snap\.microk8s\.daemon-kubelite)$/;
 // MicroK8s runs its containerd as the snap service `microk8s.daemon-containerd`.

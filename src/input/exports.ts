@@ -1,0 +1,612 @@
+// Cloud and log-store exports of node logs. An export's fields give only a time, a host and a unit/identifier; the
+// message is recognised by its content, like every other line (parse/record.ts). So each export entry is turned into
+// the fields a `journalctl -o json` line carries (`__REALTIME_TIMESTAMP` in µs, `_HOSTNAME`, `SYSLOG_IDENTIFIER`,
+// `_PID`, `MESSAGE`), which the sniffer (sniff.ts classifyJson) and the recogniser (record.ts parseJsonLine) read.
+//
+// One entry per line (format `export-json`, read where it is: evidence refs cite the export's own line):
+//
+//   Google Cloud Logging (`gcloud logging read --format=json` prints an array of these; a sink or a pipe, one a line):
+//     {"insertId":"1x9k","jsonPayload":{"MESSAGE":"E0311 10:04:12.000150    2817 generic.go:205] …",
+//      "SYSLOG_IDENTIFIER":"kubelet","_SYSTEMD_UNIT":"kubelet.service","_HOSTNAME":"gke-pool-1-abcd"},
+//      "logName":"projects/p/logs/kubelet","resource":{"type":"k8s_node","labels":{"node_name":"gke-pool-1-abcd"}},
+//      "timestamp":"2024-03-11T10:04:12.000150Z"}                    (or "textPayload":"…"; host also from
+//      labels."compute.googleapis.com/resource_name"; unit from logName's last segment)
+//   AWS CloudWatch Logs event (`aws logs filter-log-events` prints {"events":[…]}):
+//     {"logStreamName":"i-0abc123/kubelet","timestamp":1710151452000,"message":"E0311 10:04:12.000150 …",
+//      "ingestionTime":1710151453000,"eventId":"3784…"}         (stream `host/unit`, `unit-host` or `unit.service-host`)
+//   Fluent Bit / CloudWatch agent shipped lines:
+//     {"log":"E0311 …","host":"ip-10-0-1-2","kubernetes":{…}}   {"message":"E0311 …","host":"w3","systemd_unit":"kubelet.service","time":"…"}
+//   Elasticsearch / ECS (a hit, or its `_source`; `_search` answers hold them in hits.hits[]):
+//     {"_index":"logs","_source":{"@timestamp":"2024-03-11T10:04:12.000Z","message":"E0311 …",
+//      "host":{"name":"worker-3"},"systemd":{"unit":"kubelet.service"},"process":{"name":"kubelet","pid":2817}}}
+//   Loki (`logcli query --output=jsonl`):
+//     {"labels":{"host":"worker-3","unit":"kubelet.service"},"line":"E0311 …","timestamp":"2024-03-11T10:04:12.00015Z"}
+//   Splunk (`| outputformat json`, the REST export's lines):
+//     {"preview":false,"result":{"_raw":"Mar 11 10:04:12 worker-3 kubelet[2817]: E0311 …","_time":"2024-03-11T10:04:12.000+00:00",
+//      "host":"worker-3","source":"/var/log/messages","sourcetype":"syslog"}}
+//   Azure Log Analytics Syslog row (`az monitor log-analytics query` prints an array of these):
+//     {"TimeGenerated":"2024-03-11T10:04:12.0001500Z","Computer":"worker-3","ProcessName":"kubelet","ProcessID":"2817",
+//      "SyslogMessage":"E0311 …","TableName":"PrimaryResult"}
+//
+// Whole documents (a JSON array of entries, {"events":[…]}, an Elasticsearch answer, a CSV export) are decoded like a
+// compression (decode.ts, compression `export`): read into memory, at most limits.maxExportBytes, scanned entry by entry
+// (each array element parsed alone, never the whole document), into one journal JSON line per entry, in time order (a
+// newest-first export is turned round, then entries are sorted stably by time). Line N of such a file is its N-th entry
+// in time order (`jq -c 'sort_by(.timestamp)[]' … | sed -n Np` for a gcloud array; a CSV's N-th record, its header
+// left out, in time order). A document past the bound, or cut short, is read up to its last whole entry, with a warning.
+//
+// CSV exports are recognised by their header row: a time column and a message column among the names the exports use
+// (Logs Explorer, CloudWatch Logs Insights `@timestamp,@message,@logStream`, Azure `TimeGenerated [UTC],Computer,
+// ProcessName,SyslogMessage`, Kibana `@timestamp,host.name,message`, Splunk `_time,host,source,_raw`), RFC 4180 quoting
+// (a quoted field may hold commas, doubled quotes and line breaks: a message split over rows is one record).
+import { Readable } from 'node:stream';
+import { collect } from './entry-stream.js';
+import { mib, type Limits } from './limits.js';
+
+/** What an export entry gives: its time (µs since the epoch, NaN when it has none), host, identifier, PID, message. */
+export interface ExportEntry {
+  us: number;
+  host: string | null;
+  ident: string | null;
+  pid: number | null;
+  message: string;
+}
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** A MESSAGE is cut here (as a binary journal's is), so that its JSON line stays whole under the line reader's cut. */
+const MAX_MESSAGE = 128 * 1024;
+
+// ---------------------------------------------------------------------------------------------------------------------
+// One entry
+
+/** The value at a dotted path (`host.name`: nested, or a key with a dot in it, as flattened exports write it). */
+function field(o: Obj, path: string): unknown {
+  if (path in o) return o[path];
+  const dot = path.indexOf('.');
+  if (dot < 0) return undefined;
+  // `labels.compute.googleapis.com/resource_name`: the first segment, then the rest as one key or as a path.
+  const head = o[path.slice(0, dot)];
+  return isObj(head) ? field(head, path.slice(dot + 1)) : undefined;
+}
+
+function firstString(o: Obj, paths: readonly string[]): string | null {
+  for (const p of paths) {
+    const v = field(o, p);
+    if (typeof v === 'string' && v !== '') return v;
+    if (typeof v === 'number') return String(v);
+  }
+  return null;
+}
+
+const TIME_KEYS = ['timestamp', '@timestamp', '_time', 'TimeGenerated', 'TimeGenerated [UTC]', 'time', 'date', 'receiveTimestamp', 'ingestionTime'] as const;
+const MESSAGE_KEYS = ['textPayload', 'jsonPayload.MESSAGE', 'jsonPayload.message', 'jsonPayload.log', '@message', 'message', 'line', '_raw', 'SyslogMessage', 'log', 'MESSAGE', 'Message'] as const;
+const HOST_KEYS = [
+  'resource.labels.node_name', 'labels.compute.googleapis.com/resource_name', 'jsonPayload._HOSTNAME', 'host.name', 'host.hostname',
+  'Computer', 'HostName', 'hostname', '_HOSTNAME', 'labels.host', 'labels.hostname', 'labels.node', 'labels.node_name', 'labels.nodename',
+  'labels.instance', 'kubernetes.host', 'agent.hostname', 'host',
+] as const;
+const IDENT_KEYS = [
+  'jsonPayload.SYSLOG_IDENTIFIER', 'jsonPayload._SYSTEMD_UNIT', 'SYSLOG_IDENTIFIER', 'ProcessName', 'process.name', 'systemd.unit',
+  'log.syslog.appname', 'systemd_unit', '_SYSTEMD_UNIT', 'labels.syslog_identifier', 'labels.unit', 'labels.systemd_unit', 'labels.service_name', 'kubernetes.container_name',
+] as const;
+const PID_KEYS = ['jsonPayload._PID', 'jsonPayload.SYSLOG_PID', 'ProcessID', 'process.pid', '_PID', 'pid'] as const;
+
+/** The export form an object is an entry of, or null: each by keys only that form writes. */
+export function exportForm(o: Obj): string | null {
+  if (('textPayload' in o || 'jsonPayload' in o) && ('logName' in o || 'insertId' in o || isObj(o.resource))) return 'gcp';
+  if (typeof o.message === 'string' && typeof o.timestamp === 'number' && ('logStreamName' in o || 'ingestionTime' in o || 'eventId' in o)) return 'cloudwatch';
+  if (typeof o.line === 'string' && isObj(o.labels) && 'timestamp' in o) return 'loki';
+  if (isObj(o.result) && typeof o.result._raw === 'string') return 'splunk';
+  if (typeof o._raw === 'string' && '_time' in o) return 'splunk';
+  if (isObj(o._source) && ('_index' in o || '_id' in o)) return 'elasticsearch';
+  if ('@timestamp' in o && (typeof o.message === 'string' || typeof o.log === 'string') && ('host' in o || 'ecs' in o || 'agent' in o || 'systemd' in o || 'process' in o)) return 'ecs';
+  if ('TimeGenerated' in o && typeof o.SyslogMessage === 'string') return 'azure';
+  if ((typeof o.log === 'string' || typeof o.message === 'string') && !('msg' in o) && ('kubernetes' in o || typeof o.host === 'string' || typeof o.systemd_unit === 'string')) return 'shipped';
+  return null;
+}
+
+/** An export entry's time, host, identifier and message, or null when `o` is no export entry (exportForm). */
+export function exportEntry(o: Obj): ExportEntry | null {
+  const form = exportForm(o);
+  return form ? entryOf(o, form) : null;
+}
+
+function entryOf(o: Obj, form: string): ExportEntry | null {
+  if (form === 'splunk' && isObj(o.result)) o = o.result;
+  else if (form === 'elasticsearch') o = o._source as Obj;
+  let message = firstString(o, MESSAGE_KEYS);
+  if (message === null) {
+    // A structured payload without a message field: the payload itself is what was logged.
+    const p = o.jsonPayload;
+    if (!isObj(p)) return null;
+    message = JSON.stringify(p);
+  }
+  let host = firstString(o, HOST_KEYS);
+  let ident = firstString(o, IDENT_KEYS);
+  if (form === 'gcp' && ident === null && typeof o.logName === 'string') ident = gcpLogName(o.logName);
+  if (form === 'splunk' && ident === null && typeof o.source === 'string') ident = splunkSource(o.source);
+  const stream = typeof o.logStreamName === 'string' ? o.logStreamName : typeof o['@logStream'] === 'string' ? (o['@logStream'] as string) : null;
+  if (stream !== null) {
+    const s = streamName(stream);
+    host ??= s.host;
+    ident ??= s.ident;
+  }
+  const pidText = firstString(o, PID_KEYS);
+  let pid = pidText !== null && /^\d+$/.test(pidText) ? Number(pidText) : null;
+  let us = NaN;
+  for (const k of TIME_KEYS) {
+    const v = field(o, k);
+    if (v !== undefined && v !== null && v !== '') {
+      us = timeUs(v);
+      if (!Number.isNaN(us)) break;
+    }
+  }
+  message = message.replace(/\r?\n$/, '');
+  // A shipped syslog line (`_raw`, a CloudWatch agent tailing /var/log/messages) keeps its own prefix: its host,
+  // identifier and PID are read from it; the export's time is kept (the prefix has no year).
+  const sys = SYSLOG_PREFIX.exec(message);
+  if (sys) {
+    host ??= sys[1] ?? null;
+    ident ??= sys[2] ?? null;
+    if (pid === null && sys[3] !== undefined) pid = Number(sys[3]);
+    message = message.slice(sys[0].length);
+  }
+  if (message.length > MAX_MESSAGE) message = message.slice(0, MAX_MESSAGE);
+  return { us, host, ident: ident === null ? null : unitName(ident), pid, message };
+}
+
+const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
+const SYSLOG_PREFIX = new RegExp(String.raw`^(?:(?:${MONTHS}) [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (\S+) ([^\s\[\]:]+)(?:\[(\d+)\])?: `);
+
+/** `kubelet.service` → `kubelet`; a unit's instance and GKE's runtime log keep their names. */
+function unitName(s: string): string {
+  const u = s.replace(/\.service$/, '');
+  return u === 'container-runtime' ? 'containerd' : u;
+}
+
+/** `projects/p/logs/kubelet` → kubelet; `projects/p/logs/cloudaudit.googleapis.com%2Factivity` → its decoded name. */
+function gcpLogName(name: string): string | null {
+  const m = /\/logs\/([^/]+)$/.exec(name);
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1] as string);
+  } catch {
+    return m[1] as string;
+  }
+}
+
+/** Splunk's source: `journald://kubelet`, `/var/log/kubelet.log` → kubelet; `/var/log/messages` names no unit. */
+function splunkSource(source: string): string | null {
+  const j = /^journald:\/\/(.+)$/.exec(source);
+  if (j) return j[1] as string;
+  const base = (source.split('/').pop() ?? '').replace(/\.log(?:\.\d+)?$/, '');
+  return /^(?:kubelet|containerd|dockerd|docker|crio|kernel|kube-proxy)$/.test(base) ? base : null;
+}
+
+const STREAM_UNIT = /^(kubelet|containerd|dockerd|docker|crio|kube-proxy|kernel|kubelite|k3s|rke2-agent|rke2-server)(?:\.service)?$/;
+
+/** A CloudWatch log stream's name: `host/unit`, `unit/host`, `unit-host`, `unit.service-host`, or a host alone. */
+export function streamName(stream: string): { host: string | null; ident: string | null } {
+  const parts = stream.split('/').filter((p) => p !== '');
+  if (parts.length >= 2) {
+    const last = parts[parts.length - 1] as string;
+    const first = parts[0] as string;
+    if (STREAM_UNIT.test(last)) return { host: parts[parts.length - 2] as string, ident: last };
+    if (STREAM_UNIT.test(first)) return { host: parts[1] as string, ident: first };
+    return { host: null, ident: null };
+  }
+  const m = /^(kubelet|containerd|dockerd|docker|crio|kube-proxy|kernel)(?:\.service)?[-_.](.+)$/.exec(stream);
+  if (m) return { host: m[2] as string, ident: m[1] as string };
+  if (STREAM_UNIT.test(stream)) return { host: null, ident: stream };
+  // An EC2 instance or a node name alone.
+  return /^(?:i-[0-9a-f]{8,17}|ip-\d+-\d+-\d+-\d+\S*)$/.test(stream) ? { host: stream, ident: null } : { host: null, ident: null };
+}
+
+/**
+ * An export's time as µs since the epoch: RFC 3339 (up to nanoseconds; no zone: UTC, as every export writes UTC),
+ * `2024-03-11 10:04:12.000 UTC`, Kibana's `Mar 11, 2024 @ 10:04:12.000`, Azure's portal `3/11/2024, 10:04:12.000 AM`, or epoch seconds, ms or µs.
+ */
+export function timeUs(v: unknown): number {
+  if (typeof v === 'number') return epochUs(v);
+  if (typeof v !== 'string') return NaN;
+  const s = v.trim();
+  if (/^\d+(?:\.\d+)?$/.test(s)) return epochUs(Number(s));
+  let m = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?\s*(Z|UTC|GMT|[+-]\d\d:?\d\d)?$/i.exec(s);
+  if (m) return civilUs(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!, m[7], m[8]);
+  // Kibana's CSV (its default dateFormat, in the browser's zone: read as UTC): `Mar 11, 2024 @ 10:04:12.000`.
+  m = new RegExp(String.raw`^(${MONTHS}) (\d{1,2}), (\d{4}) @ (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?$`).exec(s);
+  if (m) return civilUs(+m[3]!, MONTHS.split('|').indexOf(m[1]!) + 1, +m[2]!, +m[4]!, +m[5]!, +m[6]!, m[7], undefined);
+  m = /^(\d{1,2})\/(\d{1,2})\/(\d{4}),? (\d{1,2}):(\d\d):(\d\d)(?:\.(\d{1,9}))? ?([AP]M)?$/i.exec(s);
+  if (m) {
+    let h = +m[4]!;
+    if (m[8]) h = (h % 12) + (m[8].toUpperCase() === 'PM' ? 12 : 0);
+    return civilUs(+m[3]!, +m[1]!, +m[2]!, h, +m[5]!, +m[6]!, m[7], undefined);
+  }
+  return NaN;
+}
+
+function epochUs(n: number): number {
+  if (!Number.isFinite(n) || n <= 0) return NaN;
+  if (n < 1e11) return Math.round(n * 1e6); // seconds
+  if (n < 1e14) return Math.round(n * 1e3); // ms
+  if (n < 1e17) return Math.round(n); // µs
+  return Math.round(n / 1e3); // ns
+}
+
+function civilUs(y: number, mo: number, d: number, h: number, mi: number, s: number, frac: string | undefined, zone: string | undefined): number {
+  const ms = Date.UTC(y, mo - 1, d, h, mi, s);
+  if (Number.isNaN(ms) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return NaN;
+  let us = ms * 1000 + (frac ? Math.floor(Number(frac.padEnd(9, '0')) / 1000) : 0);
+  const z = zone && /^[+-]/.test(zone) ? /^([+-])(\d\d):?(\d\d)$/.exec(zone) : null;
+  if (z) us -= (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3])) * 60_000_000;
+  return us;
+}
+
+/** The entry as the `journalctl -o json` line the recogniser reads (with its newline). */
+export function journalLine(e: ExportEntry): string {
+  let line = '{';
+  if (!Number.isNaN(e.us)) line += `"__REALTIME_TIMESTAMP":"${e.us}",`;
+  if (e.host !== null) line += `"_HOSTNAME":${JSON.stringify(e.host)},`;
+  line += `"SYSLOG_IDENTIFIER":${JSON.stringify(e.ident ?? '')},`;
+  if (e.pid !== null) line += `"_PID":"${e.pid}",`;
+  return `${line}"MESSAGE":${JSON.stringify(e.message)}}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Whole documents
+
+/** Keys whose presence in a JSON document's head says it holds export entries. */
+const ENTRY_KEYS = /"(?:textPayload|jsonPayload|logName|insertId|logStreamName|ingestionTime|SyslogMessage|TimeGenerated|_raw|_source|@timestamp)"\s*:/;
+/** A document that wraps its entries: `aws logs filter-log-events`/`get-log-events`, an Elasticsearch answer. */
+const WRAPPER = /^\{\s*"(?:events|nextForwardToken|nextToken|searchedLogStreams|took|timed_out|_shards|hits)"\s*:/;
+
+/** Whether `head` (a file's first bytes) is a whole-document export: a JSON document (not JSON lines) or a CSV. */
+export function isExportDocument(head: Buffer): boolean {
+  let i = 0;
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) i = 3;
+  while (i < head.length && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
+  const c = head[i];
+  if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+    const text = head.toString('utf8', i, Math.min(head.length, i + 16 * 1024));
+    if (c === 0x7b) return WRAPPER.test(text) && /"(?:events|hits)"\s*:/.test(text);
+    // An array of entries (its first one), not a Prometheus answer or a list of other things.
+    return /^\[\s*\{/.test(text) && ENTRY_KEYS.test(text.slice(0, 4096));
+  }
+  const nl = head.indexOf(0x0a, i);
+  if (nl < 0 && head.length >= 64 * 1024) return false;
+  return csvColumns(head.toString('utf8', i, nl < 0 ? head.length : nl).replace(/\r$/, '')) !== null;
+}
+
+/** Containers deeper than this are scanned through, never parsed as entries (bounds the re-scanning: see below). */
+const MAX_ENTRY_DEPTH = 4;
+
+/**
+ * The entries of a JSON export document (an array of entries, {"events":[…]}, an Elasticsearch answer), found without
+ * parsing the document whole: each object that is an element of an array is parsed alone and kept when it is an
+ * export entry (exportEntry); otherwise it is scanned into. Memory stays near the document's size; a document cut short
+ * gives the entries before the cut. Each byte is scanned at most MAX_ENTRY_DEPTH + 1 times.
+ */
+function documentEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
+  // The kinds of the open containers, as deep as entries are looked for (deeper ones are only counted).
+  const kinds: number[] = [];
+  let depth = 0;
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i] as number;
+    if (c === 0x22 /* " */) {
+      i = stringEnd(b, i);
+      continue;
+    }
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (c === 0x7b && depth > 0 && depth <= MAX_ENTRY_DEPTH && kinds[depth - 1] === 0x5b) {
+        const end = containerEnd(b, i);
+        if (end < 0) return false;
+        const e = itemEntry(b, i, end);
+        if (e) {
+          add(e);
+          i = end;
+          continue;
+        }
+      }
+      if (depth <= MAX_ENTRY_DEPTH) kinds[depth] = c;
+      depth++;
+      i++;
+      continue;
+    }
+    if ((c === 0x7d /* } */ || c === 0x5d /* ] */) && depth > 0) depth--;
+    i++;
+  }
+  return depth === 0;
+}
+
+/** The index after the string that starts at `i` (b.length when it is not closed). */
+function stringEnd(b: Buffer, i: number): number {
+  for (let j = i + 1; j < b.length; j++) {
+    const c = b[j];
+    if (c === 0x5c /* \ */) j++;
+    else if (c === 0x22) return j + 1;
+  }
+  return b.length;
+}
+
+/** The index after the object or array that starts at `i`, or -1 when the document ends first. */
+function containerEnd(b: Buffer, i: number): number {
+  let depth = 0;
+  while (i < b.length) {
+    const c = b[i] as number;
+    if (c === 0x22) {
+      i = stringEnd(b, i);
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+function itemEntry(b: Buffer, from: number, to: number): ExportEntry | null {
+  let item: unknown;
+  try {
+    item = JSON.parse(b.toString('utf8', from, to));
+  } catch {
+    return null;
+  }
+  if (!isObj(item)) return null;
+  // A CloudWatch event without its stream (get-log-events): a message and a time.
+  return exportEntry(item) ?? (typeof item.message === 'string' && typeof item.timestamp === 'number' ? entryOf(item, 'cloudwatch') : null);
+}
+
+/** Indices of `times` in time order: a newest-first export turned round, entries of one time (or none) in their order. */
+function timeOrder(times: ArrayLike<number>): Uint32Array {
+  const n = times.length;
+  let first = NaN;
+  let last = NaN;
+  for (let i = 0; i < n; i++) {
+    const t = times[i] as number;
+    if (Number.isNaN(t)) continue;
+    if (Number.isNaN(first)) first = t;
+    last = t;
+  }
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = first > last ? n - 1 - i : i;
+  // An undated entry sorts with the dated one before it.
+  const key = new Float64Array(n);
+  let prev = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const t = times[order[i] as number] as number;
+    if (!Number.isNaN(t)) prev = t;
+    key[i] = prev;
+  }
+  const pos = Uint32Array.from({ length: n }, (_, i) => i);
+  pos.sort((a, b) => (key[a] as number) - (key[b] as number) || a - b);
+  return pos.map((p) => order[p] as number);
+}
+
+/** Where a whole document's entries go: parsed entries, or their journal lines. */
+function scanDocument(doc: Buffer | string, add: (e: ExportEntry) => void): boolean {
+  const b = typeof doc === 'string' ? Buffer.from(doc, 'utf8') : doc;
+  let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
+  if (b[i] === 0x5b || b[i] === 0x7b) return documentEntries(i > 0 ? b.subarray(i) : b, add);
+  csvEntries(b.toString('utf8', i), add);
+  return true;
+}
+
+/** The entries of a whole-document export (JSON or CSV), in time order; `whole`: false when a JSON document ends early. */
+export function exportDocument(doc: Buffer | string): { entries: ExportEntry[]; whole: boolean } {
+  const found: ExportEntry[] = [];
+  const whole = scanDocument(doc, (e) => found.push(e));
+  return { entries: Array.from(timeOrder(found.map((e) => e.us)), (i) => found[i] as ExportEntry), whole };
+}
+
+/** Journal lines kept compactly: one growing buffer, an offset and a time per line (no object or string per entry). */
+class LineStore {
+  /** `expect`: the bytes the lines will likely take (a document's own size: its lines are no longer than its entries). */
+  constructor(expect: number) {
+    this.buf = Buffer.allocUnsafe(Math.max(expect, 1 << 16));
+  }
+  buf: Buffer;
+  size = 0;
+  starts: number[] = [];
+  times: number[] = [];
+  add(e: ExportEntry): void {
+    const line = journalLine(e);
+    const need = this.size + Buffer.byteLength(line, 'utf8');
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, Math.ceil(this.buf.length * 1.5)));
+      this.buf.copy(grown, 0, 0, this.size);
+      this.buf = grown;
+    }
+    this.starts.push(this.size);
+    this.times.push(e.us);
+    this.size += this.buf.write(line, this.size, 'utf8');
+  }
+  line(i: number): Buffer {
+    return this.buf.subarray(this.starts[i] as number, i + 1 < this.starts.length ? (this.starts[i + 1] as number) : this.size);
+  }
+}
+
+const CHUNK = 256 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The journal JSON lines of a whole-document export read from `raw`: held in memory, at most limits.maxExportBytes. A
+ * larger document (or one cut short) is read up to its last whole entry, then an 'error' on the returned stream, code
+ * ECORRUPT, says so (the usual "read stopped after line N: …" warning).
+ */
+export function exportLines(raw: Readable, limits: Limits): Readable {
+  const collecting = collect(raw, limits.maxExportBytes);
+  async function* lines(): AsyncGenerator<Buffer> {
+    const got = await collecting;
+    if (!raw.destroyed) raw.destroy();
+    if (got.error) throw got.error;
+    const cut = got.complete ? null : `export document larger than ${mib(limits.maxExportBytes)}`;
+    const store = new LineStore(got.data.length + 4096);
+    const whole = readDocument(got.data, cut !== null, store);
+    // The document is let go before its lines are handed on.
+    got.data = EMPTY;
+    const order = timeOrder(store.times);
+    let chunk = Buffer.allocUnsafe(CHUNK);
+    let size = 0;
+    for (const i of order) {
+      const line = store.line(i);
+      if (size + line.length > chunk.length) {
+        if (size > 0) yield chunk.subarray(0, size);
+        chunk = Buffer.allocUnsafe(Math.max(CHUNK, line.length));
+        size = 0;
+      }
+      size += line.copy(chunk, size);
+    }
+    if (size > 0) yield chunk.subarray(0, size);
+    if (cut) throw damage(`${cut}: only its first ${mib(limits.maxExportBytes)} read`);
+    if (!whole) throw damage(`export document cut short: ${order.length} entries read`);
+  }
+  const it = lines();
+  let failure: Error | null = null;
+  return new Readable({
+    read() {
+      if (failure) {
+        if (this.readableLength === 0) this.destroy(failure);
+        return;
+      }
+      it.next().then(
+        (r) => this.push(r.done ? null : r.value),
+        (err: unknown) => {
+          failure = err instanceof Error ? err : new Error(String(err));
+          if (this.readableLength === 0) this.destroy(failure);
+          else this.push(Buffer.alloc(0));
+        },
+      );
+    },
+    destroy(err, cb) {
+      if (!raw.destroyed) raw.destroy();
+      it.return(undefined).then(() => cb(err), () => cb(err));
+    },
+  });
+}
+
+/** The document's entries into `store`; a CSV cut at the bound (`cut`) is read up to its last whole line. */
+function readDocument(data: Buffer, cut: boolean, store: LineStore): boolean {
+  const csv = cut && !/^\uFEFF?\s*[[{]/.test(data.toString('utf8', 0, 64));
+  return scanDocument(csv ? data.subarray(0, data.lastIndexOf(0x0a) + 1) : data, (e) => store.add(e));
+}
+
+function damage(message: string): Error {
+  return Object.assign(new Error(message), { code: 'ECORRUPT' });
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// CSV
+
+/** A header's column names as the JSON entry keys they stand for. */
+const CSV_ALIASES: Record<string, string> = {
+  '@timestamp': 'timestamp', timestamp: 'timestamp', _time: 'timestamp', 'timegenerated [utc]': 'timestamp', timegenerated: 'timestamp', time: 'timestamp', date: 'timestamp', 'receivetimestamp': 'receiveTimestamp',
+  '@message': 'message', message: 'message', _raw: 'message', syslogmessage: 'message', textpayload: 'message', 'jsonpayload.message': 'message', log: 'message', line: 'message',
+  'host.name': 'host', 'host.hostname': 'host', host: 'host', computer: 'host', hostname: 'host', 'resource.labels.node_name': 'host',
+  'labels.compute.googleapis.com/resource_name': 'host', 'labels."compute.googleapis.com/resource_name"': 'host', 'jsonpayload._hostname': 'host', _hostname: 'host',
+  processname: 'ident', 'process.name': 'ident', 'systemd.unit': 'ident', 'jsonpayload.syslog_identifier': 'ident', syslog_identifier: 'ident',
+  'jsonpayload._systemd_unit': 'ident', _systemd_unit: 'ident',
+  processid: 'pid', 'process.pid': 'pid', 'jsonpayload._pid': 'pid', _pid: 'pid',
+  '@logstream': 'stream', logstreamname: 'stream', logname: 'logName', source: 'source',
+};
+
+/** The columns of a CSV header row (name → column index), when it is an export's: a time and a message column. */
+export function csvColumns(header: string): Map<string, number> | null {
+  if (!header.includes(',') || header.length > 8192) return null;
+  const names = csvRecord(header, 0)?.fields;
+  if (!names || names.length < 2) return null;
+  const cols = new Map<string, number>();
+  names.forEach((n, i) => {
+    const key = CSV_ALIASES[n.trim().toLowerCase()];
+    if (key !== undefined && !cols.has(key)) cols.set(key, i);
+  });
+  return cols.has('timestamp') && cols.has('message') ? cols : null;
+}
+
+const MAX_CSV_FIELDS = 1024;
+
+/** One RFC 4180 record from `i`: its fields and where the next begins (null at the end of the text). */
+function csvRecord(s: string, i: number): { fields: string[]; next: number } | null {
+  if (i >= s.length) return null;
+  const fields: string[] = [];
+  let f = '';
+  for (;;) {
+    if (s.charCodeAt(i) === 0x22 /* " */) {
+      i++;
+      for (;;) {
+        const q = s.indexOf('"', i);
+        if (q < 0) {
+          // An open quote to the end: the rest is the field.
+          f += s.slice(i);
+          i = s.length;
+          break;
+        }
+        f += s.slice(i, q);
+        if (s.charCodeAt(q + 1) === 0x22) {
+          f += '"';
+          i = q + 2;
+        } else {
+          i = q + 1;
+          break;
+        }
+      }
+    }
+    // Unquoted (or what follows a closing quote) up to the next comma or line end.
+    let j = i;
+    while (j < s.length) {
+      const c = s.charCodeAt(j);
+      if (c === 0x2c || c === 0x0a || c === 0x0d) break;
+      j++;
+    }
+    f += s.slice(i, j);
+    // A hostile row of a million commas: its fields past any export's are dropped.
+    if (fields.length < MAX_CSV_FIELDS) fields.push(f);
+    f = '';
+    if (j >= s.length) return { fields, next: s.length };
+    if (s.charCodeAt(j) === 0x2c) {
+      i = j + 1;
+      continue;
+    }
+    if (s.charCodeAt(j) === 0x0d && s.charCodeAt(j + 1) === 0x0a) j++;
+    return { fields, next: j + 1 };
+  }
+}
+
+/** The entries of a CSV export (its header row first). */
+function csvEntries(text: string, add: (e: ExportEntry) => void): void {
+  const head = csvRecord(text, 0);
+  if (!head) return;
+  const cols = csvColumns(text.slice(0, head.next).replace(/\r?\n$/, ''));
+  if (!cols) return;
+  for (let r = csvRecord(text, head.next); r; r = csvRecord(text, r.next)) {
+    if (r.fields.length === 1 && r.fields[0] === '') continue;
+    const get = (k: string): string | undefined => {
+      const i = cols.get(k);
+      return i === undefined ? undefined : r.fields[i];
+    };
+    const message = get('message');
+    if (message === undefined) continue;
+    // Built as the JSON entry of the same export, so one reading serves both.
+    const o: Obj = { message, host: get('host') ?? '', timestamp: get('timestamp') ?? '' };
+    const ident = get('ident');
+    if (ident) o.SYSLOG_IDENTIFIER = ident;
+    const pid = get('pid');
+    if (pid) o.pid = pid;
+    const stream = get('stream');
+    if (stream) o.logStreamName = stream;
+    const logName = get('logName');
+    if (logName && !ident) o.SYSLOG_IDENTIFIER = gcpLogName(logName) ?? undefined;
+    const source = get('source');
+    if (source && !ident && !o.SYSLOG_IDENTIFIER) o.SYSLOG_IDENTIFIER = splunkSource(source) ?? undefined;
+    if (o.SYSLOG_IDENTIFIER === undefined) delete o.SYSLOG_IDENTIFIER;
+    const e = entryOf(o, 'csv');
+    if (e) add(e);
+  }
+}
