@@ -6,10 +6,11 @@
 // timed in turn (BENCH_RUNS pairs, default 3; pinned to one core with taskset when there is one); the median of each,
 // their ratio and plegscope's peak RSS (GNU time) are printed, then one JSON line.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKubeletJournal } from '../test/support/journal-gen.mjs';
+import { sideBySide } from './side-by-side.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'bench', 'out');
@@ -58,16 +59,6 @@ async function writeBinary(file) {
   return entries;
 }
 
-function timed(cmd, args, opts = {}) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { maxBuffer: 256 << 20, ...opts });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} exited ${r.status}: ${String(r.stderr).slice(0, 300)}`);
-  return { ms, stdout: String(r.stdout) };
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 mkdirSync(OUT, { recursive: true });
 const file = join(OUT, `kubelet-${hours}h.journal`);
 let entries = null;
@@ -77,27 +68,10 @@ if (!existsSync(file)) {
   entries = await writeBinary(file);
 }
 const bytes = statSync(file).size;
-const pin = spawnSync('taskset', ['-c', '0', 'true']).status === 0 ? ['taskset', '-c', '0'] : [];
-const gnuTime = existsSync('/usr/bin/time');
-const ours = [];
-const theirs = [];
-let rssMB = null;
-let count = null;
-for (let i = 0; i < runs; i++) {
-  const rssFile = join(OUT, 'journal-rss.txt');
-  const pre = [...pin, ...(gnuTime ? ['/usr/bin/time', '-f', '%M', '-o', rssFile] : [])];
-  const a = timed(pre[0] ?? process.execPath, [...pre.slice(1), ...(pre.length ? [process.execPath] : []), BIN, 'analyze', file, '--format', 'json']);
-  ours.push(a.ms);
-  if (gnuTime) rssMB = Math.max(rssMB ?? 0, Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024);
-  const b = timed('sh', ['-c', `${pin.join(' ')} journalctl --file '${file}' --no-pager | ${pin.join(' ')} grep -c -F 'PLEG is not healthy'`]);
-  theirs.push(b.ms);
-  count = Number(b.stdout.trim());
-  log(`run ${i + 1}: plegscope ${a.ms.toFixed(0)} ms, journalctl | grep ${b.ms.toFixed(0)} ms`);
-}
+const r = sideBySide({ bin: BIN, file, out: OUT, runs, log, label: 'journal', pipeline: (pin) => `${pin} journalctl --file '${file}' --no-pager | ${pin} grep -c -F 'PLEG is not healthy'` });
 const result = {
   bench: 'binary-journal', file: file.replace(`${ROOT}/`, ''), mib: +(bytes / 2 ** 20).toFixed(1), entries, hours,
-  plegscopeMs: Math.round(median(ours)), journalctlGrepMs: Math.round(median(theirs)), ratio: +(median(theirs) / median(ours)).toFixed(2),
-  plegscopePeakRssMB: rssMB === null ? null : Math.round(rssMB), pinned: pin.length > 0, grepCount: count,
+  plegscopeMs: r.plegscopeMs, journalctlGrepMs: r.otherMs, ratio: r.ratio, plegscopePeakRssMB: r.plegscopePeakRssMB, pinned: r.pinned, grepCount: r.grepCount,
 };
 console.log(`binary journal ${result.mib} MiB (${hours} h): plegscope ${result.plegscopeMs} ms, journalctl --file | grep -c ${result.journalctlGrepMs} ms (throughput ratio ${result.ratio}); plegscope peak RSS ${result.plegscopePeakRssMB ?? '?'} MB`);
 console.log(JSON.stringify(result));
