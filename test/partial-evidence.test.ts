@@ -243,3 +243,11 @@ describe('no "PLEG healthy" from inputs that cannot show relist, in JUnit too', 
     expect(junit).toMatch(/<testcase [^>]*name="pleg-healthy"[^>]*>\s*<skipped message="PLEG state unknown/);
   });
 });
+
+describe('describe fragments without their headers', () => {
+  it('a few Events rows pasted without the table header are describe output', () => {
+    const { a } = run({ 'events.txt': '  Warning  ContainerGCFailed  3m (x5 over 20m)  kubelet  rpc error: code = DeadlineExceeded desc = context deadline exceeded\n  Normal   NodeNotReady       2m                 kubelet  Node w1 status is now: NodeNotReady\n' });
+    expect(a.inputs[0]?.artifacts.find((x) => x.path === 'events.txt')?.role).toBe('node-describe');
+    expect(node(a).verdict.plegState).toBe('unknown');
+  });
+});

@@ -431,6 +431,8 @@ function wrappedRole(infos: LineInfo[], name: string): Role {
 const RE_CONDITION_ROW = /^\s*[A-Z][A-Za-z0-9]+[ \t]+(?:True|False|Unknown)[ \t]+(?:[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d|<unknown>|\d{4}-\d\d-\d\dT)/;
 const RE_CONDITIONS_HEAD = /^\s*Type\s+Status\s+LastHeartbeatTime\s+LastTransitionTime\s+Reason\s+Message\s*$/;
 const RE_EVENTS_HEAD = /^\s*(?:Type\s+Reason\s+Age\s+From\s+Message|FirstSeen\s+LastSeen\s+Count\s+From\s+(?:SubObjectPath\s+)?Type\s+Reason\s+Message|LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+(?:SUBOBJECT\s+SOURCE\s+)?MESSAGE)\s*$/;
+/** An Events row pasted without its table's header: `Warning  ContainerGCFailed  3m (x5 over 20m)  kubelet  rpc error: …`. */
+const RE_EVENT_ROW = /^\s*(?:Normal|Warning)(?: {2,}|\t+)[A-Z][A-Za-z]+(?: {2,}|\t+)(?:<unknown>|\d+[smhd]|\d+m\d+s|\d+h\d+m)/;
 const RE_DESCRIBE_KEY = /^(?:Name|Roles|Labels|Taints|Unschedulable|CreationTimestamp):\s/;
 
 function describeDocument(content: string[]): Sniffed | null {
@@ -441,7 +443,7 @@ function describeDocument(content: string[]): Sniffed | null {
   let keys = 0;
   for (const line of content) {
     if (line.length > 2000) continue;
-    if (RE_CONDITION_ROW.test(line)) rows++;
+    if (RE_CONDITION_ROW.test(line) || RE_EVENT_ROW.test(line)) rows++;
     else if (RE_CONDITIONS_HEAD.test(line) || RE_EVENTS_HEAD.test(line) || /^\s*(?:Conditions|Events|System Info):\s*$/.test(line)) heads++;
     else if (RE_DESCRIBE_KEY.test(line)) keys++;
   }
