@@ -46,17 +46,21 @@ export function lz4Block(src: Buffer, size: number): Buffer {
   const bad = (why: string): never => {
     throw new CodecError(`corrupt LZ4 block (${why})`);
   };
+  /** A length's extension bytes (255, 255, …, then the last): their sum. */
+  const extra = (what: string): number => {
+    let sum = 0;
+    let b = 255;
+    while (b === 255) {
+      if (ip >= end) bad(`${what} length runs past the end`);
+      b = src[ip++] as number;
+      sum += b;
+    }
+    return sum;
+  };
   while (ip < end) {
     const token = src[ip++] as number;
     let lit = token >>> 4;
-    if (lit === 15) {
-      let b = 255;
-      while (b === 255) {
-        if (ip >= end) bad('literal length runs past the end');
-        b = src[ip++] as number;
-        lit += b;
-      }
-    }
+    if (lit === 15) lit += extra('literal');
     if (ip + lit > end || op + lit > size) bad('literals past the end');
     src.copy(out, op, ip, ip + lit);
     ip += lit;
@@ -68,14 +72,7 @@ export function lz4Block(src: Buffer, size: number): Buffer {
     ip += 2;
     if (offset === 0 || offset > op) bad('match offset out of range');
     let len = token & 15;
-    if (len === 15) {
-      let b = 255;
-      while (b === 255) {
-        if (ip >= end) bad('match length runs past the end');
-        b = src[ip++] as number;
-        len += b;
-      }
-    }
+    if (len === 15) len += extra('match');
     len += 4;
     if (op + len > size) bad('match past the declared size');
     let m = op - offset;

@@ -7,8 +7,15 @@
 //   - a kubelet log that spans the health threshold (3 min) or more: an unhealthy PLEG is logged at every sync;
 //   - relist metrics (duration, interval or the last-seen gauge).
 import type { NodeModel } from './node.js';
+import type { SignalEvent } from '../signals/events.js';
 
 const THRESHOLD_MS = 180_000;
+
+/** Whether the node runs Evented PLEG, as its kubelet's lines show: the gate, the event stream's errors and fall-back,
+ *  a channel-full line of the Evented PLEG. A property of the node, whatever window a finding speaks of. */
+export function eventedPleg(events: ReadonlyArray<SignalEvent>): boolean {
+  return events.some((e) => e.type === 'evented-pleg' || (e.type === 'event-channel-full' && e.evented));
+}
 
 export function plegCoverage(n: NodeModel): string[] {
   const by: string[] = [];
@@ -29,7 +36,6 @@ export function plegCoverage(n: NodeModel): string[] {
   if (span >= THRESHOLD_MS) by.push(`a kubelet log of ${Math.round(span / 60_000)} min (an unhealthy PLEG is logged at every sync)`);
   const m = n.metrics;
   // With Evented PLEG the last-seen gauge is set to now at every health check: it shows nothing of relist there.
-  const evented = n.events.some((e) => e.type === 'evented-pleg' || (e.type === 'event-channel-full' && e.evented));
-  if (m && (m.relist.duration || m.relist.interval || (m.lastSeen && !evented))) by.push('relist metrics');
+  if (m && (m.relist.duration || m.relist.interval || (m.lastSeen && !eventedPleg(n.events)))) by.push('relist metrics');
   return by;
 }

@@ -5,6 +5,7 @@ import type { CountCheck, EvidenceRef, Latency } from '../contract/analysis.js';
 import type { NodeModel } from '../model/node.js';
 import { lineCount, type EventOf, type Ref, type SignalEvent, type SignalType } from '../signals/events.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
+import { eventedPleg } from '../model/coverage.js';
 import { KNOWN_BUGS, inRange } from './known-bugs.js';
 import { figure, shortSeconds } from '../util/latency.js';
 
@@ -355,7 +356,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   // channel is full, the last-seen gauge is set to now at every check, and the generic relist runs every 300 s against a
   // 10 min threshold.
   const evented = of('evented-pleg', true);
-  f['pleg.evented'] = evented.length > 0 || chan.some((e) => e.evented);
+  f['pleg.evented'] = eventedPleg(node.events);
   f['pleg.eventedFallbacks'] = lineCount(evented.filter((e) => e.what === 'fallback'));
   f['pleg.eventedStreamErrors'] = lineCount(evented.filter((e) => e.what === 'stream-error'));
   f['pleg.eventedChannelFull'] = lineCount(chan.filter((e) => e.evented));
