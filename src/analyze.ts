@@ -10,6 +10,7 @@ import { join as pathJoin } from 'node:path';
 import type { LogIndex } from './input/line-reader.js';
 import { JOURNAL_FIELDS } from './input/journal.js';
 import { iso } from './parse/time.js';
+import { messageOf } from './parse/message.js';
 import { buildNodes, type NodeModel } from './model/node.js';
 import { plegCoverage } from './model/coverage.js';
 import { computeFacts, type Cite } from './rules/facts.js';
@@ -127,7 +128,14 @@ function sortWarnings(ws: Analysis['warnings']): Analysis['warnings'] {
 }
 
 function evidence(refs: Cite[], fileOf: (id: number) => string): EvidenceRef[] {
-  return refs.map((r) => ('file' in r ? r : { file: fileOf(r.artifact), line: r.line, ts: iso(r.ts), text: r.text }));
+  return refs.map((r) => withMessage('file' in r ? r : { file: fileOf(r.artifact), line: r.line, ts: iso(r.ts), text: r.text }));
+}
+
+/** A cited line with its message (parse/message.ts) when the line has a prefix to take off. */
+function withMessage(e: EvidenceRef): EvidenceRef {
+  if (e.message !== undefined) return e;
+  const message = messageOf(e.text);
+  return message === null ? e : { ...e, message };
 }
 
 function quantiles(q: Quantiles | null | undefined): Quantiles | null {
@@ -167,6 +175,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     confidence: f.confidence,
     title: f.spec.title,
     summary: f.summary + (f.because.length ? ` Supporting: ${f.because.join('; ')}.` : '') + (f.against.length ? ` Against: ${f.against.join('; ')}.` : ''),
+    lines: f.lines,
     evidence: evidence(f.evidence, fileOf),
     remediation: f.spec.remediation,
     references: f.spec.references ?? [],

@@ -46,6 +46,7 @@ interface AnalyzeFlags extends PrometheusFlags {
   redact?: boolean;
   redactMap?: string;
   evidence?: number;
+  width?: number;
 }
 
 /** `--evidence all|N`: evidence lines per finding in the text report. */
@@ -61,6 +62,23 @@ function terminalWidth(toFile = false): number {
   if (!toFile && process.stdout.isTTY === true && process.stdout.columns) return process.stdout.columns;
   const env = Number(process.env['COLUMNS']);
   return Number.isInteger(env) && env >= 40 ? env : 80;
+}
+
+/** The text report's widths: `--width N` fits everything to N; a terminal fits its columns, and so does $COLUMNS when
+ *  set; else (a file, a pipe) prose wraps at 80 and each evidence line stays whole, to be read with `less -S` or grep. */
+function reportWidths(flags: { width?: number; output?: string }): { width: number; evidenceWidth: number } {
+  if (flags.width !== undefined) return { width: flags.width, evidenceWidth: flags.width };
+  const toTerminal = flags.output === undefined && process.stdout.isTTY === true;
+  const width = terminalWidth(!toTerminal);
+  const env = Number(process.env['COLUMNS']);
+  return { width, evidenceWidth: toTerminal || (Number.isInteger(env) && env >= 40) ? width : Infinity };
+}
+
+/** `--width N`: columns of the text report. */
+function parseWidth(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 40 || n > 1000) throw new UsageError(`--width: "${v}" is not a number of columns from 40 to 1000`);
+  return n;
 }
 
 // What only some runs need is loaded when asked for (rule packs, redaction, the rules listing, renderers): start-up
@@ -125,7 +143,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     case 'html': text = (await import('../report/html.js')).renderHtml(a, { zone }); break;
     default: {
       const color = !flags.output && useColor(flags.color);
-      text = renderText(a, { color, zone, width: terminalWidth(flags.output !== undefined), evidenceLines: flags.evidence });
+      text = renderText(a, { color, zone, ...reportWidths(flags), evidenceLines: flags.evidence });
     }
   }
   if (flags.output) writeOutputFile(flags.output, text);
@@ -158,6 +176,7 @@ export function buildProgram(): Command {
     .option('--redact-map <file>', 'with --redact: write the pseudonym → original mapping to FILE (keep it apart from the report)')
     .option('--rules <file>', 'add a rule pack (YAML or JSON; see README "Rule packs"); its rules join the built-in catalog')
     .option('--evidence <all|N>', 'text report: evidence lines per finding (default 3; Markdown and HTML carry them all)', parseEvidence)
+    .option('--width <columns>', 'text report: columns to fit (default: the terminal\'s, else $COLUMNS; to a file or a pipe, prose at 80 and evidence lines whole)', parseWidth)
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
     .option('--debug', 'print stack traces on errors')
     .addOption(new Option('--no-prefilter', 'parse every line (slow; for checking the fast path)').hideHelp());

@@ -71,6 +71,10 @@ export interface EvidenceRef {
   ts: string | null;
   /** The line as read (JSON keeps it raw; views sanitise). */
   text: string;
+  /** Addition (backward compatible): the line without what a report shows beside it — the journal's time, host and
+   *  unit, a klog header (severity, time, thread, caller), logrus' time — so that its message leads. Absent when the
+   *  line has no such prefix (the message is `text`). */
+  message?: string;
 }
 
 export interface Stall {
@@ -206,6 +210,10 @@ export interface Finding {
   confidence: number;
   title: string;
   summary: string;
+  /** Addition (backward compatible): `summary` one fact per line, as the text report shows it — each sentence, each item
+   *  of a list of what was seen (`- ` before it), then `Supporting: …` (what the lines above do not already say) and one
+   *  `Against: …` per contrary piece. */
+  lines?: string[];
   evidence: EvidenceRef[];
   remediation: string;
   references: string[];

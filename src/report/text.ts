@@ -1,9 +1,10 @@
 // The default report: with several nodes the cluster summary first, then per node its verdict, the stall timeline (a
 // one-line chart), the ranked findings with their best evidence lines, what was ruled out, the gaps and the
-// per-operation latency table. Reads only the Analysis. Fits the terminal: prose wraps at words, the timeline and the
-// evidence lines are cut to the width (a log line in the middle, keeping its end); a collection command stays one line.
+// per-operation latency table. Reads only the Analysis. Fits the terminal: prose wraps at words, the timeline is cut to
+// the width, an evidence line shows its message (without the prefix the report already shows) wrapped under itself,
+// whole in a file or a pipe; a collection command stays one line.
 import { DateTime } from '../util/datetime.js';
-import type { Analysis, Finding, NodeReport, Severity } from '../contract/analysis.js';
+import type { Analysis, EvidenceRef, Finding, NodeReport, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, wrapHanging, wrapWords } from './layout.js';
 import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote } from './words.js';
@@ -18,6 +19,8 @@ export interface TextOptions {
   evidenceLines?: number;
   /** Columns to fit (default 80). */
   width?: number;
+  /** Columns evidence lines wrap at (default `width`); Infinity: each on one line, whole (a file, a pipe). */
+  evidenceWidth?: number;
 }
 
 // Re-exported: other modules have long imported them from here.
@@ -78,15 +81,35 @@ export function metricsSpan(m: NonNullable<NodeReport['metricsFrom']>[number], z
   return `${span}, ${m.points} ${unit}${m.points === 1 ? '' : 's'}`;
 }
 
-/** Columns a log line needs beside its place to stay readable; with less, it goes on a line of its own. */
-const EVIDENCE_MIN = 60;
+/** Rows an evidence line may take when it wraps; past them the rest is cut in the middle (its end — `err=…` — says most). */
+const EVIDENCE_ROWS = 4;
 
-/** An evidence line in `w` columns: its place, then the line cut in the middle (its end — `err=…` — says most);
- *  `text` null when the two do not fit on one line (the caller puts the line under its place). */
-export function evidenceLine(file: string, line: number, text: string, w: number): { where: string; text: string | null } {
-  const where = cutMiddle(`${sanitize(file)}:${line}`, w);
-  const room = w - where.length - 2;
-  return { where, text: room >= EVIDENCE_MIN ? cutMiddle(sanitize(text).replace(/\t/g, ' '), room) : null };
+/**
+ * An evidence line: its place and time (once: the line's own stamp is not repeated), then its message (the line without
+ * the prefix the report already shows: host, unit, klog header), wrapped under itself rather than cut, so that its head
+ * (`"ListPodSandbox with filter from runtime service failed"`) and its end (`err=…`) both stay. `width` Infinity: one
+ * line, whole (a file or a pipe). Every row but the first is indented by `indent` more columns than the first.
+ */
+export function evidenceRows(e: EvidenceRef, width: number, zone: string, indent = 2): string[] {
+  const time = e.ts ? fmtTime(e.ts, zone, false) : '';
+  const body = sanitize(e.message ?? e.text).replace(/\t/g, ' ');
+  if (!Number.isFinite(width)) return [`${sanitize(e.file)}:${e.line}  ${time ? `${time}  ` : ''}${body}`];
+  const where = cutMiddle(`${sanitize(e.file)}:${e.line}`, Math.max(8, width - time.length - 2));
+  const head = `${where}  ${time ? `${time}  ` : ''}`;
+  // A place too long to leave room for the message: the message starts on the next row.
+  const rows = head.length > width - 20 ? [head.trimEnd(), ...wrapHanging(' '.repeat(indent), body, width, indent)] : wrapHanging(head, body, width, indent);
+  if (rows.length <= EVIDENCE_ROWS) return rows;
+  const rest = rows.slice(EVIDENCE_ROWS - 1).map((r) => r.trim()).join(' ');
+  return [...rows.slice(0, EVIDENCE_ROWS - 1), ' '.repeat(indent) + cutMiddle(rest, width - indent, 0.25)];
+}
+
+/** A finding's summary one fact per line (its `lines`; a list item hangs under its `- `), else its paragraph. */
+function findingProse(f: Finding, prose: (first: string, text: string, indent?: number) => void): void {
+  if (!f.lines?.length) return prose('       ', sanitize(f.summary));
+  for (const l of f.lines) {
+    if (l.startsWith('- ')) prose('         - ', sanitize(l.slice(2)), 11);
+    else prose('       ', sanitize(l), 9);
+  }
 }
 
 export function renderText(analysis: Analysis, opts: TextOptions): string {
@@ -94,6 +117,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   const zone = opts.zone;
   const W = Math.max(40, opts.width ?? 80);
   const nEvidence = opts.evidenceLines ?? 3;
+  const evidenceW = opts.evidenceWidth === undefined ? W : Number.isFinite(opts.evidenceWidth) ? Math.max(40, opts.evidenceWidth) : Infinity;
   const out: string[] = [];
   /** Prose: wrapped at words, each line painted on its own (so no colour runs across a line end). */
   const prose = (first: string, text: string, indent = first.length, paint: (s: string) => string = (s) => s): void => {
@@ -160,11 +184,11 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
       const sev = `[${severityWords(f)}]`;
       const title = wrapHanging(lead, `${sev} ${sanitize(f.title)}  ${f.cause} · confidence ${f.confidence.toFixed(2)} · ${f.ruleId}`, W, 7);
       out.push(...title.map((l) => l.replace(sev, p.c(SEV_COLOR[f.severity], sev))));
-      prose('       ', sanitize(f.summary));
+      findingProse(f, prose);
       for (const e of f.evidence.slice(0, nEvidence)) {
-        const ev = evidenceLine(e.file, e.line, e.text, W - 7);
-        if (ev.text !== null) out.push(`       ${p.dim(ev.where)}  ${ev.text}`);
-        else out.push(`       ${p.dim(ev.where)}`, `         ${cutMiddle(sanitize(e.text).replace(/\t/g, ' '), W - 9)}`);
+        const rows = evidenceRows(e, Number.isFinite(evidenceW) ? evidenceW - 7 : Infinity, zone);
+        const where = `${sanitize(e.file)}:${e.line}`;
+        out.push(...rows.map((r, i) => `       ${i === 0 && r.startsWith(where) ? p.dim(where) + r.slice(where.length) : r}`));
       }
       if (f.evidence.length > nEvidence) out.push(p.dim(`       … ${foldLabel(f.evidence.length - nEvidence, true, 'evidence')}: --evidence all shows every one`));
       // The counts the summary states, each with the grep that gives it: commands, never wrapped, pasteable whole
