@@ -7,6 +7,7 @@ import { SCHEMA_VERSION } from './contract/analysis.js';
 import type { Artifact } from './input/artifact.js';
 import type { Reach } from './input/tree.js';
 import { join as pathJoin } from 'node:path';
+import { statSync } from 'node:fs';
 import type { LogIndex } from './input/line-reader.js';
 import { JOURNAL_FIELDS } from './input/journal.js';
 import { iso } from './parse/time.js';
@@ -114,13 +115,29 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     generatedAt: (opts.now?.() ?? new Date()).toISOString(),
     inputs,
     nodes: reports,
-    warnings: sortWarnings(warnings).map((w) => ({ ...w, message: plurals(w.message) })),
+    warnings: sortWarnings(warnings).map((w) => ({ ...w, file: pathAsGiven(w.file, disc), message: plurals(w.message) })),
   };
   const viewNodes: ViewIndex['nodes'] = new Map(nodes.map((n) => [n.name, {
     artifacts: n.artifacts,
     criErrors: n.events.flatMap((e) => (e.type === 'cri-error' ? [{ op: e.op, ts: e.ts, layer: e.layer }] : [])),
   }]));
   return { analysis, evaluated, artifacts: disc.artifacts, views: { logs: read.logs, nodes: viewNodes }, early: read.early };
+}
+
+/** A warning's file as the user named it: a file found in a folder they gave is `junk/a.txt`, not `a.txt` (artifact
+ *  paths, in evidence, stay relative to their input). Members of archives keep their own paths. */
+function pathAsGiven(file: string | null, disc: { inputs: Array<{ path: string }>; artifacts: Artifact[] }): string | null {
+  if (file === null) return null;
+  const a = disc.artifacts.find((x) => x.path === file);
+  const input = a ? disc.inputs[a.input] : undefined;
+  if (!a || !input || input.path === '-' || file === input.path || file.startsWith(`${input.path.replace(/\/+$/, '')}/`)) return file;
+  let dir = false;
+  try {
+    dir = statSync(input.path).isDirectory();
+  } catch {
+    return file;
+  }
+  return dir ? pathJoin(input.path, file) : file;
 }
 
 function sortWarnings(ws: Analysis['warnings']): Analysis['warnings'] {

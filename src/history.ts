@@ -235,7 +235,7 @@ export async function prometheusData(ask: PrometheusAsk, files: ArtifactData[], 
   } catch (e) {
     if (!(e instanceof PrometheusError)) throw e;
     if (nodes.length === 0) throw new InputError(e.where, e.message);
-    result.warnings.push({ file: e.where, line: null, message: `${e.message}: analyzed without it` });
+    result.warnings.push({ file: e.where, line: null, message: `${e.message}: analyzed without it`, unread: true });
     return result;
   }
   const fileNodes = new Set(nodes.map((n) => n.name));

@@ -309,6 +309,9 @@ export interface Warning {
   file: string | null;
   line: number | null;
   message: string;
+  /** Addition (backward compatible): a source asked for by name could not be read at all (a `--prometheus` server that
+   *  did not answer) and the analysis went on without it: views show it under their header, not only among the warnings. */
+  unread?: true;
 }
 
 export interface Analysis {

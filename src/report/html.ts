@@ -9,7 +9,7 @@ import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterLongest, clusterOf, longestStallText, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
-import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote, unreadNotes } from './words.js';
 import { operationsView, relistLines } from './latency.js';
 
 /**
@@ -415,7 +415,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   const arts = analysis.inputs.flatMap((i) => i.artifacts);
   const unhealthy = analysis.nodes.filter((n) => n.verdict.plegUnhealthy).length;
   const body: string[] = [];
-  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p>${yearNote(analysis) ? `<p class="note">${esc(yearNote(analysis) as string)}</p>` : ''}</header>`);
+  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p>${yearNote(analysis) ? `<p class="note">${esc(yearNote(analysis) as string)}</p>` : ''}${unreadNotes(analysis).map((n) => `<p class="note">${esc(n)}</p>`).join('')}</header>`);
   if (analysis.nodes.length === 0) body.push('<p>No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).</p>');
 
   const cluster = clusterOf(analysis);

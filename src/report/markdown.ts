@@ -10,7 +10,7 @@ import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterLongest, clusterOf, longestStallText, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration } from './layout.js';
 import { metricsSpan } from './text.js';
-import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, type FOLDED } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, unreadNotes, type FOLDED } from './words.js';
 import { operationsView, relistLines } from './latency.js';
 
 export interface MarkdownOptions {
@@ -218,6 +218,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     (roles.size ? ` (${[...roles.entries()].map(([r, k]) => `${r} ×${k}`).join(', ')})` : ''), '');
   const years = yearNote(analysis);
   if (years) out.push(`> **Note:** ${mdText(years)}`, '');
+  for (const note of unreadNotes(analysis)) out.push(`> **Warning:** ${mdText(note.replace(/^warning: /, ''))}`, '');
   if (analysis.nodes.length === 0) out.push('No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).', '');
 
   const cluster = clusterOf(analysis);

@@ -7,7 +7,7 @@ import { DateTime } from '../util/datetime.js';
 import type { Analysis, EvidenceRef, Finding, NodeReport, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, wrapHanging, wrapWords } from './layout.js';
-import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote, unreadNotes } from './words.js';
 import { checkResult, renderClusterText, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 import { operationsTable, relistLines } from './latency.js';
 
@@ -130,6 +130,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   out.push(...head.map((l, i) => (i === 0 ? l.replace(/^plegscope/, p.bold('plegscope')) : l)));
   const years = yearNote(analysis);
   if (years) prose('', sanitize(years), 2, (s) => p.yellow(s));
+  for (const note of unreadNotes(analysis)) prose('', sanitize(note), 2, (s) => p.yellow(s));
   if (analysis.nodes.length === 0) {
     out.push('');
     prose('', 'No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).', 0);

@@ -103,3 +103,9 @@ export const ALSO_CONSIDERED = {
 export function splitFindings(fs: readonly Finding[]): { shown: Finding[]; considered: Finding[] } {
   return { shown: fs.filter((f) => !f.considered), considered: fs.filter((f) => f.considered) };
 }
+
+/** Sources asked for that could not be read (a `--prometheus` server down), said under every view's header — where a
+ *  reader looks first — as well as among the warnings. Log text: views sanitise it. */
+export function unreadNotes(a: Analysis): string[] {
+  return a.warnings.filter((w) => w.unread).map((w) => `warning: ${w.file ? `${w.file}: ` : ''}${w.message}`);
+}
