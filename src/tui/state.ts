@@ -628,7 +628,8 @@ export function helpFor(screen: Screen): HelpSection[] {
     overview: [{ title: 'Overview (one row per node)', keys: [['j/k ↑/↓ pgup/pgdn g/G', 'move'], ['enter', 'open the node'], ['/', 'filter by node name or cause (as you type)'], ['s / S', 'sort by the next column / reverse']] },
       { title: 'Columns', keys: [['PLEG', 'unhealthy: PLEG stalled (no relist for longer than the threshold); healthy, NotReady: NotReady for another reason'], ['CAUSE CONF', 'the primary cause and how sure the rules are of it'], ['LONGEST', 'the longest stall: time without a completed relist'], ['FIRST STALL', 'when the node\'s first stall began: its last good relist']] }],
     node: [{ title: 'Node (timeline, findings, stalls, ruled out, gaps, operations)', keys: [['tab, 1-5', 'switch section'], ['j/k ↑/↓', 'move in the section'], ['enter', 'open the finding / the log at the stall / the commands of a gap'], ['←/→ h, H/L', 'move the timeline cursor (H/L: 10 steps)'], ['[ / ]', 'previous / next event (stall, NotReady, restart)'], time, ['l', 'open the Log at the cursor time']] },
-      { title: 'Timeline', keys: [['█ ▒ |', 'PLEG stall, NotReady without a stall, kubelet start'], ['▁▂▃…█', 'CRI errors per column, one row per operation']] }],
+      { title: 'Timeline', keys: [['█ ▒ |', 'PLEG stall, NotReady without a stall, kubelet start'], ['▁▂▃…█', 'CRI errors per column, one row per operation']] },
+      OPS_LEGEND],
     finding: [{ title: 'Finding (summary, remedy, references and evidence)', keys: [['j/k ↑/↓', 'move between evidence lines'], ['enter', 'open the Log at this line, with context'], ['x', 'read the summary, remedy and references in full (j/k scroll; x or esc: back)']] }],
     gap: [{ title: 'Gap (what is missing and the commands that collect it)', keys: [['←/→ h/l', 'scroll the commands sideways (each command is one line)'], ['g / G, home/end', 'to their start / to the end of the longest'], ['esc', 'back to the node']] }],
     log: [{ title: "Log (the node's kubelet, runtime and kernel lines by time)", keys: [['j/k ↑/↓', 'previous / next line'], ['space/b pgdn/pgup', 'next / previous page'], ['g / G', 'first / last line'], ['enter', 'the selected line in full: every field, wrapped'], ['←/→', 'scroll sideways'], ['/', 'filter: regex (RE2; lower case = any case); the header counts the matches'], ['f', 'show only matching lines / all lines'], ['n / N', 'next / previous match'], ['e / E', 'next / previous error'], time, ['v', 'whole lines as read / compact (time, source, level, message)'], ['i, tab', 'timeline of this node at the focused time']] },
@@ -638,6 +639,17 @@ export function helpFor(screen: Screen): HelpSection[] {
 }
 
 /** The help as lines of at most `cols` columns: descriptions wrap under themselves. */
+/** What the Operations section's cells mean (the section shows this itself only when its rows leave room). */
+const OPS_LEGEND: { title: string; keys: Array<[string, string]> } = {
+  title: 'Operations (cells)',
+  keys: [
+    ['a–b', 'a quantile from a histogram: known only to lie in that bucket, above a and at most b (≤b: in the first one); --format json has PromQL\'s interpolated value'],
+    ['> b', 'beyond the last bucket: at least b, how many calls were is said beside it'],
+    ['mean', 'exact, from _sum and _count over the metrics window'],
+    ['metrics │ whole log', 'calls, errors and latency of the metrics window left of │; errors and timeouts of the whole log right of it'],
+  ],
+};
+
 export function helpLines(screen: Screen, cols: number): Array<{ text: string; bold?: boolean }> {
   const lines: Array<{ text: string; bold?: boolean }> = [];
   for (const sec of helpFor(screen)) {
