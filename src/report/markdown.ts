@@ -52,6 +52,20 @@ function mdCode(s: string): string {
 }
 
 /** Prose in which `backticked` parts are code (rule remedies, summaries): code spans kept, the rest escaped. */
+/** A finding's summary one fact a line (its `lines`): each sentence a paragraph, a list of what was seen a list. */
+function mdFacts(f: Finding): string[] {
+  if (!f.lines?.length) return [mdRich(f.summary)];
+  const out: string[] = [];
+  let inList = false;
+  for (const l of f.lines) {
+    const item = l.startsWith('- ');
+    if (out.length && !(item && inList)) out.push('');
+    out.push(item ? `- ${mdRich(l.slice(2))}` : mdRich(l));
+    inList = item;
+  }
+  return out;
+}
+
 function mdRich(s: string): string {
   const parts = s.split(/(`[^`\n]+`)/);
   return parts.map((p, i) => (i % 2 === 1 ? mdCode(p.slice(1, -1)) : i === 0 ? mdLead(p) : mdText(p))).join('');
@@ -91,7 +105,7 @@ function findingBlock(f: Finding, i: number, nEvidence: number): string[] {
     '',
     `${mdCode(f.cause)} · confidence ${f.confidence.toFixed(2)} · rule ${mdCode(f.ruleId)}`,
     '',
-    mdRich(f.summary),
+    ...mdFacts(f),
     '',
   ];
   append(out, evidence(f.evidence, nEvidence));
