@@ -4,11 +4,11 @@ import type {
   Analysis, ArtifactInfo, EvidenceRef, Finding, InputInfo, NodeReport, OperationStats, Quantiles,
 } from './contract/analysis.js';
 import { SCHEMA_VERSION } from './contract/analysis.js';
-import type { Artifact } from './input/artifact.js';
-import type { Reach } from './input/tree.js';
+import type { Artifact } from './sources/artifact.js';
+import type { Reach } from './sources/files/tree.js';
 import { join as pathJoin } from 'node:path';
-import type { LogIndex } from './input/line-reader.js';
-import { JOURNAL_FIELDS } from './input/journal.js';
+import type { LogIndex } from './sources/files/line-reader.js';
+import { JOURNAL_FIELDS } from './sources/files/journal.js';
 import { iso } from './parse/time.js';
 import { buildNodes, type NodeModel } from './model/node.js';
 import { plegCoverage } from './model/coverage.js';
@@ -19,8 +19,8 @@ import { BUILTIN_GAPS } from './rules/gaps.js';
 import type { GapSpec, RuleSpec } from './rules/spec.js';
 import { TOOL_VERSION } from './version.js';
 import { plurals } from './util/plural.js';
-import type { YearFrom } from './anchors.js';
-import { readInputs, type ReadOptions } from './reads.js';
+import type { YearFrom } from './sources/files/anchors.js';
+import { readInputs, type ReadOptions } from './sources/files/reads.js';
 import type { PrometheusAsk } from './history.js';
 
 export interface AnalyzeOptions extends ReadOptions {
@@ -51,7 +51,7 @@ export interface ViewIndex {
 }
 
 export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
-  // Every input read, on this thread and workers (src/reads.ts): per artifact its signals, metrics, dumps, extras.
+  // Every input read, on this thread and workers (src/sources/files/reads.ts): per artifact its signals, metrics, dumps, extras.
   const read = await readInputs(opts);
   const { disc, data, warnings } = read;
   // The Prometheus history, asked for the nodes and stalls the files show (or --node over --since/--until).

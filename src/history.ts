@@ -7,7 +7,7 @@ import { samplesFromQueryData, type QueryParsed } from './parse/metrics/query-re
 import { isModelMetric } from './model/metric-names.js';
 import type { MetricsSource } from './model/metrics.js';
 import { buildNodes, type ArtifactData, type NodeModel } from './model/node.js';
-import { InputError } from './input/artifact.js';
+import { InputError } from './sources/artifact.js';
 import type { InputInfo, Warning } from './contract/analysis.js';
 import {
   dedupeSeries, findTarget, kubeletTargets, mergeWindows, nodeQuery, NODE_INFO_MATCH, planWindow, plegRawQuery, queryLabel, scrapeInterval,

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { Option, type Command } from './commander.js';
 import type { PrometheusClient } from '../input/prometheus/client.js';
-import { InputError } from '../input/artifact.js';
+import { InputError } from '../sources/artifact.js';
 import type { PrometheusAsk } from '../history.js';
 
 import { UsageError } from './options.js';

@@ -3,7 +3,7 @@
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
 import { Thinner } from './thin.js';
 import type { Readable } from 'node:stream';
-import { readFileChunks } from '../input/ranges.js';
+import { readFileChunks } from '../sources/files/ranges.js';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
 import { isElision, parseLine, parseMarker, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock, type Zone } from '../parse/time.js';

@@ -5,7 +5,7 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, symlinkSync, write
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readFileChunks } from '../../src/input/ranges.js';
+import { readFileChunks } from '../../src/sources/files/ranges.js';
 import { extractFile, extractSignals } from '../../src/signals/extract.js';
 import { resolveZone } from '../../src/parse/time.js';
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { OPEN_FLAGS, READ_CHUNK } from './source.js';
-import { shortError } from './fserror.js';
+import { shortError } from '../fserror.js';
 
 export interface FileRange {
   /** The resolved path the walk validated (the only one ever opened), as FileSource holds it. */

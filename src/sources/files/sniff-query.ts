@@ -7,7 +7,7 @@
 // and the points of one series pasted without their `series =>` line (the expression browser's console, cut):
 //   73240120 @1574745815.321
 //   77793968 @1574745875.321
-import type { Sniffed } from '../sniff.js';
+import type { Sniffed } from './sniff.js';
 
 const RE_JSON_ANSWER = /"resultType"\s*:\s*"(?:matrix|vector)"/;
 const RE_TEXT_HEADER = /^(?:[a-zA-Z_:][a-zA-Z0-9_:]*)?(?:\{.*\})? =>(?: \S+ @\[?[0-9.eE+-]+\]?)?\s*$/;

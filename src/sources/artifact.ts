@@ -1,7 +1,7 @@
 // What src/input hands down the pipeline: one Artifact per readable file, with its role and format decided from
 // its content. Only src/input touches the filesystem; later stages read bytes through `open()`.
-import type { NodeHintFrom } from './names.js';
-import type { Reach } from './tree.js';
+import type { NodeHintFrom } from './files/names.js';
+import type { Reach } from './files/tree.js';
 import type { Readable } from 'node:stream';
 import type { InputKind, Role } from '../contract/analysis.js';
 

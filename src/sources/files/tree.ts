@@ -4,15 +4,15 @@
 // archive they sit in (hop limit), and nothing on the host is ever looked up by a name found in an archive.
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { Role } from '../contract/analysis.js';
-import type { Compression, InputWarning, ReadEarly } from './artifact.js';
+import type { Role } from '../../contract/analysis.js';
+import type { Compression, InputWarning, ReadEarly } from '../artifact.js';
 import { assess } from './assess.js';
 import { isContainerList } from './sniff.js';
 import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
 import { compressionOf, decodeBounded, haveTool, missingToolError, readHead, toolFor, type Tools } from './decode.js';
 import { collect, peek, type EntryStream } from './entry-stream.js';
 import { BOMB, memberGuard, meterOf, mib, type Budget, type Limits } from './limits.js';
-import { errorCode } from './fserror.js';
+import { errorCode } from '../fserror.js';
 import { notANodeLog, probeLater, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
 
 export interface TreeFile {
