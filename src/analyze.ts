@@ -21,13 +21,13 @@ import { TOOL_VERSION } from './version.js';
 import { plurals } from './util/plural.js';
 import type { YearFrom } from './sources/files/anchors.js';
 import { readInputs, type ReadOptions } from './sources/files/reads.js';
-import type { PrometheusAsk } from './history.js';
+import type { PrometheusAsk } from './sources/prometheus/history.js';
 
 export interface AnalyzeOptions extends ReadOptions {
   rules?: RuleSpec[];
   gaps?: GapSpec[];
   now?: () => Date;
-  /** A Prometheus history read next to the files (--prometheus): src/history.ts. */
+  /** A Prometheus history read next to the files (--prometheus): src/sources/prometheus/history.ts. */
   prometheus?: PrometheusAsk;
 }
 
@@ -55,7 +55,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   const read = await readInputs(opts);
   const { disc, data, warnings } = read;
   // The Prometheus history, asked for the nodes and stalls the files show (or --node over --since/--until).
-  const prom = opts.prometheus ? await (await import('./history.js')).prometheusData(opts.prometheus, data, disc.artifacts.length) : null;
+  const prom = opts.prometheus ? await (await import('./sources/prometheus/history.js')).prometheusData(opts.prometheus, data, disc.artifacts.length) : null;
   if (prom) {
     data.push(...prom.data);
     warnings.push(...prom.warnings);

@@ -2,18 +2,18 @@
 // which of them the input names, and the series of each node over each window asked for, as MetricsSources the model
 // reads as it reads snapshot files. Like analyze.ts this file knows several stages: input (the HTTP client), parse
 // (query answers → samples) and model (node identity, queries, windows). `plegscope scan` uses the same discovery.
-import { PrometheusClient, PrometheusError, type QueryData } from './input/prometheus/client.js';
-import { samplesFromQueryData, type QueryParsed } from './parse/metrics/query-result.js';
-import { isModelMetric } from './model/metric-names.js';
-import type { MetricsSource } from './model/metrics.js';
-import { buildNodes, type ArtifactData, type NodeModel } from './model/node.js';
-import { InputError } from './sources/artifact.js';
-import type { InputInfo, Warning } from './contract/analysis.js';
+import { PrometheusClient, PrometheusError, type QueryData } from './client.js';
+import { samplesFromQueryData, type QueryParsed } from '../../parse/metrics/query-result.js';
+import { isModelMetric } from '../../model/metric-names.js';
+import type { MetricsSource } from '../../model/metrics.js';
+import { buildNodes, type ArtifactData, type NodeModel } from '../../model/node.js';
+import { InputError } from '../artifact.js';
+import type { InputInfo, Warning } from '../../contract/analysis.js';
 import {
   dedupeSeries, findTarget, kubeletTargets, mergeWindows, nodeQuery, NODE_INFO_MATCH, planWindow, plegRawQuery, queryLabel, scrapeInterval,
   scrapeProbeQuery, TARGET_MATCH, type KubeletTarget, type QueryPart, type Window,
-} from './model/prom-plan.js';
-import { flatPassQuery, flaggedWindows, scanStep } from './model/fleet-scan.js';
+} from '../../model/prom-plan.js';
+import { flatPassQuery, flaggedWindows, scanStep } from '../../model/fleet-scan.js';
 
 /** Minutes asked for before and after each stall (issue 17). */
 export const STALL_MARGIN_MS = 30 * 60_000;

@@ -8,7 +8,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createGunzip } from 'node:zlib';
-import { readSmallTextFile } from '../../sources/text-file.js';
+import { readSmallTextFile } from '../text-file.js';
 
 export interface PrometheusOptions {
   url: string;
