@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from './helpers/cli.js';
+import { writeFixture } from './tui/fixture.js';
 
 const SAMPLE = join(__dirname, '..', 'fixtures', 'sample-incident');
 let dir: string;
@@ -98,5 +99,27 @@ describe('CLI paper cuts (issue 26.6)', () => {
     expect(p.stderr).toContain('"plegscope rules facts" lists them');
     expect(p.stderr).not.toMatch(/src\//);
     expect(cli(['rules', 'facts']).stdout).toMatch(/^ {2}stall\.count$/m);
+  });
+});
+
+describe('one timeline for a fleet (issue 26.4)', () => {
+  it('the text report draws every node on one axis: the flaps line up, unknown time has its own glyph', () => {
+    const fx = writeFixture({ shiftMs: 0 });
+    try {
+      const t = cli(['analyze', fx.dir, '--year', '2024'], { env: { COLUMNS: '100' } }).stdout.split('\n');
+      const at = t.findIndex((l) => /^ {2}Fleet timeline {2}█ stall {2}▒ NotReady {2}\| kubelet start {2}╌ no data$/.test(l));
+      expect(at).toBeGreaterThan(0);
+      const rows = t.slice(at + 1, at + 4);
+      for (const r of rows) expect(r).toMatch(/^ {2}worker-\d +[|·█▒╌]+$/);
+      const bar = (r: string): string => r.replace(/^ {2}worker-\d +/, '');
+      expect(new Set(rows.map((r) => bar(r).length)).size).toBe(1);
+      const stalled = rows.filter((r) => r.includes('█'));
+      expect(stalled.map((r) => r.trim().split(' ')[0])).toEqual(['worker-3', 'worker-5']);
+      const cols = (b: string): number[] => [...b].flatMap((ch, i) => (ch === '█' ? [i] : []));
+      expect(cols(bar(stalled[1]!)).some((i) => cols(bar(stalled[0]!)).includes(i))).toBe(true);
+      expect(t[at + 4]).toMatch(/2024-03-11 09:30:00 \+00:00 +2024-03-11 10:\d\d:\d\d \+00:00$/);
+    } finally {
+      fx.cleanup();
+    }
   });
 });

@@ -9,6 +9,7 @@ import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterLongest, clusterOf, longestStallText, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
+import { fleetTimeline, TIMELINE_LEGEND } from './timeline-bar.js';
 import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote, unreadNotes } from './words.js';
 import { operationsView, relistLines } from './latency.js';
 
@@ -58,6 +59,7 @@ figure.timeline { margin: 8px 0 12px; }
 .tl { display: grid; grid-template-columns: 128px 1fr; column-gap: 8px; font-size: 12px; color: var(--muted); }
 .tl-labels, .tl-plot { position: relative; } .tl-label { position: absolute; right: 0; white-space: nowrap; }
 .tl-plot svg { display: block; width: 100%; overflow: visible; } .tl-plot svg * { vector-effect: non-scaling-stroke; }
+pre.fleet { white-space: pre; overflow-wrap: normal; line-height: 1.25; } .legend-text { font-size: 12px; color: var(--muted); margin: 2px 0; }
 .nodename { white-space: nowrap; } p.fact { margin: 2px 0; } ul.facts { margin: 2px 0 4px; } .scroll-hint { display: none; font-size: 12px; color: var(--muted); margin: 4px 0; }
 @media (max-width: 1000px) { .scroll-hint { display: block; } }
 .tl-note { position: absolute; font-size: 11px; line-height: 14px; background: rgba(255,255,255,.85); padding: 0 3px; white-space: nowrap; }
@@ -289,6 +291,17 @@ function factsHtml(f: Finding): string {
   return out.join('');
 }
 
+/** The fleet on one time axis, as the text report draws it (timeline-bar.ts): a row per node, each name a link. */
+function fleetHtml(analysis: Analysis, zone: string): string {
+  const fleet = fleetTimeline(analysis.nodes, 64);
+  if (!fleet) return '';
+  const nameW = Math.max(...fleet.rows.map((r) => r.name.length));
+  const rows = fleet.rows.map((r) => `${nodeLink(analysis, r.name)}${' '.repeat(nameW - r.name.length)} ${esc(r.cells)}`);
+  const ends = `${' '.repeat(nameW)} ${esc(displayTime(new Date(fleet.axis.a).toISOString(), zone))} → ${esc(displayTime(new Date(fleet.axis.b).toISOString(), zone))}`;
+  return `<h3>Fleet timeline</h3><p class="legend-text">${esc(TIMELINE_LEGEND)}</p><div class="wide"><pre class="fleet">${[...rows, ends].join('\n')}</pre></div>` +
+    (fleet.left > 0 ? `<p class="muted">… ${esc(count(fleet.left, 'more node'))} (PLEG healthy) not drawn</p>` : '');
+}
+
 /** A node's name linking to its section (the name as is when the analysis has no such node). */
 function nodeLink(analysis: Analysis, name: string): string {
   const i = analysis.nodes.findIndex((n) => n.name === name);
@@ -458,7 +471,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
           `<td>${c.nodeNotReady ? 'yes' : 'no'}</td><td><code>${esc(c.primaryCause ?? 'unknown')}</code></td><td>${esc(c.kubeletVersion ?? '?')}</td><td>${esc(c.runtime ?? '?')}</td><td class="num">${c.runningPods ?? '—'}</td></tr>`).join('') +
         '</tbody></table>');
     }
-    body.push('</section>');
+    body.push(fleetHtml(analysis, zone), '</section>');
   }
   if (analysis.nodes.length > 0) {
     body.push(`<section id="verdicts"><h2>Verdict</h2><table class="verdicts"><thead><tr><th>node</th><th>PLEG</th><th>primary cause</th><th class="num">confidence</th><th class="num">stalls</th><th class="num">${LONGEST_STALL}</th><th>NotReady</th></tr></thead><tbody>` +

@@ -6,10 +6,11 @@
 import { DateTime } from '../util/datetime.js';
 import type { Analysis, EvidenceRef, Finding, NodeReport, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
-import { cutMiddle, fmtDuration, fmtSeconds, wrapHanging, wrapWords } from './layout.js';
+import { cutMiddle, fmtDuration, fmtSeconds, shortNames, wrapHanging, wrapWords } from './layout.js';
 import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote, unreadNotes } from './words.js';
 import { checkResult, renderClusterText, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 import { operationsTable, relistLines } from './latency.js';
+import { fleetTimeline, TIMELINE_LEGEND, timelineBar } from './timeline-bar.js';
 
 export interface TextOptions {
   color: boolean;
@@ -51,28 +52,8 @@ function lpad(s: string, n: number): string {
   return s.length >= n ? s : ' '.repeat(n - s.length) + s;
 }
 
-/** A one-line chart of the node's log window: █ stall, ▒ NotReady (no stall), | kubelet start, · normal. */
-export function timelineBar(node: NodeReport, width: number): string | null {
-  const a = Date.parse(node.coverage.from ?? node.window.start ?? '');
-  const b = Date.parse(node.coverage.to ?? node.window.end ?? '');
-  if (!Number.isFinite(a) || !Number.isFinite(b) || b <= a) return null;
-  const cells: string[] = Array.from({ length: width }, () => '·');
-  const col = (t: number): number => Math.min(width - 1, Math.max(0, Math.floor(((t - a) / (b - a)) * width)));
-  for (const w of node.notReady) {
-    const from = col(Date.parse(w.from));
-    const to = col(w.to ? Date.parse(w.to) : b);
-    for (let i = from; i <= to; i++) cells[i] = '▒';
-  }
-  for (const s of node.stalls) {
-    // A stall whose lines carry no time has no place on the bar.
-    if (s.unhealthyFrom === null) continue;
-    const from = col(Date.parse(s.unhealthyFrom));
-    const to = col(s.endedAt ? Date.parse(s.endedAt) : b);
-    for (let i = from; i <= to; i++) cells[i] = '█';
-  }
-  for (const r of node.restarts) cells[col(Date.parse(r.at))] = '|';
-  return cells.join('');
-}
+// The one-line chart lives with the fleet timeline (timeline-bar.ts); re-exported: the TUI has long imported it here.
+export { timelineBar };
 
 /** Where one source's samples lie: its first and last scrape (or step) and how many. */
 export function metricsSpan(m: NonNullable<NodeReport['metricsFrom']>[number], zone: string): string {
@@ -112,6 +93,21 @@ function findingProse(f: Finding, prose: (first: string, text: string, indent?: 
   }
 }
 
+/** The fleet on one time axis (timeline-bar.ts): a row per node, names shortened alike, the axis's ends under it. */
+function fleetText(analysis: Analysis, W: number, zone: string, p: Painter, out: string[]): void {
+  const nameW = Math.min(24, Math.max(8, ...analysis.nodes.map((n) => sanitize(n.name).length)));
+  const fleet = fleetTimeline(analysis.nodes, Math.max(20, W - nameW - 5));
+  if (!fleet) return;
+  out.push('', `  ${p.bold('Fleet timeline')}  ${p.dim(TIMELINE_LEGEND)}`);
+  const names = shortNames(fleet.rows.map((r) => sanitize(r.name)), nameW);
+  fleet.rows.forEach((r, i) => out.push(`  ${(names[i] as string).padEnd(nameW)} ${r.cells}`));
+  const from = fmtTime(new Date(fleet.axis.a).toISOString(), zone);
+  const to = fmtTime(new Date(fleet.axis.b).toISOString(), zone);
+  const w = fleet.rows[0]?.cells.length ?? 0;
+  out.push(from.length + to.length + 1 <= w ? `  ${' '.repeat(nameW)} ${from}${lpad(to, w - from.length)}` : `  ${' '.repeat(nameW)} ${from} → ${to}`);
+  if (fleet.left > 0) out.push(p.dim(`  … ${count(fleet.left, 'more node')} (PLEG healthy) not drawn`));
+}
+
 export function renderText(analysis: Analysis, opts: TextOptions): string {
   const p = new Painter(opts.color);
   const zone = opts.zone;
@@ -137,6 +133,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   }
   const cluster = renderClusterText(analysis, { color: opts.color, zone, width: W });
   if (cluster) out.push('', cluster.trimEnd());
+  fleetText(analysis, W, zone, p, out);
 
   // Nodes with nothing to say (PLEG healthy, no finding, never NotReady) are listed together at the end: in a
   // 200-node must-gather the five that flapped must not drown among 195 healthy sections.
@@ -167,7 +164,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     }
     const bar = timelineBar(n, W - 4);
     if (bar && (n.stalls.length > 0 || n.notReady.length > 0 || n.restarts.length > 1)) {
-      out.push(`  ${p.bold('Timeline')}  ${p.dim('█ stall  ▒ NotReady  | kubelet start')}`);
+      out.push(`  ${p.bold('Timeline')}  ${p.dim(TIMELINE_LEGEND)}`);
       out.push(`    ${bar}`);
       const from = fmtTime(n.coverage.from ?? n.window.start, zone);
       const to = fmtTime(n.coverage.to ?? n.window.end, zone);

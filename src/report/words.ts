@@ -25,7 +25,7 @@ export const VERDICT: Record<VerdictKind, string> = {
 /** The verdict in a table cell under a "PLEG" heading. */
 export const VERDICT_CELL: Record<VerdictKind, string> = {
   unhealthy: 'unhealthy',
-  notready: 'healthy, NotReady',
+  notready: 'no stall, NotReady',
   healthy: 'healthy',
   unknown: 'unknown',
 };

@@ -1,6 +1,6 @@
 // The TUI uses its screen (issue 26.3), in tmux as a person sees it: at 80×24 the sample's Operations table shows all of
 // its five operation rows (the legend is in `?`), and a reference read in full (`x`) ends as the URL ends; at 200×50 the
-// node view shows findings, stalls and operations together. One session per size; the keys walk through the checks.
+// node view shows findings, stalls and operations together, and the overview draws the fleet on one time axis. One session per size; the keys walk through the checks.
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { HAS_TMUX, shq, tuiSession } from './tmux.js';
@@ -55,7 +55,15 @@ describe.skipIf(!HAS_TMUX)('the TUI uses its screen (issue 26.3)', () => {
 
   it('200×50: findings, stalls, ruled out, gaps and operations one under the other', async () => {
     tm.start('big', 200, 50, `cd ${shq(ROOT)} && ${shq(process.execPath)} ${shq(BIN)} tui ${shq(session.fx.dir)} --year 2024`);
-    await tm.waitFor('big', (x) => x.includes('sorted by'), 'the overview', 30_000);
+    const overview = await tm.waitFor('big', (x) => x.includes('sorted by'), 'the overview', 30_000);
+    // The overview's spare columns: every node on one time axis (issue 26.4), the two stalls overlapping.
+    expect(overview).toMatch(/ TIMELINE 03-11 09:30:00 → 03-11 10:29:58/);
+    const bars = rowsOf(overview).filter((r) => /ip-172|worker-/.test(r) && /[|·█]{40}/.test(r)).map((r) => r.slice(r.search(/[|·█▒╌]{20}/)));
+    expect(bars).toHaveLength(3);
+    const stalled = bars.filter((b) => b.includes('█'));
+    expect(stalled).toHaveLength(2);
+    const cols = (b: string): Set<number> => new Set([...b].flatMap((ch, i) => (ch === '█' ? [i] : [])));
+    expect([...cols(stalled[1]!)].some((i) => cols(stalled[0]!).has(i))).toBe(true);
     await tm.keys('big', 'Enter');
     const s = await tm.waitFor('big', (x) => x.includes('1:Findings (2)'), 'the node view');
     const rows = rowsOf(s);
