@@ -423,7 +423,12 @@ export interface FleetScan {
   schemaVersion: typeof SCHEMA_VERSION;
   tool: { name: 'plegscope'; version: string };
   /** The server as given (no credentials), its kubelets' scrape interval and the step of the window-wide query. */
-  source: { prometheus: string; scrapeIntervalSeconds: number; stepSeconds: number };
+  source: {
+    prometheus: string; scrapeIntervalSeconds: number; stepSeconds: number;
+    /** Addition (backward compatible): the samples did not show the interval (too few in the probe): it is the usual
+     *  default, assumed, not measured. */
+    scrapeIntervalAssumed?: true;
+  };
   window: { start: string; end: string };
   /** Kubelets the server has series of in the window. */
   nodesScanned: number;

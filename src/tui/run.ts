@@ -78,6 +78,10 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     delete process.env['CONTINUOUS_INTEGRATION'];
     const { startApp } = await import('./app-entry.js');
     await startApp(model);
+    restore();
+    // Commands copied in a gap: printed where the terminal keeps them, whether or not its clipboard took OSC 52.
+    const { copied } = await import('./App.js');
+    if (copied.text) out.write(`# commands copied in plegscope tui:\n${copied.text}\n`);
     return 0;
   } finally {
     stopReading();

@@ -1,6 +1,7 @@
 // The TUI uses its screen (issue 26.3), in tmux as a person sees it: at 80×24 the sample's Operations table shows all of
 // its five operation rows (the legend is in `?`), and a reference read in full (`x`) ends as the URL ends; at 200×50 the
-// node view shows findings, stalls and operations together, and the overview draws the fleet on one time axis. One session per size; the keys walk through the checks.
+// node view shows findings, stalls and operations together, the overview draws the fleet on one time axis, and a gap's
+// commands are copied (OSC 52) and printed on exit. One session per size; the keys walk through the checks.
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { HAS_TMUX, shq, tuiSession } from './tmux.js';
@@ -78,5 +79,15 @@ describe.skipIf(!HAS_TMUX)('the TUI uses its screen (issue 26.3)', () => {
     await tm.keys('big', '2');
     const moved = await tm.waitFor('big', (x) => /^▸ .*without a relist/m.test(x), 'the stall selected');
     expect(rowsOf(moved).filter((r) => r.startsWith('▸ '))).toHaveLength(1);
+    // A gap's commands: y copies them (OSC 52) and they are printed, whole, when the TUI exits.
+    await tm.keys('big', '4', 'Enter');
+    const gap = await tm.waitFor('big', (x) => x.includes('Missing:'), 'the gap');
+    expect(gap).toMatch(/y copy/);
+    await tm.keys('big', 'y');
+    await tm.waitFor('big', (x) => x.includes('copied to the clipboard (OSC 52)'), 'the copy message');
+    await tm.keys('big', 'q');
+    await tm.waitDead('big');
+    const after = tm.screen('big');
+    expect(after).toMatch(/^# commands copied in plegscope tui:\nkubectl get --raw \/api\/v1\/nodes\/worker-3\/proxy\/metrics > worker-3-\$\(date -u \+%Y%m%dT%H%M%SZ\)\.metrics$/m);
   });
 });

@@ -19,7 +19,7 @@ import { flatPassQuery, flaggedWindows, scanStep } from '../../model/fleet-scan.
 /** Minutes asked for before and after each stall (issue 17). */
 export const STALL_MARGIN_MS = 30 * 60_000;
 /** Scrape interval assumed when the server's samples do not tell. */
-const DEFAULT_SCRAPE_S = 30;
+export const DEFAULT_SCRAPE_S = 30;
 /** Queries in flight at once. */
 const PARALLEL = 4;
 
@@ -53,12 +53,17 @@ export async function discoverKubelets(client: PrometheusClient, from: number, t
 
 /** The kubelet's scrape interval, from the raw samples of a relist counter around `atMs`. */
 export async function probeScrapeInterval(client: PrometheusClient, t: KubeletTarget, atMs: number): Promise<number> {
+  return (await measureScrapeInterval(client, t, atMs)) ?? DEFAULT_SCRAPE_S;
+}
+
+/** The kubelet's scrape interval as its samples show it; null when they cannot (too few samples in the probe). */
+export async function measureScrapeInterval(client: PrometheusClient, t: KubeletTarget, atMs: number): Promise<number | null> {
   const d = await client.query(scrapeProbeQuery(t, 600), atMs);
   const times: number[][] = [];
   if (d.resultType === 'matrix' && Array.isArray(d.result)) {
     for (const r of d.result as Array<{ values?: Array<[number, string]> }>) times.push((r.values ?? []).map((v) => Math.round(v[0] * 1000)));
   }
-  return scrapeInterval(times) ?? DEFAULT_SCRAPE_S;
+  return scrapeInterval(times);
 }
 
 export interface NodeAsk {
