@@ -241,10 +241,10 @@ describe('4. every view says the same truth', () => {
       tm.start('ops', 80, 32, `cd ${shq(ROOT)} && CI=true ${shq(process.execPath)} ${shq(join(ROOT, 'bin', 'plegscope'))} tui ${shq(SAMPLE)}`);
       await tm.waitFor('ops', (s) => s.includes('sorted by'), 'the overview', 30_000);
       await tm.keys('ops', 'Enter');
-      await tm.waitFor('ops', (s) => s.includes('5 Operations'), 'the node view');
+      await tm.waitFor('ops', (s) => s.includes('5:Operations'), 'the node view');
       await tm.keys('ops', '5');
       const s = await tm.waitFor('ops', (x) => x.includes('relist duration'), 'the operations section');
-      expect(s).toContain('5 Operations 5');
+      expect(s).toContain('5:Operations (5)');
       expect(s).toMatch(/relist duration mean 120s · p50 p90 p99 max > 10s \(5 of 5 beyond the last\n {18}bucket\)/);
       expect(s).toMatch(/metrics 2024-03-11 10:10:00 \+00:00 → 10:20:00 +│ whole log/);
       expect(s).toMatch(/▸ exec_sync +4 +4 +121s +119–298s +119–298s │ +6 +6/);

@@ -47,7 +47,7 @@ describe('HTML at 700 and 1280 px', () => {
         // Narrow: the hint says the table scrolls (and it does); wide: no hint.
         const hint = p.locator('#cluster .scroll-hint');
         expect(await hint.isVisible()).toBe(width < 1000);
-        if (width < 1000) expect(await p.locator('#cluster .wide').evaluate((d) => d.scrollWidth > d.clientWidth)).toBe(true);
+        if (width < 1000) expect(await p.locator('#cluster .wide', { has: p.locator('table.flapped') }).evaluate((d) => d.scrollWidth > d.clientWidth)).toBe(true);
         // The first node's chart: a kubelet start at its left edge; the "max" label beside it, not on it.
         const section = p.locator('#node-1');
         const start = await section.locator('line.restart').first().boundingBox();

@@ -82,33 +82,29 @@ export function NodeView({ model, node, state, rows, cols }: { model: TuiModel; 
 
 /** Rows below the tabs from which findings, stalls and operations are shown together (a tall terminal). */
 const STACK_MIN_ROWS = 20;
-/** Rows the operations block needs at least to be shown with all the others (its head, a few rows, a note). */
-const OPS_MIN = 6;
+/** Rows the operations block needs besides its rows to be shown with all the others: relist lines, the table's head, a note. */
+const OPS_HEAD = 8;
 
 /**
- * A tall screen: findings, stalls and a third section (operations, or ruled out / gaps when that is the one selected)
- * one under the other, each under its title (the selected one inverse: j/k move in it), so that the screen is used
- * rather than left blank under a short list. Findings and stalls take the rows they need (at most a third each).
+ * A tall screen: every section one under the other, each under its title (the selected one inverse: j/k move in it),
+ * so that the screen is used rather than left blank under a short list; the sections take the rows they need and the
+ * operations the rest. When they do not all fit, the selected section alone.
  */
 function Stacked({ model, node, state, rows, cols }: { model: TuiModel; node: NodeData; state: NavState; rows: number; cols: number }) {
   const r = node.report;
   const active = state.node.section;
-  const third: Section = active === 'ruledOut' || active === 'gaps' ? active : 'ops';
   const need = (s: Section): number => Math.max(1, sectionLength(r, s) + (s === 'findings' && r.findings.some((f) => f.considered) ? 1 : 0))
     // Ruled out and gaps keep rows for the selected row's detail.
     + ((s === 'ruledOut' || s === 'gaps') && s === active && sectionLength(r, s) ? 3 : 0);
-  // Every section when all fit (operations take what the others leave, at least OPS_MIN rows); else findings, stalls
-  // and one more.
+  // Every section when all fit, operations taking what the others leave (at least what its table needs); else the
+  // selected section alone, as on a small screen.
   const others = SECTIONS.filter((s) => s !== 'ops');
   const used = others.reduce((k, s) => k + need(s) + 1, 0);
-  let blocks: Array<[Section, number]>;
-  if (rows - used - 1 >= OPS_MIN) blocks = [...others.map((s): [Section, number] => [s, need(s)]), ['ops', rows - used - 1]];
-  else {
-    const body = rows - 3;
-    const f = Math.min(need('findings'), Math.floor(body / 3));
-    const st = Math.min(need('stalls'), Math.floor(body / 3));
-    blocks = [['findings', f], ['stalls', st], [third, body - f - st]];
+  const opsNeed = sectionLength(r, 'ops') + OPS_HEAD;
+  if (rows - used - 1 < opsNeed) {
+    return <SectionList model={model} node={node} section={active} cursor={state.node.cursors[active]} rows={rows} cols={cols} />;
   }
+  const blocks: Array<[Section, number]> = [...others.map((s): [Section, number] => [s, need(s)]), ['ops', rows - used - 1]];
   return (
     <>
       {blocks.map(([s, n]) => (
