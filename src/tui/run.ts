@@ -1,5 +1,6 @@
 // `plegscope tui`: reads the input with a progress screen, then hands the analysis to the App. Owns the terminal for
 // the session: alternate screen on entry, restored on every way out (quit, ctrl-c, error, exit).
+import { writeSync } from 'node:fs';
 import { analyze, type AnalyzeOptions } from '../analyze.js';
 import type { Analysis } from '../contract/analysis.js';
 import { buildModel } from './model.js';
@@ -79,9 +80,11 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     const { startApp } = await import('./app-entry.js');
     await startApp(model);
     restore();
-    // Commands copied in a gap: printed where the terminal keeps them, whether or not its clipboard took OSC 52.
+    // Commands copied in a gap: printed where the terminal keeps them, whether or not its clipboard took OSC 52 — as the
+    // process ends, after the last of ink's own writes (its final frame and line erasing can come after it unmounts).
     const { copied } = await import('./App.js');
-    if (copied.text) out.write(`# commands copied in plegscope tui:\n${copied.text}\n`);
+    const text = copied.text;
+    if (text) process.once('exit', () => writeSync(1, `# commands copied in plegscope tui:\n${text}\n`));
     return 0;
   } finally {
     stopReading();

@@ -87,7 +87,8 @@ describe.skipIf(!HAS_TMUX)('the TUI uses its screen (issue 26.3)', () => {
     await tm.waitFor('big', (x) => x.includes('copied to the clipboard (OSC 52)'), 'the copy message');
     await tm.keys('big', 'q');
     await tm.waitDead('big');
-    const after = tm.screen('big');
+    // (With the pane's history: the line before the commands may have scrolled out of the visible screen.)
+    const after = tm.run('capture-pane', '-p', '-S', '-100', '-t', 'big').out;
     expect(after).toMatch(/^# commands copied in plegscope tui:\nkubectl get --raw \/api\/v1\/nodes\/worker-3\/proxy\/metrics > worker-3-\$\(date -u \+%Y%m%dT%H%M%SZ\)\.metrics$/m);
   });
 });
