@@ -94,13 +94,20 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     generatedAt: (opts.now?.() ?? new Date()).toISOString(),
     inputs: sources.flatMap((s) => s.inputs(nodeOf)),
     nodes: reports,
-    warnings: sortWarnings(sources.flatMap((s) => s.warnings)).map((w) => ({ ...w, file: pathAsGiven(w.file, files.disc), message: plurals(w.message) })),
+    warnings: sortWarnings(sources.flatMap((s) => s.warnings)).map((w) => withGivenPath({ ...w, message: plurals(w.message) }, files.disc)),
   };
   const viewNodes: ViewIndex['nodes'] = new Map(nodes.map((n) => [n.name, {
     artifacts: n.artifacts,
     criErrors: n.events.flatMap((e) => (e.type === 'cri-error' ? [{ op: e.op, ts: e.ts, layer: e.layer }] : [])),
   }]));
   return { analysis, evaluated, artifacts: files.disc.artifacts, views: { logs: files.logs, nodes: viewNodes }, early: files.early };
+}
+
+/** A warning with its file as the user named it (`path`), when that differs from `file` (relative to its input, as
+ *  artifacts and evidence name it). */
+function withGivenPath(w: Analysis['warnings'][number], disc: { inputs: Array<{ path: string }>; artifacts: Artifact[] }): Analysis['warnings'][number] {
+  const path = pathAsGiven(w.file, disc);
+  return path !== null && path !== w.file ? { ...w, path } : w;
 }
 
 /** A warning's file as the user named it: a file found in a folder they gave is `junk/a.txt`, not `a.txt` (artifact

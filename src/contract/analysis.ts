@@ -309,6 +309,9 @@ export interface Warning {
   file: string | null;
   line: number | null;
   message: string;
+  /** Addition (backward compatible): `file` as the user named it when that differs (`junk/a.txt` for `a.txt` found in
+   *  the folder `junk` they gave): what views show. `file` stays relative to its input, as artifacts and evidence are. */
+  path?: string;
   /** Addition (backward compatible): a source asked for by name could not be read at all (a `--prometheus` server that
    *  did not answer) and the analysis went on without it: views show it under their header, not only among the warnings. */
   unread?: true;

@@ -486,7 +486,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
       loose.map((x) => `<li><code>${esc(x.path)}</code> (${esc(x.role)}): ${esc(sanitizeLine(unattachedWhy(analysis, x.path), 300))}</li>`).join('') + '</ul></section>');
   }
   if (analysis.warnings.length > 0) {
-    const li = (w: (typeof analysis.warnings)[number]) => `<li>${w.file ? `<code>${esc(w.file)}${w.line ? ':' + w.line : ''}</code>: ` : ''}${esc(sanitizeLine(w.message, 300))}</li>`;
+    const li = (w: (typeof analysis.warnings)[number]) => `<li>${w.file ? `<code>${esc(w.path ?? w.file)}${w.line ? ':' + w.line : ''}</code>: ` : ''}${esc(sanitizeLine(w.message, 300))}</li>`;
     const rest = analysis.warnings.slice(50);
     body.push(`<section id="warnings"><h2>Warnings (${analysis.warnings.length})</h2><ul>${analysis.warnings.slice(0, 50).map(li).join('')}</ul>` +
       (rest.length ? `<details><summary>${rest.length} more ${rest.length === 1 ? 'warning' : 'warnings'}</summary><ul>${rest.map(li).join('')}</ul></details>` : '') + '</section>');

@@ -268,7 +268,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
 
   if (analysis.warnings.length > 0) {
     out.push(`## Warnings (${analysis.warnings.length})`, '');
-    const item = (w: (typeof analysis.warnings)[number]) => `- ${w.file ? mdCode(w.file + (w.line ? `:${w.line}` : '')) + ': ' : ''}${mdText(sanitizeLine(w.message, 300))}`;
+    const item = (w: (typeof analysis.warnings)[number]) => `- ${w.file ? mdCode((w.path ?? w.file) + (w.line ? `:${w.line}` : '')) + ': ' : ''}${mdText(sanitizeLine(w.message, 300))}`;
     append(out, analysis.warnings.slice(0, 20).map(item), '');
     if (analysis.warnings.length > 20) append(out, details(`${analysis.warnings.length - 20} more warnings`, [...analysis.warnings.slice(20).map(item), '']));
   }

@@ -104,7 +104,9 @@ function fleetText(analysis: Analysis, W: number, zone: string, p: Painter, out:
   const from = fmtTime(new Date(fleet.axis.a).toISOString(), zone);
   const to = fmtTime(new Date(fleet.axis.b).toISOString(), zone);
   const w = fleet.rows[0]?.cells.length ?? 0;
-  out.push(from.length + to.length + 1 <= w ? `  ${' '.repeat(nameW)} ${from}${lpad(to, w - from.length)}` : `  ${' '.repeat(nameW)} ${from} → ${to}`);
+  const span = `${from} → ${to}`;
+  out.push(from.length + to.length + 1 <= w ? `  ${' '.repeat(nameW)} ${from}${lpad(to, w - from.length)}`
+    : nameW + 3 + span.length <= W ? `  ${' '.repeat(nameW)} ${span}` : `  ${span}`);
   if (fleet.left > 0) out.push(p.dim(`  … ${count(fleet.left, 'more node')} (PLEG healthy) not drawn`));
 }
 
@@ -271,7 +273,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     const shown = [...groups.values()];
     for (const { first: w, count } of shown.slice(0, 20)) {
       const more = count > 1 ? ` (and ${count - 1} more like it)` : '';
-      const lines = wrapHanging('  ', `${w.file ? sanitize(w.file) + (w.line ? `:${w.line}` : '') + ': ' : ''}${sanitize(w.message)}${more}`, W, 4);
+      const lines = wrapHanging('  ', `${w.file ? sanitize(w.path ?? w.file) + (w.line ? `:${w.line}` : '') + ': ' : ''}${sanitize(w.message)}${more}`, W, 4);
       out.push(...lines.map((l, i) => (more && i === lines.length - 1 && l.endsWith(more.trim()) ? l.replace(more.trim(), p.dim(more.trim())) : l)));
     }
     if (shown.length > 20) out.push(p.dim(`  … ${shown.length - 20} more kinds in --format json`));
