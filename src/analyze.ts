@@ -9,6 +9,7 @@ import type { Reach } from './input/tree.js';
 import { join as pathJoin } from 'node:path';
 import type { LogIndex } from './input/line-reader.js';
 import { JOURNAL_FIELDS } from './input/journal.js';
+import { foldCommand } from './input/fold.js';
 import { iso } from './parse/time.js';
 import { buildNodes, type NodeModel } from './model/node.js';
 import { plegCoverage } from './model/coverage.js';
@@ -278,11 +279,13 @@ function locate(a: Artifact, inputPath: string | undefined, inputKind: string | 
   const journal = a.compression === 'journal' ? `journalctl -o json --output-fields=${JOURNAL_FIELDS.join(',')} --file` : null;
   const decode = journal ? `{ j=$(mktemp); cat > "$j"; ${journal} "$j"; rm -f "$j"; }` : DECODE[a.compression ?? ''] ?? null;
   const members = a.reach?.members ?? [];
+  // A hard-wrapped paste is counted as it was read: its wrapped lines joined by the same rule (input/fold.ts).
+  const fold = a.wrap !== undefined ? foldCommand(a.wrap) : null;
   if (members.length === 0) {
     const tool = a.compression === null ? 'grep' : GREP_TOOL[a.compression] ?? null;
     return {
-      direct: tool ? { tool, file: base } : null,
-      stream: journal ? `${journal} ${shellWord(base)}` : `${decode ?? 'cat'} ${shellWord(base)}`,
+      direct: tool && !fold ? { tool, file: base } : null,
+      stream: journal ? `${journal} ${shellWord(base)}` : fold ? (decode ? `${decode} ${shellWord(base)} | ${fold}` : `${fold} ${shellWord(base)}`) : `${decode ?? 'cat'} ${shellWord(base)}`,
       format: a.format,
     };
   }
@@ -291,6 +294,7 @@ function locate(a: Artifact, inputPath: string | undefined, inputKind: string | 
   // A zip inside an archive must be a file to be read (its index is at its end): a temporary one.
   for (const x of inner) steps.push(x.kind === 'tar' ? `tar -xO${TAR_FLAG[x.compression ?? ''] ?? ''}f - ${shellWord(x.name)}` : `{ z=$(mktemp); cat > "$z"; unzip -p "$z" ${shellWord(unzipName(x.name))}; rm -f "$z"; }`);
   if (decode) steps.push(decode);
+  if (fold) steps.push(fold);
   return { direct: null, stream: steps.join(' | '), format: a.format };
 }
 

@@ -27,6 +27,7 @@ import type { ArtifactData } from './model/node.js';
 import type { MetricsSource } from './model/metrics.js';
 import { isModelMetric } from './model/metric-names.js';
 import { originOfName } from './input/names.js';
+import { foldLines, wrapWidth } from './input/fold.js';
 import { artifactNotAfter, artifactZone, bundleFields, hasExtras, isDocument, readDocument, readExtras, selfAnchored } from './bundle-data.js';
 import { YEARFUL, YearAnchors, type YearFrom } from './anchors.js';
 import { Readable } from 'node:stream';
@@ -72,6 +73,8 @@ export interface Reads {
 }
 
 const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log', 'controller-log', 'healthz']);
+/** A log of text lines (not JSON, not a decoded journal or export): one a paste may have hard-wrapped. */
+const textLog = (a: Artifact): boolean => a.compression !== 'journal' && a.compression !== 'export' && !/json|openmetrics|prometheus/.test(a.format);
 /** A loose text file nothing in its head placed (no envelope, no known document): read as a log all the same, since
  *  a pasted excerpt is recognised by its messages; its role is then what its lines turned out to be. Inside bundles
  *  the layout says which files are logs. */
@@ -211,7 +214,14 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
         let sig: ArtifactSignals;
         const pre = a.early !== undefined ? early.get(a.early) : undefined;
         if (pre) early.delete(a.early as number);
-        if (doc) {
+        // A paste hard-wrapped at a fixed width (input/fold.ts): read through the fold, its wrapped lines joined.
+        const wrap = doc || !textLog(a) ? null : wrapWidth(a.head);
+        if (wrap !== null) {
+          const fold = foldLines(onRead ? countingStream(a.open(), onRead) : a.open(), wrap);
+          sig = await extractSignals(fold.stream, here);
+          a.wrap = wrap;
+          if (fold.joined() > 0) warn(a, null, `hard-wrapped at ${wrap} columns: ${fold.joined()} line(s) joined to the line they continue (evidence cites each record's first line)`);
+        } else if (doc) {
           // A document, and the log lines pasted with it: both read, their events told once.
           const read = await readDocument(a, (line, m) => warn(a, line, m));
           const { withLogLines } = await import('./signals/documents.js');

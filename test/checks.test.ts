@@ -155,6 +155,17 @@ describe('count checks: end to end', () => {
     }
   });
 
+  it('a hard-wrapped paste: the check joins its wrapped lines as the report did (awk), and prints its number', () => {
+    const log = fs.readFileSync(path.join(ROOT, 'fixtures', 'sample-incident', 'kubelet.log'), 'utf8');
+    // Wrapped at 80 columns (`fold -b -w 80`), so that a pattern can be cut by a wrap.
+    fs.writeFileSync(path.join(tmp, 'wrapped.log'), log.split('\n').map((l) => l.replace(/(.{80})(?=.)/g, '$1\n')).join('\n'));
+    const r = checkAll('wrapped.log', tmp);
+    expect(r.ran).toBeGreaterThan(3);
+    for (const c of printedChecks(r.text)) expect(c.command).toMatch(/^LC_ALL=C awk -v w=80 '.*' wrapped\.log \| grep -cE /);
+    tally.checks += r.ran;
+    tally.inputs++;
+  });
+
   it('a dense journal (runs folded to keep memory bounded) counts every line, as grep does', () => {
     const last = Date.UTC(2024, 0, 11, 9, 0, 1);
     const lines = [kl(last - 1000, 'I', 'kubelet.go:2434', '"SyncLoop (PLEG): event for pod" pod="default/web-0"')];

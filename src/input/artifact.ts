@@ -70,6 +70,8 @@ export interface Artifact {
   /** How a shell reaches these bytes from the input's path (a bundle's file, an archive's member): the count checks'
    *  commands (analyze.ts). Absent for a loose file (the input itself, or `path` under the folder named). */
   reach?: Reach;
+  /** The width the file was hard-wrapped at, when it was read with its wrapped lines joined (fold.ts). */
+  wrap?: number;
 }
 
 /** An archive member as the index pass meets it (before the bundle layout is known). */
