@@ -181,6 +181,15 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
     warnings.push({ file: a.path, line, message });
     perArtifact.set(a.id, (perArtifact.get(a.id) ?? 0) + 1);
   };
+  /** A paste hard-wrapped at a fixed width (input/fold.ts): its lines with the wrapped ones joined, and `done()` to call
+   *  once read (it says how many were joined); null for any other file, which is read as it is. */
+  const unwrap = (a: Artifact, onRead?: (bytes: number, n: number) => void): { stream: Readable; done: () => void } | null => {
+    const wrap = textLog(a) ? wrapWidth(a.head) : null;
+    if (wrap === null) return null;
+    const fold = foldLines(onRead ? countingStream(a.open(), onRead) : a.open(), wrap);
+    a.wrap = wrap;
+    return { stream: fold.stream, done: () => fold.joined() > 0 && warn(a, null, `hard-wrapped at ${wrap} columns: ${fold.joined()} line(s) joined to the line they continue (evidence cites each record's first line)`) };
+  };
 
   // Year-carrying formats first: their times anchor the year of the year-less ones (journal short, klog headers), each
   // on its own node's (src/anchors.ts). Bundle files anchored by their collection time need no help: they stay in
@@ -214,13 +223,10 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
         let sig: ArtifactSignals;
         const pre = a.early !== undefined ? early.get(a.early) : undefined;
         if (pre) early.delete(a.early as number);
-        // A paste hard-wrapped at a fixed width (input/fold.ts): read through the fold, its wrapped lines joined.
-        const wrap = doc || !textLog(a) ? null : wrapWidth(a.head);
-        if (wrap !== null) {
-          const fold = foldLines(onRead ? countingStream(a.open(), onRead) : a.open(), wrap);
-          sig = await extractSignals(fold.stream, here);
-          a.wrap = wrap;
-          if (fold.joined() > 0) warn(a, null, `hard-wrapped at ${wrap} columns: ${fold.joined()} line(s) joined to the line they continue (evidence cites each record's first line)`);
+        const unwrapped = doc ? null : unwrap(a, onRead);
+        if (unwrapped) {
+          sig = await extractSignals(unwrapped.stream, here);
+          unwrapped.done();
         } else if (doc) {
           // A document, and the log lines pasted with it: both read, their events told once.
           const read = await readDocument(a, (line, m) => warn(a, line, m));
@@ -264,7 +270,9 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
       } else if (a.role === 'metrics') {
         d.metrics = await readMetrics(a, (n) => lines.set(a.id, n), (line, msg) => warn(a, line, msg));
       } else if (a.role === 'goroutine-dump') {
-        d.goroutines = await readGoroutines(a, (n) => lines.set(a.id, n));
+        const unwrapped = unwrap(a);
+        d.goroutines = await readGoroutines(a, unwrapped?.stream ?? a.open(), (n) => lines.set(a.id, n));
+        unwrapped?.done();
       }
     } catch (err) {
       warn(a, null, `could not be read: ${(err as Error).message}`);
@@ -433,10 +441,10 @@ async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (li
   return { file: a.path, nodeHint: a.nodeHint, nameTime: a.nameTime, parsed };
 }
 
-async function readGoroutines(a: Artifact, setLines: (n: number) => void): Promise<ParsedGoroutines> {
+async function readGoroutines(a: Artifact, bytes: Readable, setLines: (n: number) => void): Promise<ParsedGoroutines> {
   const parser = new (await import('./parse/goroutines.js')).GoroutineParser();
   const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
-  const res = await scanStream(a.open(), scanner);
+  const res = await scanStream(bytes, scanner);
   setLines(res.lines);
   const g = parser.finish();
   return { ...g, artifact: a.id };

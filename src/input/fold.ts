@@ -8,7 +8,8 @@
 //
 // The width is found once per file, from its head (wrapWidth): the longest lines there all have one length, more lines
 // have exactly it than any length just below it (a wrap cuts at one column; lines that merely end near it spread), and
-// what follows them cannot start a record (starts). Only then is the file folded (foldLines); every other file is read
+// what follows them cannot start a record (startsRecord); at a usual width one such line is enough (a single record
+// pasted alone), else three. Only then is the file folded (foldLines); every other file is read
 // as it is, at no cost. A physical line exactly that wide is joined with the next when the next cannot start a record
 // (no time, klog header, journal marker, JSON object … at its start; not a TAB-indented frame; not blank).
 //
@@ -56,7 +57,7 @@ const MIN_WIDTH = 40;
 
 /**
  * The width `head` (a file's first bytes) is hard-wrapped at, or null when it is not. Its longest lines (no line is
- * longer than the width of a wrapped file) must be at least 2 (3 when the width is not a usual terminal's), more than
+ * longer than the width of a wrapped file) must be at least 1 (3 when the width is not a usual terminal's), more than
  * the lines just under that length (within 8 bytes), and nearly all (4 in 5) followed by a line that cannot start a
  * record. One pass over the head.
  */
@@ -89,8 +90,25 @@ export function wrapWidth(head: Buffer): number | null {
     } else if (n < max && n >= max - 8) near++;
     from = nl + 1;
   }
+  // One record pasted alone and wrapped at a usual width is two or three lines: one join is enough there.
   const usual = max === 80 || max === 100 || max === 120 || max === 132 || max === 160;
-  return joinable >= (usual ? 2 : 3) && joinable * 5 >= full * 4 && full > near ? max : null;
+  return joinable >= (usual ? 1 : 3) && joinable * 5 >= full * 4 && full > near ? max : null;
+}
+
+/** `head` with its wrapped lines joined (for sniffing: offsets do not matter there), or `head` itself. */
+export function foldHead(head: Buffer): Buffer {
+  const width = wrapWidth(head);
+  if (width === null) return head;
+  const lines = head.toString('latin1').split('\n');
+  const out: string[] = [];
+  let lastLen = -1;
+  for (const raw of lines) {
+    const l = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (lastLen === width && l !== '' && !START.test(l) && out.length > 0) out[out.length - 1] += l;
+    else out.push(l);
+    lastLen = l.length;
+  }
+  return Buffer.from(out.join('\n'), 'latin1');
 }
 
 /**

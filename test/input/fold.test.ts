@@ -8,7 +8,8 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '../../src/contract/analysis.js';
 import { collect } from '../../src/input/entry-stream.js';
-import { foldLines, startsRecord, wrapWidth } from '../../src/input/fold.js';
+import { foldHead, foldLines, startsRecord, wrapWidth } from '../../src/input/fold.js';
+import { sniff } from '../../src/input/sniff.js';
 import { BIN } from '../helpers/cli.js';
 
 const SAMPLE = join(__dirname, '..', '..', 'fixtures', 'sample-incident');
@@ -38,12 +39,20 @@ describe('fold: the width and the joins', () => {
   it('finds the width of a paste wrapped at 80, 120, 132 or its own longest lines; none in a file that is not wrapped', () => {
     for (const w of [80, 120, 132, 97]) expect(wrapWidth(Buffer.from(wrap(KUBELET, w).slice(0, 64 * 1024))), String(w)).toBe(w);
     expect(wrapWidth(Buffer.from(KUBELET.slice(0, 64 * 1024)))).toBeNull();
+    // One record pasted alone, wrapped at a usual width.
+    expect(wrapWidth(Buffer.from(`${wrap(KLOG, 80)}\n`))).toBe(80);
+    expect(wrapWidth(Buffer.from(`${wrap(KLOG, 97)}\n`))).toBeNull();
     // Lines cut short (not wrapped) at 80: each full one is followed by a record of its own.
     const cut = KUBELET.split('\n').map((l) => l.slice(0, 80)).join('\n');
     expect(wrapWidth(Buffer.from(cut.slice(0, 64 * 1024)))).toBeNull();
     // Bare messages of every length up to 80 (none starts a record): no spike at the longest length.
     const bare = KUBELET.split('\n').map((l, i) => l.replace(/^.*?\]: /, '').slice(0, 20 + (i * 37) % 61)).join('\n');
     expect(wrapWidth(Buffer.from(bare.slice(0, 64 * 1024)))).toBeNull();
+  });
+
+  it('a wrapped head is sniffed folded when nothing placed it as it is', () => {
+    const head = Buffer.from(wrap(KUBELET.split('\n').filter((l) => l.includes('remote_runtime.go')).slice(0, 12).join('\n'), 80));
+    expect(sniff(foldHead(head), 'paste.txt').role).toBe('kubelet-log');
   });
 
   it('what can start a record', () => {
