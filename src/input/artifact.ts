@@ -8,7 +8,11 @@ import type { InputKind, Role } from '../contract/analysis.js';
 /** How a file's bytes are stored when they are not plain UTF-8 text: compressed, UTF-16 text (Windows PowerShell's
  *  `>` writes it) or a binary systemd journal (journal.ts: read as `journalctl -o json` lines, one per entry); either
  *  way decode.ts turns them into the UTF-8 lines every reader expects. */
-export type Compression = 'gzip' | 'xz' | 'bzip2' | 'utf16le' | 'utf16be' | 'journal' | 'export' | null;
+export type Compression = 'gzip' | 'xz' | 'bzip2' | 'zstd' | 'utf16le' | 'utf16be' | 'journal' | 'export' | null;
+
+/** A whole-document cloud or log-store export (exports.ts), as it is written: JSON or CSV. Set on an artifact whose
+ *  bytes (once decompressed, for a `.json.gz`) are one: they are read as the journal JSON lines of its entries. */
+export type ExportDocument = 'json' | 'csv';
 
 export interface Artifact {
   /** Index in Discovery.artifacts; stable for one run. */
@@ -31,6 +35,8 @@ export interface Artifact {
   /** mtime of the file on disk (epoch ms) or null (stdin); a weak anchor for year-less timestamps. */
   mtime: number | null;
   compression: Compression;
+  /** The (decompressed) bytes are a whole export document (compression `export`, or inside a gzip, xz, bzip2 or zstd). */
+  document?: ExportDocument;
   /** Size on disk in bytes (compressed size when compressed), null when unknown. */
   size: number | null;
   /** The first bytes of the (decompressed) content, as used for sniffing. */

@@ -77,7 +77,7 @@ export function problemOf(format: string, pr: Probe, displayPath: string): strin
       const inner = compressedKind(pr.head) ?? 'compressed';
       return pr.compression
         ? `${inner} data inside a ${pr.compression} file: not read`
-        : `${inner}-compressed: only gzip, xz and bzip2 are read; decompress it first${DECOMPRESS[inner] ? ` (\`${DECOMPRESS[inner]} ${displayPath}\`)` : ''}`;
+        : `${inner}-compressed: only gzip, xz, bzip2 and zstd are read; decompress it first${DECOMPRESS[inner] ? ` (\`${DECOMPRESS[inner]} ${displayPath}\`)` : ''}`;
     }
     default:
       return null;

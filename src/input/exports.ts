@@ -27,6 +27,10 @@
 //   Azure Log Analytics Syslog row (`az monitor log-analytics query` prints an array of these):
 //     {"TimeGenerated":"2024-03-11T10:04:12.0001500Z","Computer":"worker-3","ProcessName":"kubelet","ProcessID":"2817",
 //      "SyslogMessage":"E0311 …","TableName":"PrimaryResult"}
+//   …and the Log Analytics REST API's answer (the portal's JSON export), a table of columns and rows
+//   (learn.microsoft.com/azure/azure-monitor/logs/api/response-format): each row is read as the object of its columns:
+//     {"tables":[{"name":"PrimaryResult","columns":[{"name":"TimeGenerated","type":"datetime"},{"name":"Computer",
+//      "type":"string"},…,{"name":"SyslogMessage","type":"string"}],"rows":[["2024-03-11T10:04:12.000150Z","worker-3",…]]}]}
 //
 // Whole documents (a JSON array of entries, {"events":[…]}, an Elasticsearch answer, a CSV export) are decoded like a
 // compression (decode.ts, compression `export`): read into memory, at most limits.maxExportBytes, scanned entry by entry
@@ -262,6 +266,8 @@ export function journalLine(e: ExportEntry): string {
 const ENTRY_KEYS = /"(?:textPayload|jsonPayload|logName|insertId|logStreamName|ingestionTime|SyslogMessage|TimeGenerated|_raw|_source|@timestamp)"\s*:/;
 /** A document that wraps its entries: `aws logs filter-log-events`/`get-log-events`, an Elasticsearch answer. */
 const WRAPPER = /^\{\s*"(?:events|nextForwardToken|nextToken|searchedLogStreams|took|timed_out|_shards|hits)"\s*:/;
+/** A Log Analytics REST answer: tables of columns and rows. */
+const TABLES = /^\{\s*"tables"\s*:\s*\[/;
 
 /** Whether `head` (a file's first bytes) is a whole-document export: a JSON document (not JSON lines) or a CSV. */
 export function isExportDocument(head: Buffer): boolean {
@@ -271,13 +277,43 @@ export function isExportDocument(head: Buffer): boolean {
   const c = head[i];
   if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
     const text = head.toString('utf8', i, Math.min(head.length, i + 16 * 1024));
-    if (c === 0x7b) return WRAPPER.test(text) && /"(?:events|hits)"\s*:/.test(text);
+    if (c === 0x7b) return (WRAPPER.test(text) && /"(?:events|hits)"\s*:/.test(text)) || (TABLES.test(text) && /"columns"\s*:/.test(text) && /"name"\s*:\s*"(?:SyslogMessage|TimeGenerated)"/.test(text));
     // An array of entries (its first one), not a Prometheus answer or a list of other things.
     return /^\[\s*\{/.test(text) && ENTRY_KEYS.test(text.slice(0, 4096));
   }
   const nl = head.indexOf(0x0a, i);
   if (nl < 0 && head.length >= 64 * 1024) return false;
   return csvColumns(head.toString('utf8', i, nl < 0 ? head.length : nl).replace(/\r$/, '')) !== null;
+}
+
+/**
+ * The shell command that prints a JSON export document's entries one a line (`jq -c`), for the count checks: an array's
+ * elements, `events[]` (CloudWatch), `hits.hits[]` (Elasticsearch), each table's rows (Log Analytics). A pattern that
+ * matches an entry's message matches its line; a CSV is counted by its own lines (a message is one field of one row).
+ */
+export const EXPORT_ENTRIES_JQ = `jq -c 'if type == "array" then .[] elif has("tables") then .tables[].rows[] elif has("events") then .events[] elif has("hits") then .hits.hits[] else empty end'`;
+
+/** Whether an export document's first bytes are JSON or CSV. */
+export function exportDocumentKind(head: Buffer): 'json' | 'csv' {
+  return /^\uFEFF?\s*[[{]/.test(head.toString('utf8', 0, 256)) ? 'json' : 'csv';
+}
+
+/**
+ * The journal JSON lines of the entries in an export document's first bytes (`head`: all of it when `complete`), at
+ * most `max` bytes of them: what a probe sniffs, without reading the document whole. A cut CSV is read up to its last
+ * whole line; a cut JSON document up to its last whole entry.
+ */
+export function exportHead(head: Buffer, complete: boolean, max: number): { head: Buffer; complete: boolean } {
+  const doc = complete || exportDocumentKind(head) === 'json' ? head : head.subarray(0, head.lastIndexOf(0x0a) + 1);
+  const parts: Buffer[] = [];
+  let size = 0;
+  for (const e of exportDocument(doc).entries) {
+    const line = Buffer.from(journalLine(e), 'utf8');
+    if (size + line.length > max) return { head: Buffer.concat(parts), complete: false };
+    parts.push(line);
+    size += line.length;
+  }
+  return { head: Buffer.concat(parts), complete };
 }
 
 /** Containers deeper than this are scanned through, never parsed as entries (bounds the re-scanning: see below). */
@@ -320,6 +356,58 @@ function documentEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
     i++;
   }
   return depth === 0;
+}
+
+/**
+ * The rows of a Log Analytics answer's tables, each read as the object of its columns' names (so that exportEntry
+ * reads it as it reads `az monitor log-analytics query`'s objects). Each row is parsed alone; a table's columns are
+ * found before its rows (the API writes name, columns, rows). False when the document ends inside a row.
+ */
+function tableEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
+  let at = 0;
+  for (;;) {
+    const key = b.indexOf('"columns"', at);
+    if (key < 0) return true;
+    const open = b.indexOf(0x5b, key);
+    const end = open < 0 ? -1 : containerEnd(b, open);
+    if (end < 0) return false;
+    let names: string[];
+    try {
+      names = (JSON.parse(b.toString('utf8', open, end)) as unknown[]).map((c) => (isObj(c) && typeof c.name === 'string' ? c.name : ''));
+    } catch {
+      names = [];
+    }
+    const rows = b.indexOf('"rows"', end);
+    let i = rows < 0 ? -1 : b.indexOf(0x5b, rows);
+    if (i < 0) return true;
+    // Each element of the rows array: `[…]`, separated by commas and blanks, up to the closing `]`.
+    for (i++; i < b.length; ) {
+      const c = b[i] as number;
+      if (c === 0x5d /* ] */) break;
+      if (c !== 0x5b) {
+        i++;
+        continue;
+      }
+      const rowEnd = containerEnd(b, i);
+      if (rowEnd < 0) return false;
+      let row: unknown;
+      try {
+        row = JSON.parse(b.toString('utf8', i, rowEnd));
+      } catch {
+        row = null;
+      }
+      if (Array.isArray(row)) {
+        const o: Obj = {};
+        names.forEach((n, k) => {
+          if (n !== '' && k < row.length) o[n] = row[k];
+        });
+        const e = exportEntry(o);
+        if (e) add(e);
+      }
+      i = rowEnd;
+    }
+    at = i + 1;
+  }
 }
 
 /** The index after the string that starts at `i` (b.length when it is not closed). */
@@ -394,6 +482,7 @@ function scanDocument(doc: Buffer | string, add: (e: ExportEntry) => void): bool
   const b = typeof doc === 'string' ? Buffer.from(doc, 'utf8') : doc;
   let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
   while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
+  if (b[i] === 0x7b && TABLES.test(b.toString('utf8', i, i + 64))) return tableEntries(b.subarray(i), add);
   if (b[i] === 0x5b || b[i] === 0x7b) return documentEntries(i > 0 ? b.subarray(i) : b, add);
   csvEntries(b.toString('utf8', i), add);
   return true;
