@@ -79,6 +79,27 @@ describe('exports of the sample incident', () => {
     expect(b?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19))).toEqual(a?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19)));
   }, 60_000);
 
+  it('compressed exports (.json.gz, .csv.zst, .jsonl.xz) are read by their content: the sample\'s analysis', () => {
+    const folder = join(dir, 'compressed');
+    mkdirSync(folder);
+    const all = new Map(forms(sampleLines()));
+    const pack = (cmd: string, text: string | undefined) => execFileSync(cmd, ['-c'], { input: text });
+    writeFileSync(join(folder, 'gcloud.json.gz'), pack('gzip', all.get('gcloud-array.json')));
+    writeFileSync(join(folder, 'azure.csv.zst'), pack('zstd', all.get('azure.csv')));
+    writeFileSync(join(folder, 'loki.jsonl.xz'), pack('xz', all.get('loki.jsonl')));
+    for (const m of METRICS) copyFileSync(join(SAMPLE, m), join(folder, m));
+    const r = analyzeJson([folder]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.analysis.warnings).toEqual([]);
+    expect(r.analysis.inputs[0]?.artifacts.filter((x) => !x.path.startsWith('metrics')).map((x) => [x.path, x.role, x.node, x.format])).toEqual([
+      ['azure.csv.zst', 'kubelet-log', 'worker-3', 'journal-json'], ['gcloud.json.gz', 'kubelet-log', 'worker-3', 'journal-json'], ['loki.jsonl.xz', 'kubelet-log', 'worker-3', 'export-json'],
+    ]);
+    const [a, b] = [sample.nodes[0], r.analysis.nodes[0]];
+    expect(b?.verdict).toEqual(a?.verdict);
+    expect(b?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19))).toEqual(a?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19)));
+    expect(b?.findings.map((f) => f.ruleId)).toEqual(a?.findings.map((f) => f.ruleId));
+  }, 60_000);
+
   it('an export document inside a tar: read as the member it is', () => {
     const folder = join(dir, 'tar');
     mkdirSync(folder);
