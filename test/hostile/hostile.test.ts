@@ -149,6 +149,26 @@ describe('3. memory does not grow with matched lines', () => {
   }, T);
 });
 
+describe('2c. cloud exports read whole', () => {
+  for (const form of ['json', 'csv']) {
+    it(`a ${form === 'json' ? 'JSON array' : 'CSV'} export of 16 MiB, every entry a "PLEG is not healthy" line, newest first: one stall, every entry counted, within the bound`, async () => {
+      const d = join(dir, `export-${form}`);
+      mkdirSync(d);
+      const f = (await g.plegExport(d, form)) as string;
+      const r = run(['analyze', f, '--format', 'json']);
+      bounded(r, [0, 1]);
+      const a = JSON.parse(r.stdout) as Analysis;
+      expect(a.warnings).toEqual([]);
+      const n = a.nodes.find((x) => x.name === g.GOOD_NODE);
+      expect(n?.stalls).toHaveLength(1);
+      const c = n?.findings.flatMap((x) => x.checks ?? []).find((x) => x.grep.includes('pleg was last seen active'));
+      if (c) expect(c.total).toBe(Number(execSync(`grep -c 'pleg was last seen active' ${f}`, { encoding: 'utf8' }).trim()));
+      // The stall runs to the newest entry (the export turned round).
+      expect(n?.stalls[0]?.maxLastSeenAgoSeconds).toBeGreaterThan(600);
+    }, T);
+  }
+});
+
 describe('3. metric series', () => {
   it('100 000 series of one family: the first 1000 read, the rest counted; a small report', () => {
     const lines = ['# TYPE kubelet_runtime_operations_duration_seconds histogram'];

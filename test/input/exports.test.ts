@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '../../src/contract/analysis.js';
 import { compressionOf, decode } from '../../src/input/decode.js';
 import { collect } from '../../src/input/entry-stream.js';
-import { exportDocument, exportEntry, isExportDocument, streamName, timeUs } from '../../src/input/exports.js';
+import { exportDocument, exportEntry, isExportDocument, journalLine, streamName, timeUs } from '../../src/input/exports.js';
 import { DEFAULT_LIMITS } from '../../src/input/limits.js';
 import { sniff } from '../../src/input/sniff.js';
 import { BIN } from '../helpers/cli.js';
-import { azureRow, cloudwatchEvent, exportForms as forms, gcpEntry, jsonl, lokiLine, sampleLines, type Line } from '../support/exports.js';
+import { azureRow, cloudwatchEvent, csv, exportForms as forms, gcpEntry, jsonl, lokiLine, sampleLines, type Line } from '../support/exports.js';
 
 const SAMPLE = join(__dirname, '..', '..', 'fixtures', 'sample-incident');
 const METRICS = ['metrics-20240311T101000Z.txt', 'metrics-20240311T102000Z.txt'];
@@ -168,6 +168,21 @@ describe('export entries', () => {
     expect(isExportDocument(Buffer.from(jsonl([{ labels: { host: 'a' }, line: 'x', timestamp: '2024-03-11T10:04:12Z' }])))).toBe(false);
     expect(isExportDocument(Buffer.from('{"status":"success","data":{"resultType":"vector","result":[]}}'))).toBe(false);
     expect(isExportDocument(Buffer.from('{"kind":"Node","apiVersion":"v1"}'))).toBe(false);
+  });
+
+  it('a CSV of several MiB is read a window at a time: the same entries as read whole, records over line breaks included', async () => {
+    const rows: string[][] = [];
+    for (let i = 0; i < 30_000; i++) {
+      const t = new Date(Date.UTC(2024, 2, 11, 10) + i * 1000).toISOString();
+      // Every seventh message holds line breaks and quotes, so that some fall across a window's end.
+      rows.push([t, `worker-${i % 3}`, i % 7 === 0 ? `line one of ${i}\nline "two"\r\nthree, ${'x'.repeat(i % 200)}` : `message ${i} ${'y'.repeat(i % 150)}`]);
+    }
+    const text = csv(['@timestamp', 'host.name', 'message'], rows);
+    expect(text.length).toBeGreaterThan(3 << 20);
+    const whole = exportDocument(text).entries.map((e) => journalLine(e)).join('');
+    const read = (await collect(decode(Readable.from([Buffer.from(text)]), 'export'), 1 << 30)).data.toString('utf8');
+    expect(read.length).toBe(whole.length);
+    expect(read === whole).toBe(true);
   });
 
   it('a whole document is decoded into journal JSON lines in time order, and sniffed as a kubelet log', async () => {
