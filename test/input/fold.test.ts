@@ -1,4 +1,4 @@
-// Hard-wrapped pastes (src/input/fold.ts): the sample incident's kubelet log wrapped at 80, 132 and its own width gives
+// Hard-wrapped pastes (src/sources/files/fold.ts): the sample incident's kubelet log wrapped at 80, 132 and its own width gives
 // the sample's analysis, each record cited at its first physical line; a file that is not wrapped is never joined.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '../../src/contract/analysis.js';
-import { collect } from '../../src/input/entry-stream.js';
-import { foldHead, foldLines, startsRecord, wrapWidth } from '../../src/input/fold.js';
-import { sniff } from '../../src/input/sniff.js';
+import { collect } from '../../src/sources/files/entry-stream.js';
+import { foldHead, foldLines, startsRecord, wrapWidth } from '../../src/sources/files/fold.js';
+import { sniff } from '../../src/sources/files/sniff.js';
 import { BIN } from '../helpers/cli.js';
 
 const SAMPLE = join(__dirname, '..', '..', 'fixtures', 'sample-incident');

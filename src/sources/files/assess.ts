@@ -1,7 +1,7 @@
 // What a probed file is, and what (if anything) is wrong with it: shared by loose files, folders and archive members.
-import type { Role } from '../contract/analysis.js';
+import type { Role } from '../../contract/analysis.js';
 import { CORRUPT, TRUNCATED, type Probe } from './decode.js';
-import { errorCode } from './fserror.js';
+import { errorCode } from '../fserror.js';
 import { PROBLEM_FORMATS, compressedKind, isContainerList, sniff as sniffHead, type Sniffed } from './sniff.js';
 import { foldHead } from './fold.js';
 

@@ -1,7 +1,6 @@
 // What src/input hands down the pipeline: one Artifact per readable file, with its role and format decided from
 // its content. Only src/input touches the filesystem; later stages read bytes through `open()`.
-import type { NodeHintFrom } from './names.js';
-import type { Reach } from './tree.js';
+import type { NodeHintFrom } from './files/names.js';
 import type { Readable } from 'node:stream';
 import type { InputKind, Role } from '../contract/analysis.js';
 
@@ -13,6 +12,13 @@ export type Compression = 'gzip' | 'xz' | 'bzip2' | 'zstd' | 'utf16le' | 'utf16b
 /** A whole-document cloud or log-store export (exports.ts), as it is written: JSON or CSV. Set on an artifact whose
  *  bytes (once decompressed, for a `.json.gz`) are one: they are read as the journal JSON lines of its entries. */
 export type ExportDocument = 'json' | 'csv';
+
+/** A file as the shell reaches it from the input's path: a file on disk under the input (`disk`, relative to it; null
+ *  for the input itself) and the archive members on the way, outermost first. */
+export interface Reach {
+  disk: string | null;
+  members: Array<{ name: string; kind: 'tar' | 'zip'; compression: Compression }>;
+}
 
 export interface Artifact {
   /** Index in Discovery.artifacts; stable for one run. */
