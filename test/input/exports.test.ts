@@ -183,7 +183,7 @@ describe('export entries', () => {
     const read = (await collect(decode(Readable.from([Buffer.from(text)]), 'export'), 1 << 30)).data.toString('utf8');
     expect(read.length).toBe(whole.length);
     expect(read === whole).toBe(true);
-  });
+  }, 60_000);
 
   it('a whole document is decoded into journal JSON lines in time order, and sniffed as a kubelet log', async () => {
     const lines = sampleLines();
