@@ -171,7 +171,8 @@ describe('count checks: end to end', () => {
     // Every form in one folder (one run): a check counts them all at once, each file by its own command.
     const dir = path.join(tmp, 'exports');
     fs.mkdirSync(dir);
-    const forms = exportForms(sampleLines());
+    // The sample's lines that any check counts, and every tenth other (jq runs once per document and check).
+    const forms = exportForms(sampleLines().filter((l, i) => i % 10 === 0 || /pleg|runtime|Unable|deadline|blocked|Kill|nfs|hannel/i.test(l.message)));
     for (const [name, text] of forms) fs.writeFileSync(path.join(dir, name), text);
     const pick = (n: string) => Buffer.from((forms.find(([x]) => x === n) as [string, string])[1]);
     fs.writeFileSync(path.join(dir, 'gcloud-array.json.gz'), compress(pick('gcloud-array.json'), 'gz'));
