@@ -48,6 +48,9 @@ describe('fold: the width and the joins', () => {
     // Bare messages of every length up to 80 (none starts a record): no spike at the longest length.
     const bare = KUBELET.split('\n').map((l, i) => l.replace(/^.*?\]: /, '').slice(0, 20 + (i * 37) % 61)).join('\n');
     expect(wrapWidth(Buffer.from(bare.slice(0, 64 * 1024)))).toBeNull();
+    // A table whose rows are padded to one width (`kubectl get pods -o wide` pasted): no wrap ends in a shorter line.
+    const table = Array.from({ length: 40 }, (_, i) => `web-${String(i).padEnd(10)} 1/1     Running   ${String(i % 4).padEnd(3)} 5d    10.0.0.${String(i).padEnd(3)} worker-3`.padEnd(80, ' ')).join('\n');
+    expect(wrapWidth(Buffer.from(`${table}\n`))).toBeNull();
   });
 
   it('a wrapped head is sniffed folded when nothing placed it as it is', () => {

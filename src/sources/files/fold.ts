@@ -7,8 +7,9 @@
 //   E0311 10:04:14.000163    2817 generic.go:205] "GenericPLEG: Unable to retrieve pods" …   ← a record of its own
 //
 // The width is found once per file, from its head (wrapWidth): the longest lines there all have one length, more lines
-// have exactly it than any length just below it (a wrap cuts at one column; lines that merely end near it spread), and
-// what follows them cannot start a record (startsRecord); at a usual width one such line is enough (a single record
+// have exactly it than any length just below it (a wrap cuts at one column; lines that merely end near it spread),
+// what follows them cannot start a record (startsRecord), and some wrap ends in a shorter line (a table padded to one
+// width has none); at a usual width one such line is enough (a single record
 // pasted alone), else three. Only then is the file folded (foldLines); every other file is read
 // as it is, at no cost. A physical line exactly that wide is joined with the next when the next cannot start a record
 // (no time, klog header, journal marker, JSON object … at its start; not a TAB-indented frame; not blank).
@@ -28,6 +29,8 @@ const START_ERE = [
   '\\t', // a TAB-indented frame or value: a continuation of its own kind, never a wrap's
   '(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-9][0-9] ', // journal short, syslog
   '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9][T ]', // ISO 8601, RFC 3339, CRI, short-iso
+  '[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9] ', // Go's log package
+  '<[0-9]+>', // a syslog priority (RFC 3164/5424 as received)
   '(Mon|Tue|Wed|Thu|Fri|Sat|Sun) [0-9][0-9][0-9][0-9]-', // short-full
   '[IWEF][0-9][0-9][0-9][0-9] [0-9][0-9]:', // klog header
   '[0-9][0-9]:[0-9][0-9]:[0-9][0-9]', // a time of day (a klog header cut down)
@@ -78,6 +81,8 @@ export function wrapWidth(head: Buffer): number | null {
   let full = 0;
   let near = 0;
   let joinable = 0;
+  /** Wraps that end (a shorter line after a full one): a table padded to one width has none. */
+  let tails = 0;
   let from = 0;
   for (let i = 0; i < lens.length; i++) {
     const n = lens[i] as number;
@@ -86,13 +91,16 @@ export function wrapWidth(head: Buffer): number | null {
       full++;
       const s = nl + 1;
       const line = head.toString('utf8', s, s + Math.min(64, lens[i + 1] as number));
-      if (!startsRecord(line)) joinable++;
+      if (!startsRecord(line)) {
+        joinable++;
+        if ((lens[i + 1] as number) < max) tails++;
+      }
     } else if (n < max && n >= max - 8) near++;
     from = nl + 1;
   }
   // One record pasted alone and wrapped at a usual width is two or three lines: one join is enough there.
   const usual = max === 80 || max === 100 || max === 120 || max === 132 || max === 160;
-  return joinable >= (usual ? 1 : 3) && joinable * 5 >= full * 4 && full > near ? max : null;
+  return joinable >= (usual ? 1 : 3) && joinable * 5 >= full * 4 && full > near && tails > 0 ? max : null;
 }
 
 /** `head` with its wrapped lines joined (for sniffing: offsets do not matter there), or `head` itself. */
