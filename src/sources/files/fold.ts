@@ -8,8 +8,8 @@
 //
 // The width is found once per file, from its head (wrapWidth): the longest lines there all have one length, more lines
 // have exactly it than any length just below it (a wrap cuts at one column; lines that merely end near it spread),
-// what follows them cannot start a record (startsRecord), and some wrap ends in a shorter line (a table padded to one
-// width has none); at a usual width one such line is enough (a single record
+// what follows them cannot start a record (startsRecord), and, past two of them, some wrap ends in a shorter line (a
+// table padded to one width has none; one record cut into exactly three pieces has none either); at a usual width one such line is enough (a single record
 // pasted alone), else three. Only then is the file folded (foldLines); every other file is read
 // as it is, at no cost. A physical line exactly that wide is joined with the next when the next cannot start a record
 // (no time, klog header, journal marker, JSON object … at its start; not a TAB-indented frame; not blank).
@@ -100,7 +100,7 @@ export function wrapWidth(head: Buffer): number | null {
   }
   // One record pasted alone and wrapped at a usual width is two or three lines: one join is enough there.
   const usual = max === 80 || max === 100 || max === 120 || max === 132 || max === 160;
-  return joinable >= (usual ? 1 : 3) && joinable * 5 >= full * 4 && full > near && tails > 0 ? max : null;
+  return joinable >= (usual ? 1 : 3) && joinable * 5 >= full * 4 && full > near && (tails > 0 || full < 3) ? max : null;
 }
 
 /** `head` with its wrapped lines joined (for sniffing: offsets do not matter there), or `head` itself. */
