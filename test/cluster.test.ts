@@ -1,0 +1,207 @@
+// From a live cluster (issue 23): `plegscope collect` and `plegscope watch` spawned as users run them, against the
+// loopback API server stand-in (test/support/kube-api.ts) serving the sample incident behind its node proxy.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeApiStandIn, CA_FILE, CLIENT_CERT, CLIENT_KEY } from './support/kube-api.js';
+import { BIN } from './helpers/cli.js';
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+/** The launcher, asynchronously (the stand-in answers from this process). */
+function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b) => (stdout += b));
+    child.stderr.on('data', (b) => (stderr += b));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'plegscope-cluster-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A kubeconfig for the stand-in: client certificate (files), a token file, or an exec plugin. */
+function kubeconfig(name: string, server: string, user: Record<string, unknown>): string {
+  const file = join(tmp, name);
+  writeFileSync(file, JSON.stringify({
+    apiVersion: 'v1', kind: 'Config', 'current-context': 'standin',
+    clusters: [{ name: 'standin', cluster: { server, 'certificate-authority': CA_FILE } }],
+    users: [{ name: 'u', user }],
+    contexts: [{ name: 'standin', context: { cluster: 'standin', user: 'u' } }],
+  }));
+  return file;
+}
+
+function report(text: string): { nodes: Array<{ name: string; verdict: { plegUnhealthy: boolean; primaryCause: string | null }; findings: Array<{ ruleId: string }>; gaps: Array<{ missing: string; collect: string }> }>; warnings: Array<{ message: string }> } {
+  return JSON.parse(text);
+}
+
+const sample = (() => {
+  const r = spawnSync(process.execPath, [BIN, 'analyze', join(__dirname, '..', 'fixtures', 'sample-incident'), '--format', 'json'], { encoding: 'utf8' });
+  return report(r.stdout);
+})();
+
+describe('plegscope collect', () => {
+  it("gives the sample's verdict; the folder re-analyzes the same; nothing but GETs", async () => {
+    const api = new KubeApiStandIn();
+    const server = await api.start();
+    try {
+      const kc = kubeconfig('cert.yaml', server, { 'client-certificate': CLIENT_CERT, 'client-key': CLIENT_KEY });
+      const dir = join(tmp, 'c1');
+      const r = await run(['collect', 'worker-3', '--interval', '0', '--since', '3h', '-o', dir, '--format', 'json', '--report', join(tmp, 'c1.json')], { KUBECONFIG: kc });
+      expect(r.stderr).not.toMatch(/not collected/);
+      expect(r.code).toBe(0);
+      const got = report(readFileSync(join(tmp, 'c1.json'), 'utf8'));
+      const want = sample.nodes[0];
+      expect(got.nodes.map((n) => n.name)).toEqual(['worker-3']);
+      expect(got.nodes[0]?.verdict.primaryCause).toBe(want?.verdict.primaryCause);
+      expect(got.nodes[0]?.findings.map((f) => f.ruleId)).toEqual(want?.findings.map((f) => f.ruleId));
+      // The folder: one file per source, and the manifest.
+      expect(readdirSync(join(dir, 'worker-3')).sort()).toEqual(expect.arrayContaining(['node.json', 'events.json', 'goroutines.txt', 'healthz.txt', 'configz.json', 'kubelet.log', 'containerd.log', 'var-log']));
+      const manifest = JSON.parse(readFileSync(join(dir, 'collected.json'), 'utf8'));
+      expect(manifest.clusterVersion).toBe('v1.28.3');
+      expect(manifest.nodes[0].pods).toBe(3);
+      expect(manifest.nodes[0].containers).toBe(4);
+      expect(manifest.nodes[0].files.find((f: { file: string }) => f.file === 'kubelet.log')).toMatchObject({ status: 200, zone: 'UTC', url: expect.stringContaining('/proxy/logs/?query=kubelet&sinceTime=2024-03-11T08%3A00%3A') });
+      // The sample's log query from 08:00 (3 h before the stand-in's 11:00): every kubelet line of the sample.
+      expect(readFileSync(join(dir, 'worker-3', 'kubelet.log'), 'utf8').split('\n').filter(Boolean)).toHaveLength(2728);
+      // Later, the folder alone: the same answer (years and node names from the manifest).
+      const again = await run(['analyze', dir, '--format', 'json']);
+      expect(again.code).toBe(0);
+      const a2 = report(again.stdout);
+      expect(a2.nodes.map((n) => [n.name, n.verdict.primaryCause, n.findings.map((f) => f.ruleId)])).toEqual(got.nodes.map((n) => [n.name, n.verdict.primaryCause, n.findings.map((f) => f.ruleId)]));
+      expect(api.requests.length).toBeGreaterThan(8);
+      expect(api.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+      expect(new Set(api.requests.map((q) => q.user))).toEqual(new Set(['cert:jane']));
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+
+  it('forbidden pprof, the log query off: still a report, naming what is missing; an exec plugin authenticates', async () => {
+    const api = new KubeApiStandIn({ tokens: ['t0ken-from-plugin'], forbid: ['/proxy/debug/pprof'], logQuery: 'off' });
+    const server = await api.start();
+    try {
+      const plugin = join(tmp, 'get-token.sh');
+      writeFileSync(plugin, '#!/bin/sh\n# an exec credential plugin (client.authentication.k8s.io/v1)\ncase "$KUBERNETES_EXEC_INFO" in *ExecCredential*) ;; *) exit 3;; esac\nprintf \'{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"t0ken-from-plugin","expirationTimestamp":"2099-01-01T00:00:00Z"}}\'\n');
+      chmodSync(plugin, 0o755);
+      const kc = kubeconfig('exec.yaml', server, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } });
+      const r = await run(['collect', 'worker-3', '--kubeconfig', kc, '--interval', '0', '-o', join(tmp, 'c2'), '--format', 'json']);
+      expect(r.code).toBe(0);
+      const got = report(r.stdout);
+      const warnings = got.warnings.map((w) => w.message).join('\n');
+      expect(warnings).toMatch(/goroutine dump not collected \(HTTP 403\): forbidden: needs "get nodes\/proxy"; the ClusterRole rule that grants it: \{apiGroups: \[""\], resources: \["nodes\/proxy"\], verbs: \["get"\]\}/);
+      expect(warnings).toMatch(/the node log query not collected \(HTTP 200\): the node log query is off on this kubelet \(it needs the NodeLogQuery feature gate/);
+      // The kubelet's lines came from /var/log/messages instead: the verdict stands.
+      expect(got.nodes[0]?.verdict.primaryCause).toBe(sample.nodes[0]?.verdict.primaryCause);
+      expect(api.requests.some((q) => q.path.endsWith('/proxy/logs/messages'))).toBe(true);
+      expect(api.requests.every((q) => q.method === 'GET' && q.user === 'token:t0ken-')).toBe(true);
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+
+  it('a kubelet that does not answer (503) is evidence; an unknown node is one line, exit 2', async () => {
+    const api = new KubeApiStandIn({ tokens: ['s3cret'], kubeletDown: true });
+    const server = await api.start();
+    try {
+      const tokenFile = join(tmp, 'token');
+      writeFileSync(tokenFile, 's3cret\n');
+      const kc = kubeconfig('token.yaml', server, { tokenFile });
+      const missing = await run(['collect', 'worker-9', '--kubeconfig', kc, '-o', join(tmp, 'c3')]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^plegscope: node\/worker-9: no such node in context "standin" \(https:\/\/127\.0\.0\.1:\d+\): nodes "worker-9" not found$/)]);
+      expect(existsSync(join(tmp, 'c3', 'collected.json'))).toBe(false);
+      const r = await run(['collect', 'worker-3', '--kubeconfig', kc, '--interval', '0', '-o', join(tmp, 'c4'), '--format', 'json']);
+      expect(r.code).toBe(0);
+      const got = report(r.stdout);
+      expect(got.warnings.map((w) => w.message).join('\n')).toMatch(/kubelet metrics not collected \(HTTP 503\): the API server could not reach the kubelet through the node proxy \(the server said: error trying to reach service: dial tcp 10\.0\.1\.23:10250: connect: connection refused\): the kubelet's HTTP server did not answer — itself evidence/);
+      // Nothing of the kubelet: the gaps say what would get it, the no-pod form first, plegscope collect last.
+      const gaps = got.nodes[0]?.gaps ?? [];
+      expect(gaps[0]?.missing).toBe('kubelet log of this node');
+      expect(gaps[0]?.collect.split('\n').find((l) => !l.startsWith('#'))).toMatch(/^kubectl get --raw "\/api\/v1\/nodes\/worker-3\/proxy\/logs\/\?query=kubelet/);
+      expect(gaps.at(-1)?.collect).toMatch(/^plegscope collect worker-3/m);
+      // Only the first proxy call was made: the rest are not asked of a kubelet that does not answer.
+      expect(api.requests.filter((q) => q.path.includes('/proxy/')).length).toBe(1);
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+});
+
+describe('plegscope watch', () => {
+  it('catches a node that turns NotReady with a PLEG message and captures it; SIGTERM ends it (exit 0)', async () => {
+    const api = new KubeApiStandIn({ tokens: ['w'] });
+    const server = await api.start();
+    try {
+      const kc = kubeconfig('watch.yaml', server, { token: 'w' });
+      const out = join(tmp, 'w');
+      const child = spawn(process.execPath, [BIN, 'watch', '--kubeconfig', kc, '--interval', '0', '-o', out], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b) => (stdout += b));
+      child.stderr.on('data', (b) => (stderr += b));
+      const until = async (cond: () => boolean, what: string) => {
+        for (let i = 0; i < 600 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+        if (!cond()) throw new Error(`${what} never happened; stderr: ${stderr}`);
+      };
+      await until(() => api.watching > 0, 'a watch');
+      // A disconnect: the watch is resumed.
+      api.dropWatches();
+      await until(() => api.watching > 0, 'a resumed watch');
+      api.setReady('worker-3', 'False', 'KubeletNotReady', 'PLEG is not healthy: pleg was last seen active 3m12s ago; threshold is 3m0s');
+      await until(() => stdout.includes('\n'), 'a capture line');
+      const [node, at, verdict, cause, path] = stdout.trim().split('\t');
+      expect([node, verdict, cause]).toEqual(['worker-3', 'PLEG unhealthy', sample.nodes[0]?.verdict.primaryCause]);
+      expect(at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      expect(JSON.parse(readFileSync(join(path as string, 'report.json'), 'utf8')).nodes[0].name).toBe('worker-3');
+      expect(readFileSync(join(path as string, 'report.md'), 'utf8')).toMatch(/worker-3/);
+      child.kill('SIGTERM');
+      const code = await new Promise((r) => child.on('close', r));
+      expect(code).toBe(0);
+      expect(api.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+      expect(api.requests.filter((q) => q.path.includes('watch=true')).length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+});
+
+describe('the stand-in speaks real shapes', () => {
+  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+  it.skipIf(!kubectl)('kubectl get --raw reads the node proxy, the log query, and reports its Status objects', async () => {
+    const api = new KubeApiStandIn({ tokens: ['k'], forbid: ['/proxy/configz'] });
+    const server = await api.start();
+    try {
+      const kc = kubeconfig('kubectl.yaml', server, { token: 'k' });
+      const k = (args: string[]) => new Promise<Run>((resolve) => {
+        const c = spawn('kubectl', ['--kubeconfig', kc, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        c.stdout.on('data', (b) => (stdout += b));
+        c.stderr.on('data', (b) => (stderr += b));
+        c.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+      const logs = await k(['get', '--raw', '/api/v1/nodes/worker-3/proxy/logs/?query=kubelet&sinceTime=2024-03-11T10:59:00Z']);
+      expect(logs.code).toBe(0);
+      expect(logs.stdout.split('\n')[0]).toMatch(/^Mar 11 10:59:\d\d\.\d{6} worker-3 kubelet\[2817\]: /);
+      const node = await k(['get', 'node', 'worker-3', '-o', 'jsonpath={.status.nodeInfo.containerRuntimeVersion}']);
+      expect(node.stdout).toBe('containerd://1.7.13');
+      const denied = await k(['get', '--raw', '/api/v1/nodes/worker-3/proxy/configz']);
+      expect(denied.code).not.toBe(0);
+      expect(denied.stderr).toMatch(/forbidden: User "jane" cannot get resource "nodes\/proxy"/);
+      const gone = await k(['get', 'node', 'worker-9']);
+      expect(gone.stderr).toMatch(/nodes "worker-9" not found/);
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+});
