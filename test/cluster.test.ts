@@ -205,3 +205,45 @@ describe('the stand-in speaks real shapes', () => {
     }
   }, 60_000);
 });
+
+describe('a hostile API server cannot hang or bloat the client', () => {
+  it('an endless answer is cut at its cap; one that never ends is given up at its time limit; a watch line past its cap ends the watch', async () => {
+    const { createServer } = await import('node:http');
+    const { KubeClient, ClusterError } = await import('../src/sources/cluster/client.js');
+    const srv = createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      if (req.url === '/endless') {
+        const chunk = Buffer.alloc(64 * 1024, 0x61);
+        const pump = () => {
+          while (res.write(chunk)) { /* until the socket pushes back */ }
+          res.once('drain', pump);
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+      } else if (req.url?.startsWith('/watch')) {
+        res.write('{"type":"ADDED","object":{"metadata":{"name":"');
+        const chunk = 'x'.repeat(64 * 1024);
+        const pump = () => {
+          while (res.write(chunk)) { /* idem */ }
+          res.once('drain', pump);
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+      } else res.write('headers, then nothing');
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    const port = (srv.address() as import('node:net').AddressInfo).port;
+    const client = new KubeClient({ server: `http://127.0.0.1:${port}`, context: 't', file: null, ca: null, insecure: false, tlsServerName: null, cert: null, key: null, token: async () => null, basic: null, proxyUrl: null }, {});
+    try {
+      const a = await client.get('/endless', { maxBytes: 1024 * 1024 });
+      expect(a.truncated).toBe(true);
+      expect(a.body.length).toBe(1024 * 1024);
+      await expect(client.get('/silent', { timeoutMs: 300 })).rejects.toBeInstanceOf(ClusterError);
+      await expect(client.watch('/watch', () => {}, new AbortController().signal)).rejects.toThrow(/a watch event longer than/);
+    } finally {
+      client.close();
+      srv.closeAllConnections();
+      srv.close();
+    }
+  }, 60_000);
+});

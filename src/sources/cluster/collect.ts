@@ -45,8 +45,10 @@ export interface Manifest extends CollectedManifest {
 
 /** Caps: an answer past these is cut there (and marked so). Logs and journals are streamed to disk, never held. */
 const MAX_SMALL = 16 * 1024 * 1024;
-const MAX_PODS = 64 * 1024 * 1024;
+const MAX_PODS = 16 * 1024 * 1024;
 const MAX_LOG = 512 * 1024 * 1024;
+/** /metrics and the goroutine dump (a kubelet's is a few MiB; a stuck one's, tens). */
+const MAX_LARGE = 128 * 1024 * 1024;
 const MAX_JOURNAL_TOTAL = 1024 * 1024 * 1024;
 const LOG_TIMEOUT_MS = 10 * 60_000;
 
@@ -184,10 +186,32 @@ async function collectNode(opts: CollectOptions, node: string, object: Answer, s
     return a && a.status === 200 ? a : a && (a.status === 404 || a.status === 405) && what === 'the node log query' ? a : null;
   };
   const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const m1 = await viaProxy('kubelet metrics', `${proxy}/metrics`, { maxBytes: MAX_SMALL * 4 });
-  if (m1) keep(`metrics-${stamp(m1.date ?? Date.now())}.txt`, m1, { role: 'metrics' });
-  const g = await viaProxy('the kubelet goroutine dump', `${proxy}/debug/pprof/goroutine?debug=2`, { maxBytes: MAX_SMALL * 4 });
-  if (g) keep('goroutines.txt', g, { role: 'goroutine-dump' });
+  /** A large answer (metrics, goroutines) streamed to its file, never held whole. */
+  const toFile = async (what: string, path: string, name: (a: Answer) => string, role: string): Promise<Answer | null> => {
+    if (out.refusals.some((r) => r.status === 503)) {
+      out.refusals.push({ what, url: path, status: 503, reason: 'not asked: the kubelet did not answer through the node proxy (above)' });
+      return null;
+    }
+    const tmp = join(dir, `.${role}.download`);
+    const d = await download(client, path, tmp, MAX_LARGE, LOG_TIMEOUT_MS).catch((err: Error) => {
+      out.refusals.push({ what, url: path, reason: `no answer: ${err.message}` });
+      return null;
+    });
+    if (!d) return null;
+    noteDate(d.answer);
+    if (d.answer.status !== 200) {
+      d.discard();
+      refuse(what, d.answer);
+      return null;
+    }
+    const file = name(d.answer);
+    d.keep();
+    renameSync(tmp, join(dir, file));
+    record(file, d.answer, d.bytes, { role });
+    return d.answer;
+  };
+  const m1 = await toFile('kubelet metrics', `${proxy}/metrics`, (a) => `metrics-${stamp(a.date ?? Date.now())}.txt`, 'metrics');
+  await toFile('the kubelet goroutine dump', `${proxy}/debug/pprof/goroutine?debug=2`, () => 'goroutines.txt', 'goroutine-dump');
   const h = await viaProxy('kubelet healthz', `${proxy}/healthz?verbose`, { maxBytes: 1024 * 1024 });
   if (h) keep('healthz.txt', h, { role: 'healthz' });
   const c = await viaProxy('kubelet configz', `${proxy}/configz`, { maxBytes: MAX_SMALL });
@@ -233,8 +257,7 @@ async function collectNode(opts: CollectOptions, node: string, object: Answer, s
       opts.say?.(`${node}: second metrics snapshot in ${opts.intervalSeconds} s`);
       await sleep(wait, undefined, opts.signal ? { signal: opts.signal } : {}).catch(() => {});
     }
-    const m2 = await viaProxy('kubelet metrics (second snapshot)', `${proxy}/metrics`, { maxBytes: MAX_SMALL * 4 });
-    if (m2) keep(`metrics-${stamp(m2.date ?? Date.now())}${m2.date !== null && m1.date !== null && m2.date <= m1.date ? '-2' : ''}.txt`, m2, { role: 'metrics' });
+    await toFile('kubelet metrics (second snapshot)', `${proxy}/metrics`, (a) => `metrics-${stamp(a.date ?? Date.now())}${a.date !== null && m1.date !== null && a.date <= m1.date ? '-2' : ''}.txt`, 'metrics');
   }
   return out;
 }
