@@ -247,3 +247,59 @@ describe('a hostile API server cannot hang or bloat the client', () => {
     }
   }, 60_000);
 });
+
+describe('credentials as users have them', () => {
+  it('KUBECONFIG with several files (the first to name a context wins), --context, relative paths; in a pod, the service account', async () => {
+    const { resolveAccess } = await import('../src/sources/cluster/kubeconfig.js');
+    const { KubeClient } = await import('../src/sources/cluster/client.js');
+    const api = new KubeApiStandIn({ tokens: ['sa-token', 'second'] });
+    const server = await api.start();
+    try {
+      const d = mkdtempSync(join(tmp, 'kc-'));
+      writeFileSync(join(d, 'ca.crt'), readFileSync(CA_FILE));
+      writeFileSync(join(d, 'a.yaml'), `apiVersion: v1\nkind: Config\ncurrent-context: first\nclusters:\n- name: c\n  cluster: {server: "${server}", certificate-authority: ca.crt}\nusers:\n- name: u1\n  user: {token: nope}\ncontexts:\n- name: first\n  context: {cluster: c, user: u1}\n`);
+      writeFileSync(join(d, 'b.yaml'), `apiVersion: v1\nkind: Config\ncurrent-context: second\nusers:\n- name: u2\n  user: {token: second}\ncontexts:\n- name: second\n  context: {cluster: c, user: u2}\n- name: first\n  context: {cluster: nowhere, user: u2}\n`);
+      const env = { KUBECONFIG: `${join(d, 'a.yaml')}:${join(d, 'b.yaml')}`, HOME: d };
+      expect(resolveAccess({ env }).context).toBe('first');
+      const second = resolveAccess({ env, context: 'second' });
+      expect(await second.token()).toBe('second');
+      const c = new KubeClient(second, {});
+      expect((await c.get('/version')).status).toBe(200);
+      c.close();
+      expect(() => resolveAccess({ env, context: 'third' })).toThrow(/no context "third" \(there are: first, second\)/);
+      // In a pod: no kubeconfig, the service account's token and CA.
+      const sa = mkdtempSync(join(tmp, 'sa-'));
+      writeFileSync(join(sa, 'token'), 'sa-token\n');
+      writeFileSync(join(sa, 'ca.crt'), readFileSync(CA_FILE));
+      const port = new URL(server).port;
+      const pod = resolveAccess({ env: { HOME: sa, KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: port }, serviceAccountDir: sa });
+      expect(pod.context).toBe('in-cluster');
+      const pc = new KubeClient(pod, {});
+      expect((await pc.get('/api/v1/nodes/worker-3')).status).toBe(200);
+      pc.close();
+      expect(api.requests.map((q) => q.user)).toEqual(['token:second', 'token:sa-tok']);
+    } finally {
+      await api.stop();
+    }
+  });
+
+  it('HTTPS_PROXY is used through CONNECT unless NO_PROXY names the host', async () => {
+    const { proxyFor } = await import('../src/sources/cluster/client.js');
+    const u = new URL('https://api.prod.example.com:6443');
+    expect(proxyFor(u, { HTTPS_PROXY: 'proxy:3128' })).toBe('http://proxy:3128');
+    expect(proxyFor(u, { HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: 'localhost,.example.com' })).toBeNull();
+    expect(proxyFor(u, { https_proxy: 'http://proxy:3128', no_proxy: 'example.com:443' })).toBe('http://proxy:3128');
+    expect(proxyFor(new URL('https://10.0.0.1:6443'), { HTTPS_PROXY: 'http://p:1', NO_PROXY: '10.0.0.1' })).toBeNull();
+  });
+
+  it("deploy/watch.yaml's ClusterRole grants reading only, and every permission a refusal names", async () => {
+    const { loadAll } = await import('js-yaml');
+    const { permissionFor } = await import('../src/sources/cluster/collect.js');
+    const docs = loadAll(readFileSync(join(__dirname, '..', 'deploy', 'watch.yaml'), 'utf8')) as Array<{ kind: string; rules?: Array<{ resources: string[]; verbs: string[] }> }>;
+    const role = docs.find((x) => x.kind === 'ClusterRole');
+    const granted = new Set(role!.rules!.flatMap((r) => r.resources.flatMap((res) => r.verbs.map((v) => `${v} ${res}`))));
+    expect([...granted].every((g) => /^(get|list|watch) /.test(g))).toBe(true);
+    for (const url of ['/api/v1/nodes/w/proxy/metrics', '/api/v1/nodes/w', '/api/v1/nodes?watch=true', '/api/v1/events?x', '/api/v1/pods?x']) expect(granted.has(permissionFor(url).permission), url).toBe(true);
+    expect(docs.find((x) => x.kind === 'Deployment')).toBeDefined();
+  });
+});
