@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeApiStandIn, CA_FILE, CLIENT_CERT, CLIENT_KEY } from './support/kube-api.js';
 import { BIN } from './helpers/cli.js';
+import { HAS_TMUX, Tmux, shq } from './tui/tmux.js';
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
@@ -302,4 +303,35 @@ describe('credentials as users have them', () => {
     for (const url of ['/api/v1/nodes/w/proxy/metrics', '/api/v1/nodes/w', '/api/v1/nodes?watch=true', '/api/v1/events?x', '/api/v1/pods?x']) expect(granted.has(permissionFor(url).permission), url).toBe(true);
     expect(docs.find((x) => x.kind === 'Deployment')).toBeDefined();
   });
+});
+
+describe('plegscope tui from a cluster', () => {
+  it.skipIf(!HAS_TMUX)('collects, opens the analysis; c in the overview collects the selected node again (skipped without tmux)', async () => {
+    const api = new KubeApiStandIn({ tokens: ['tui'] });
+    const server = await api.start();
+    const tm = new Tmux();
+    try {
+      const kc = kubeconfig('tui.yaml', server, { token: 'tui' });
+      const dir = join(tmp, 'tui');
+      const codeFile = join(tmp, 'tui-exit');
+      tm.start('tui', 100, 30, `${shq(process.execPath)} ${shq(BIN)} tui --kubeconfig ${shq(kc)} --interval 0 -o ${shq(dir)} worker-3; echo "exit=$?" > ${shq(codeFile)}`);
+      const s = await tm.waitFor('tui', (x) => x.includes('sorted by'), 'the overview', 40_000);
+      expect(s).toMatch(/▸ worker-3 +unhealthy +runtime_timeout/);
+      const first = api.requests.filter((q) => q.path.endsWith('/proxy/metrics')).length;
+      expect(first).toBe(2);
+      await tm.keys('tui', 'c');
+      await tm.waitFor('tui', () => api.requests.filter((q) => q.path.endsWith('/proxy/metrics')).length === 4, 'the second collection', 40_000);
+      await tm.waitFor('tui', (x) => /▸ worker-3 +unhealthy +runtime_timeout/.test(x), 'the overview again', 40_000);
+      await tm.keys('tui', 'q');
+      await tm.waitDead('tui', 10_000);
+      expect(readFileSync(codeFile, 'utf8').trim()).toBe('exit=0');
+      // The folder holds one collection of the node (the earlier one replaced), and its manifest names it once.
+      expect(readdirSync(join(dir, 'worker-3')).filter((f) => f.startsWith('metrics-'))).toHaveLength(2);
+      expect(JSON.parse(readFileSync(join(dir, 'collected.json'), 'utf8')).nodes.map((n: { name: string }) => n.name)).toEqual(['worker-3']);
+      expect(api.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+    } finally {
+      if (HAS_TMUX) tm.kill();
+      await api.stop();
+    }
+  }, 120_000);
 });

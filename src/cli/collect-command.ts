@@ -6,6 +6,7 @@ import { SEVERITIES } from '../contract/analysis.js';
 import { checkZone, DISPLAY_TZ_HELP, parseEvidence, TZ_HELP, UsageError } from './options.js';
 import type { AnalyzeFlags } from './main.js';
 import { InputError } from '../sources/artifact.js';
+import { sanitizeLine } from '../util/sanitize.js';
 
 export interface ClusterFlags {
   kubeconfig?: string;
@@ -125,7 +126,7 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 no such node, no access, or usage
       if (flags.tz !== undefined) checkZone(flags.tz);
       if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
       const dir = flags.output ?? defaultDir();
-      await collectInto(nodes, dir, flags, (l) => process.stderr.write(`plegscope: ${l}\n`));
+      await collectInto(nodes, dir, flags, (l) => process.stderr.write(`plegscope: ${sanitizeLine(l, 2000)}\n`));
       process.exitCode = await runAnalyze([dir], {
         format: flags.format, output: flags.report, failOn: flags.failOn, tz: flags.tz, displayTz: flags.displayTz, redact: flags.redact,
         redactMap: flags.redactMap, rules: flags.rules, evidence: flags.evidence, color: flags.color, debug: flags.debug,

@@ -5,11 +5,11 @@
 // from the kubelet's /logs/ file server (`messages`, `syslog`, `kern.log`, the binary `journal/`). Written to
 // DIR/<node>/… with the manifest DIR/collected.json (src/sources/files/collected.ts reads it back). A refusal is
 // recorded with what it means; a node that does not exist is an error (NodeNotFound).
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClusterError, type Answer, type KubeClient } from './client.js';
-import { MANIFEST_NAME, type CollectedFile, type CollectedManifest, type CollectedNode } from '../files/collected.js';
+import { MANIFEST_NAME, parseManifest, type CollectedFile, type CollectedManifest, type CollectedNode } from '../collected-manifest.js';
 
 export class NodeNotFound extends Error {
   constructor(readonly node: string, readonly detail: string) {
@@ -103,6 +103,10 @@ export async function collect(opts: CollectOptions): Promise<Manifest> {
     if (a.status === 401) throw new ClusterError(a.url, refusalReason(a));
     objects.set(node, a);
   }
+  // Collected into a folder that holds an earlier collection (the TUI's `c`): the other nodes stay in the manifest, and
+  // this run's nodes replace their earlier folders (only folders the manifest says we wrote).
+  const earlier = earlierManifest(opts.dir);
+  for (const n of earlier?.nodes ?? []) if (opts.nodes.includes(n.name)) rmSync(join(opts.dir, n.dir), { recursive: true, force: true });
   const serverNow = version.date ?? Date.now();
   const sinceMs = 'at' in opts.since ? opts.since.at : serverNow - opts.since.agoMs;
   const sinceTime = new Date(Math.floor(sinceMs / 1000) * 1000).toISOString().replace(/\.000Z$/, 'Z');
@@ -111,6 +115,11 @@ export async function collect(opts: CollectOptions): Promise<Manifest> {
     manifest.nodes.push(await collectNode(opts, node, objects.get(node) as Answer, sinceTime));
   }
   manifest.finishedAt = new Date().toISOString();
+  if (earlier) {
+    const kept = (earlier.raw as Manifest['nodes']).filter((n) => typeof n?.name === 'string' && !opts.nodes.includes(n.name));
+    manifest.nodes = [...kept, ...manifest.nodes];
+    manifest.startedAt = typeof earlier.startedAt === 'string' ? earlier.startedAt : startedAt;
+  }
   writeAtomic(join(opts.dir, MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }
@@ -366,6 +375,20 @@ async function download(client: KubeClient, path: string, file: string, maxBytes
     keep: () => renameSync(tmp, file),
     discard: () => rmSync(tmp, { force: true }),
   };
+}
+
+function earlierManifest(dir: string): { nodes: CollectedNode[]; raw: unknown[]; startedAt: unknown } | null {
+  const file = join(dir, MANIFEST_NAME);
+  try {
+    if (statSync(file).size > 8 * 1024 * 1024) return null;
+    const text = readFileSync(file, 'utf8');
+    const m = parseManifest(text);
+    if (!m) return null;
+    const doc = JSON.parse(text) as { nodes: unknown[]; startedAt?: unknown };
+    return { nodes: m.nodes, raw: doc.nodes, startedAt: doc.startedAt };
+  } catch {
+    return null;
+  }
 }
 
 function writeAtomic(file: string, data: string | Buffer): void {

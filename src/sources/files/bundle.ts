@@ -9,7 +9,8 @@ import type { InputWarning } from '../artifact.js';
 import { nameTime } from './names.js';
 import { isContainerList } from './sniff.js';
 import type { Tree, TreeFile } from './tree.js';
-import { MANIFEST_NAME, manifestTime, parseManifest, placeCollected, type CollectedManifest } from './collected.js';
+import { MANIFEST_NAME, manifestTime, parseManifest, type CollectedManifest } from '../collected-manifest.js';
+import { placeCollected } from './collected.js';
 
 export type BundleKind = 'sosreport' | 'sos-collect' | 'must-gather' | 'inspect' | 'eks-logs' | 'aks' | 'rancher' | 'kind' | 'plegscope-collect' | 'directory';
 

@@ -20,7 +20,8 @@ import { spool, type Spooled } from './spool.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
-import { MANIFEST_NAME, manifestWarnings } from './collected.js';
+import { MANIFEST_NAME } from '../collected-manifest.js';
+import { manifestWarnings } from './collected.js';
 
 export interface DiscoverOptions {
   /** What `-` reads (default: process.stdin). */
