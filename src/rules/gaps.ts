@@ -230,8 +230,8 @@ export const BUILTIN_GAPS: GapSpec[] = [
     id: 'plegscope-collect',
     closing: true,
     when: [{ fact: 'cluster.kubeconfig', op: 'truthy' }, { fact: 'bundle.world', op: '!=', value: 'kind' }],
-    missing: 'all of the above, from the cluster',
-    why: 'a kubeconfig is at hand: plegscope collect reads the node\'s logs, metrics, goroutines and object through the API server (GET only, no pod on the node) and prints the analysis',
+    missing: 'what the API server can give, in one command',
+    why: 'a kubeconfig is at hand: plegscope collect reads the node\'s journals, kernel log, metrics, kubelet goroutines and Node object through the API server (GET only, no pod on the node) and prints the analysis',
     collect: 'plegscope collect {node.name|node}{collect.since|pcsince}',
   },
 ];

@@ -314,7 +314,9 @@ async function fromFileServer(opts: CollectOptions, proxy: string, dir: string, 
     return;
   }
   const names = new Set(listingNames(listing));
-  const wanted = (everything ? ['messages', 'syslog', 'kern.log'] : ['kern.log']).filter((n) => names.has(n));
+  // messages (RHEL, SUSE) or syslog (Debian, Ubuntu): the same stream where both exist, so the first one there.
+  const system = ['messages', 'syslog'].find((n) => names.has(n));
+  const wanted = [...(everything && system ? [system] : []), 'kern.log'].filter((n) => names.has(n));
   mkdirSync(join(dir, 'var-log'), { recursive: true });
   for (const name of wanted) {
     const path = `${proxy}/logs/${enc(name)}`;
