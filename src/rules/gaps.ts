@@ -25,7 +25,7 @@ const OC_WINDOW = '{collect.since|ocsince}{collect.until|ocuntil}';
 const KUBECTL_DEBUG = 'kubectl debug node/{node.name|node} -q -i --image=busybox -- chroot /host';
 const NEEDS_POD = '# last resort — needs a pod on the node: hangs when it is NotReady:';
 /** The node log query through the API server (`/proxy/logs/?query=UNIT&sinceTime=…`) and what it needs. */
-const LOG_QUERY = "# through the API server, no pod on the node: the node log query (the kubelet's enableSystemLogQuery: true, feature gate NodeLogQuery — beta from 1.30):";
+const LOG_QUERY = "# no pod on the node: the node log query, through the API server\n# (kubelet: enableSystemLogQuery: true, NodeLogQuery gate, beta 1.30+):";
 const logQuery = (query: string, file: string): string => `kubectl get --raw "/api/v1/nodes/{node.name|node}/proxy/logs/?${query}{collect.since|qsince}" > {node.name|node}-${file}`;
 const METRICS_WHY = 'relist duration and per-operation CRI latency come from /metrics; two snapshots a few minutes apart during a stall show whether relist froze';
 const metrics = (cli: string): string => [
@@ -120,7 +120,8 @@ export const BUILTIN_GAPS: GapSpec[] = [
     why: 'must-gather listed this node in nodes/skipped_nodes.txt: its gather pod did not run there, which is what a NotReady node does',
     collect: [
       `oc adm node-logs {node.name|node} -u kubelet -u crio${OC_WINDOW} > {node.name|node}-journal.log`,
-      '# needs a pod on the node (hangs when it is NotReady); if it does, run the journalctl part on the node itself:',
+      '# needs a pod on the node: hangs when it is NotReady',
+      '# (then run the journalctl part on the node itself):',
       `oc debug node/{node.name|node} -- chroot /host journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
     ].join('\n'),
   },
@@ -166,7 +167,7 @@ export const BUILTIN_GAPS: GapSpec[] = [
     when: [stalled, { fact: 'has.kernel-log', op: 'falsy' }, world('openshift')],
     missing: 'kernel log',
     why: 'hung tasks, NFS timeouts, unregister_netdevice and OOM kills only show in the kernel log',
-    collect: `# needs a pod on the node: hangs when it is NotReady (then run the journalctl part on the node itself):\noc debug node/{node.name|node} -- chroot /host journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
+    collect: `# needs a pod on the node: hangs when it is NotReady\n# (then run the journalctl part on the node itself):\noc debug node/{node.name|node} -- chroot /host journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
   },
   {
     id: 'no-kernel-log-node',
@@ -188,7 +189,8 @@ export const BUILTIN_GAPS: GapSpec[] = [
     missing: 'kernel log',
     why: 'hung tasks, NFS timeouts, unregister_netdevice and OOM kills only show in the kernel log',
     collect: [
-      "# through the API server, no pod on the node: the kubelet's /logs/ file server (/var/log: kern.log where rsyslog writes one, else messages):",
+      "# no pod on the node: the kubelet's /logs/ file server (/var/log),",
+      '# kern.log where rsyslog writes one, else messages:',
       'kubectl get --raw "/api/v1/nodes/{node.name|node}/proxy/logs/kern.log" > {node.name|node}-kernel.log',
       '# on the node itself, as root:',
       `journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
@@ -216,8 +218,8 @@ export const BUILTIN_GAPS: GapSpec[] = [
     missing: "the container runtime's goroutine dump",
     why: 'CRI calls timed out: only the runtime\'s own stacks show what it was blocked on (a lock, a shim, the disk); no API route reaches them',
     collect: [
-      "# on the node, as root, during the next stall (the runtime's own process; nothing is restarted):",
-      '# containerd: the stacks go to its journal (journalctl -u containerd) and a containerd.*.stacks.log in its temp folder',
+      '# on the node, as root, during the next stall (nothing restarts):',
+      '# containerd: stacks in its journal and a containerd.*.stacks.log',
       'pkill -USR1 -x containerd',
       '# CRI-O: /tmp/crio-goroutine-stacks-*.log',
       'pkill -USR1 -x crio',
