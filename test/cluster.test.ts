@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { KubeApiStandIn, CA_FILE, CLIENT_CERT, CLIENT_KEY } from './support/kube-api.js';
 import { BIN } from './helpers/cli.js';
 import { HAS_TMUX, Tmux, shq } from './tui/tmux.js';
+import { incidentEntries, missingSystemdTools, writeJournal } from './support/journal-files.js';
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
@@ -105,6 +106,26 @@ describe('plegscope collect', () => {
       expect(got.nodes[0]?.verdict.primaryCause).toBe(sample.nodes[0]?.verdict.primaryCause);
       expect(api.requests.some((q) => q.path.endsWith('/proxy/logs/messages'))).toBe(true);
       expect(api.requests.every((q) => q.method === 'GET' && q.user === 'token:t0ken-')).toBe(true);
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+
+  it.skipIf(missingSystemdTools() !== null)('the log query off and no syslog files: the binary journal from /logs/journal/, read natively', async () => {
+    const journal = join(tmp, 'system.journal');
+    writeJournal(journal, incidentEntries());
+    const api = new KubeApiStandIn({ tokens: ['j'], logQuery: 'off', varLog: ['journal/', 'README'], journal });
+    const server = await api.start();
+    try {
+      const kc = kubeconfig('journal.yaml', server, { token: 'j' });
+      const dir = join(tmp, 'cj');
+      const r = await run(['collect', 'worker-3', '--kubeconfig', kc, '--interval', '0', '-o', dir, '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const got = report(r.stdout);
+      expect(got.nodes.map((n) => [n.name, n.verdict.primaryCause])).toEqual([['worker-3', sample.nodes[0]?.verdict.primaryCause]]);
+      const manifest = JSON.parse(readFileSync(join(dir, 'collected.json'), 'utf8'));
+      expect(manifest.nodes[0].files.map((f: { file: string }) => f.file)).toContain('var-log/journal/3f1c0a6e9b2d4c8e8f7a6b5c4d3e2f10/system.journal');
+      expect(readFileSync(join(dir, 'worker-3', 'var-log', 'journal', '3f1c0a6e9b2d4c8e8f7a6b5c4d3e2f10', 'system.journal')).equals(readFileSync(journal))).toBe(true);
     } finally {
       await api.stop();
     }

@@ -30,7 +30,13 @@ export interface StandInOptions {
   kubeletDown?: boolean;
   /** The API server's clock at start (it then runs with real time): the sample incident's hour. */
   clock?: string;
+  /** What the kubelet's file server lists in /var/log (default: journal/, kern.log, messages, syslog). */
+  varLog?: string[];
+  /** A binary journal file served as /var/log/journal/<machine-id>/system.journal. */
+  journal?: string;
 }
+
+const MACHINE_ID = '3f1c0a6e9b2d4c8e8f7a6b5c4d3e2f10';
 
 export interface Request { method: string; path: string; user: string | null }
 
@@ -224,10 +230,14 @@ export class KubeApiStandIn {
       }
       // Go's http.FileServer over /var/log (the query, when off, is ignored).
       const rel = sub.slice('/logs/'.length);
-      if (rel === '') return send(listing(['journal/', 'kern.log', 'messages', 'syslog']), 'text/html; charset=utf-8');
+      const names = this.opts.varLog ?? ['journal/', 'kern.log', 'messages', 'syslog'];
+      if (rel === '') return send(listing(names), 'text/html; charset=utf-8');
+      if (!names.includes(rel.split('/')[0] + (rel.includes('/') ? '/' : ''))) return notFound();
       if (rel === 'kern.log') return send(kernLog(), 'text/plain; charset=utf-8');
       if (rel === 'messages' || rel === 'syslog') return send(messages(), 'text/plain; charset=utf-8');
-      if (rel === 'journal/') return send(listing([]), 'text/html; charset=utf-8');
+      if (rel === 'journal/') return send(listing(this.opts.journal ? [`${MACHINE_ID}/`] : []), 'text/html; charset=utf-8');
+      if (this.opts.journal && rel === `journal/${MACHINE_ID}/`) return send(listing(['system.journal']), 'text/html; charset=utf-8');
+      if (this.opts.journal && rel === `journal/${MACHINE_ID}/system.journal`) return send(readFileSync(this.opts.journal), 'application/octet-stream');
       return notFound();
     }
     return notFound();
