@@ -197,6 +197,30 @@ describe('plegscope watch', () => {
   }, 60_000);
 });
 
+describe('plegscope watch: a relist that stops advancing', () => {
+  it('with --relist-every, a node whose kubelet_pleg_last_seen_seconds does not move is captured while still Ready', async () => {
+    const api = new KubeApiStandIn({ tokens: ['r'], frozenRelist: true });
+    const server = await api.start();
+    try {
+      const kc = kubeconfig('relist.yaml', server, { token: 'r' });
+      const child = spawn(process.execPath, [BIN, 'watch', '--kubeconfig', kc, '--interval', '0', '--relist-every', '1', '-o', join(tmp, 'wr')], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b) => (stdout += b));
+      child.stderr.on('data', (b) => (stderr += b));
+      for (let i = 0; i < 600 && !stdout.includes('\n'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(stdout.split('\t')[0], stderr).toBe('worker-3');
+      expect(stderr).toMatch(/worker-3: relist not advanced in 1 s \(kubelet_pleg_last_seen_seconds 2024-03-11T10:07:12\.348Z\)/);
+      child.kill('SIGTERM');
+      expect(await new Promise((r) => child.on('close', r))).toBe(0);
+      // One capture per stop, not one per poll.
+      expect(stdout.trim().split('\n')).toHaveLength(1);
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+});
+
 describe('the stand-in speaks real shapes', () => {
   const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
   it.skipIf(!kubectl)('kubectl get --raw reads the node proxy, the log query, and reports its Status objects', async () => {

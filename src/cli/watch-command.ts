@@ -16,6 +16,7 @@ interface WatchFlags extends ClusterFlags {
   cooldown: string;
   maxConcurrent: string;
   maxDisk: string;
+  relistEvery: string;
 }
 
 function positive(v: string, what: string, max: number): number {
@@ -46,6 +47,7 @@ export function registerWatch(program: Command): Command {
     .option('--cooldown <minutes>', 'one capture per node per this many minutes', '30')
     .option('--max-concurrent <n>', 'captures running at once', '2')
     .option('--max-disk <MiB>', 'stop capturing once the captures use this much', '2048')
+    .option('--relist-every <seconds>', 'also read each node\'s /metrics this often and capture a node whose relist stopped advancing (kubelet_pleg_last_seen_seconds unchanged); 0: off', '0')
     .addHelpText('after', `
 One line per capture on stdout: node, time (UTC), verdict, cause, folder. Each folder holds what was collected, its
 manifest (collected.json) and the analysis (report.json, report.md). Runs until SIGINT or SIGTERM (exit 0).
@@ -55,6 +57,7 @@ In a cluster: deploy/watch.yaml (a ServiceAccount, the minimal ClusterRole, a De
       const cooldownMs = positive(flags.cooldown, '--cooldown', 7 * 24 * 60) * 60_000;
       const maxConcurrent = positive(flags.maxConcurrent, '--max-concurrent', 16);
       const maxDiskBytes = positive(flags.maxDisk, '--max-disk', 1024 * 1024) * 1024 * 1024;
+      const relistEveryMs = flags.relistEvery === '0' ? 0 : positive(flags.relistEvery, '--relist-every', 3600) * 1000;
       const out = flags.output ?? defaultDir();
       const [{ resolveAccess }, { KubeClient }, { watchNodes }, { analyze }, { renderJson }, { renderMarkdown }, { withCluster }] = await Promise.all([
         import('../sources/cluster/kubeconfig.js'), import('../sources/cluster/client.js'), import('../sources/cluster/watch.js'),
@@ -71,7 +74,7 @@ In a cluster: deploy/watch.yaml (a ServiceAccount, the minimal ClusterRole, a De
       say(`watching nodes${flags.selector ? ` (${flags.selector})` : ''} of ${client.server}; captures go to ${out}/`);
       try {
         await watchNodes({
-          client, selector: flags.selector, signal: stop.signal, cooldownMs, maxConcurrent, maxDiskBytes, say,
+          client, selector: flags.selector, signal: stop.signal, cooldownMs, maxConcurrent, maxDiskBytes, relistEveryMs, say,
           capture: async (node, why) => {
             const at = new Date();
             const dir = join(out, `${node}-${defaultDir(at).slice('plegscope-'.length)}`);

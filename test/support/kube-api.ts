@@ -32,6 +32,8 @@ export interface StandInOptions {
   clock?: string;
   /** What the kubelet's file server lists in /var/log (default: journal/, kern.log, messages, syslog). */
   varLog?: string[];
+  /** /metrics always the same snapshot: the relist does not advance. */
+  frozenRelist?: boolean;
   /** A binary journal file served as /var/log/journal/<machine-id>/system.journal. */
   journal?: string;
 }
@@ -205,7 +207,7 @@ export class KubeApiStandIn {
       res.end('404 page not found\n');
     };
     if (sub === '/metrics') {
-      const f = this.metricsCalls++ % 2 === 0 ? 'metrics-20240311T101000Z.txt' : 'metrics-20240311T102000Z.txt';
+      const f = this.opts.frozenRelist || this.metricsCalls++ % 2 === 0 ? 'metrics-20240311T101000Z.txt' : 'metrics-20240311T102000Z.txt';
       return send(readFileSync(join(SAMPLE, f)), 'text/plain; version=0.0.4; charset=utf-8');
     }
     if (sub === '/debug/pprof/goroutine' && url.searchParams.get('debug') === '2') {

@@ -1,6 +1,7 @@
 // Watching nodes for the next stall: a real watch on /api/v1/nodes (resumed from the last resourceVersion when the
 // stream ends, listed anew on 410 Gone, with backoff on errors), and the moment a node's Ready condition turns False or
-// Unknown with a PLEG message, a capture (the caller's: collect + analyze). Bounded: one capture per node per cool-down,
+// Unknown with a PLEG message — or, when asked, its relist stops advancing (kubelet_pleg_last_seen_seconds the same in
+// two polls of its /metrics) — a capture (the caller's: collect + analyze). Bounded: one capture per node per cool-down,
 // a cap on captures running at once and on the disk they use. The signal ends it.
 //
 // An event on the stream (one JSON line each):
@@ -18,6 +19,8 @@ export interface WatchOptions {
   maxConcurrent: number;
   /** Bytes the captures may use in all; past it no capture starts (one line says so). */
   maxDiskBytes: number;
+  /** Every this many ms, each node's relist is checked through its /metrics (0: not). */
+  relistEveryMs?: number;
   /** Collects and analyzes one node; resolves to the bytes written. */
   capture: (node: string, why: string) => Promise<number>;
   say: (line: string) => void;
@@ -42,9 +45,35 @@ export async function watchNodes(o: WatchOptions): Promise<void> {
   let full = false;
   const q = (extra: string) => `/api/v1/nodes?${o.selector ? `labelSelector=${encodeURIComponent(o.selector)}&` : ''}${extra}`;
 
+  /** Starts a capture, within the bounds; `why` says what was seen. Returns false when not started. */
+  const trigger = (name: string, why: string): boolean => {
+    const now = Date.now();
+    if ((last.get(name) ?? -Infinity) + o.cooldownMs > now) {
+      o.say(`${name}: ${why} — again within the cool-down: not captured`);
+      return true;
+    }
+    if (full) return true;
+    if (used >= o.maxDiskBytes) {
+      full = true;
+      o.say(`captures use ${Math.round(used / 1048576)} MiB, the --max-disk cap: no more captures`);
+      return true;
+    }
+    if (running.size >= o.maxConcurrent) {
+      o.say(`${name}: ${why} — but ${running.size} captures are running (the cap): not captured`);
+      return false;
+    }
+    last.set(name, now);
+    const p = o.capture(name, why).then((bytes) => {
+      used += bytes;
+    }, (err: Error) => o.say(`${name}: capture failed: ${err.message}`)).finally(() => running.delete(p));
+    running.add(p);
+    return true;
+  };
+
   const consider = (obj: Record<string, unknown>) => {
     const name = String((obj['metadata'] as { name?: unknown } | undefined)?.name ?? '');
     if (!name) return;
+    known.add(name);
     const r = plegNotReady(obj);
     if (!r) {
       sick.delete(name);
@@ -52,28 +81,39 @@ export async function watchNodes(o: WatchOptions): Promise<void> {
     }
     if (sick.has(name)) return;
     sick.add(name);
-    const now = Date.now();
-    if ((last.get(name) ?? -Infinity) + o.cooldownMs > now) {
-      o.say(`${name}: Ready=${r.status} (PLEG) again within the cool-down: not captured`);
-      return;
-    }
-    if (full) return;
-    if (used >= o.maxDiskBytes) {
-      full = true;
-      o.say(`captures use ${Math.round(used / 1048576)} MiB, the --max-disk cap: no more captures`);
-      return;
-    }
-    if (running.size >= o.maxConcurrent) {
-      o.say(`${name}: Ready=${r.status} (PLEG), but ${running.size} captures are running (the cap): not captured`);
-      sick.delete(name);
-      return;
-    }
-    last.set(name, now);
-    const p = o.capture(name, `Ready=${r.status}: ${r.message}`).then((bytes) => {
-      used += bytes;
-    }, (err: Error) => o.say(`${name}: capture failed: ${err.message}`)).finally(() => running.delete(p));
-    running.add(p);
+    if (!trigger(name, `Ready=${r.status}: ${r.message}`)) sick.delete(name);
   };
+
+  // The relist itself, before the node turns NotReady (3 min later): kubelet_pleg_last_seen_seconds through the node
+  // proxy every relistEveryMs; the same value twice in a row (the kubelet relists every second) is a relist that stopped.
+  const known = new Set<string>();
+  const seen = new Map<string, string>();
+  /** Nodes whose relist was seen stopped, until it moves again (one capture per stop, not one per poll). */
+  const stopped = new Set<string>();
+  const relistPoll = async () => {
+    const every = o.relistEveryMs ?? 0;
+    if (every <= 0) return;
+    while (!o.signal.aborted) {
+      await sleep(every, undefined, { signal: o.signal }).catch(() => {});
+      for (const name of known) {
+        if (o.signal.aborted) break;
+        if (sick.has(name)) continue;
+        const a = await o.client.get(`/api/v1/nodes/${encodeURIComponent(name)}/proxy/metrics`, { maxBytes: 64 * 1024 * 1024, timeoutMs: 30_000 }).catch(() => null);
+        const v = a && a.status === 200 ? /^kubelet_pleg_last_seen_seconds(?:\{[^}]*\})? (\S+)/m.exec(a.body.toString('latin1'))?.[1] ?? null : null;
+        if (v === null) {
+          seen.delete(name);
+          continue;
+        }
+        if (seen.get(name) !== v) stopped.delete(name);
+        else if (!stopped.has(name)) {
+          const at = Number(v);
+          if (trigger(name, `relist not advanced in ${Math.round(every / 1000)} s (kubelet_pleg_last_seen_seconds ${Number.isFinite(at) ? new Date(at * 1000).toISOString() : v})`)) stopped.add(name);
+        }
+        seen.set(name, v);
+      }
+    }
+  };
+  const poller = relistPoll();
 
   let rv: string | null = null;
   let backoff = 1000;
@@ -113,5 +153,6 @@ export async function watchNodes(o: WatchOptions): Promise<void> {
       if (err instanceof ClusterError && /HTTP 410/.test(err.message)) rv = null;
     }
   }
+  await poller;
   await Promise.allSettled(running);
 }
