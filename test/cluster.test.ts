@@ -100,7 +100,7 @@ describe('plegscope collect', () => {
       expect(r.code).toBe(0);
       const got = report(r.stdout);
       const warnings = got.warnings.map((w) => w.message).join('\n');
-      expect(warnings).toMatch(/goroutine dump not collected \(HTTP 403\): forbidden: needs "get nodes\/proxy"; the ClusterRole rule that grants it: \{apiGroups: \[""\], resources: \["nodes\/proxy"\], verbs: \["get"\]\}/);
+      expect(warnings).toMatch(/goroutine dump not collected \(HTTP 403\): forbidden: needs "get nodes\/proxy"; the ClusterRole rule that grants it: \{apiGroups: \[""\], resources: \["nodes\/proxy"\], verbs: \["get"\]\}.*; once fixed: kubectl get --raw "\/api\/v1\/nodes\/worker-3\/proxy\/debug\/pprof\/goroutine\?debug=2"$/m);
       expect(warnings).toMatch(/the node log query not collected \(HTTP 200\): the node log query is off on this kubelet \(it needs the NodeLogQuery feature gate/);
       // The kubelet's lines came from /var/log/messages instead: the verdict stands.
       expect(got.nodes[0]?.verdict.primaryCause).toBe(sample.nodes[0]?.verdict.primaryCause);

@@ -27,5 +27,11 @@ export function placeCollected(m: CollectedManifest, rel: string): { node: strin
 
 /** Each refusal, as the report's warning (the file named is the manifest). */
 export function manifestWarnings(m: CollectedManifest): string[] {
-  return m.nodes.flatMap((n) => n.refusals.map((r) => `${n.name}: ${r.what} not collected${r.status ? ` (HTTP ${r.status})` : ''}: ${r.reason}`));
+  return m.nodes.flatMap((n) => n.refusals.map((r) => `${n.name}: ${r.what} not collected${r.status ? ` (HTTP ${r.status})` : ''}: ${r.reason}${retry(r)}`));
+}
+
+/** The command that fetches a refused path once the cause is fixed (only a plain API path: the manifest is input). */
+function retry(r: { url?: string; status?: number }): string {
+  if (!r.url || !/^\/api\/v1\/[\w/.?=&%:,-]+$/.test(r.url) || r.status === 404 || r.status === 405 || (r.status === 200 && r.url.includes('/logs/'))) return '';
+  return `; once fixed: kubectl get --raw "${r.url}"`;
 }
