@@ -8,7 +8,7 @@ import type { InputKind, Role } from '../../contract/analysis.js';
 import type { InputWarning } from '../artifact.js';
 import { nameTime } from './names.js';
 import { isContainerList } from './sniff.js';
-import type { Tree, TreeFile } from './tree.js';
+import type { Tree, TreeFile } from './tree-types.js';
 import { MANIFEST_NAME, manifestTime, parseManifest, type CollectedManifest } from '../collected-manifest.js';
 import { placeCollected } from './collected.js';
 

@@ -7,17 +7,18 @@
 // - Large plain logs may be cut into byte ranges that worker threads and this one scan (src/sources/files/pool.ts), when the
 //   machine has cores to spare and the logs are large enough to repay a worker's start (see wantedWorkers, POOL_BYTES).
 // - The rest is read on this thread, a few files at a time.
-import type { Warning } from '../../contract/analysis.js';
+import type { ArtifactInfo, InputInfo, Warning } from '../../contract/analysis.js';
+import type { SourceRead } from '../source.js';
 import { discover } from './discover.js';
 import type { Artifact, Discovery, ReadEarly } from '../artifact.js';
 import { countingStream, logIndexOf, type LogIndex } from './line-reader.js';
-import { headAtSync, splitRanges, type FileRange } from './ranges.js';
+import { extractFile, headAtSync, splitRanges, type FileRange } from './ranges.js';
 import type { Limits } from './limits.js';
 import { LineScanner, scanStream } from '../../parse/lines.js';
 import { MetricsParser, type DroppedSeries } from '../../parse/metrics/exposition.js';
 import type { ParsedGoroutines } from '../../parse/goroutines.js';
-import { resolveZone, sameZone, type Zone } from '../../parse/time.js';
-import { contentRole, extractFile, extractSignals, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
+import { iso, resolveZone, sameZone, type Zone } from '../../parse/time.js';
+import { contentRole, extractSignals, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
 import { chunkCounter } from '../../signals/progress.js';
 import { compileCustom, type CustomSignalSpec } from '../../signals/custom.js';
 import type { SignalPool } from './pool.js';
@@ -55,7 +56,7 @@ export interface ReadOptions {
 }
 
 /** What reading the inputs gave: per artifact its data (in id order), lines and line index, and the warnings so far. */
-export interface Reads {
+export interface Reads extends SourceRead {
   disc: Discovery;
   data: ArtifactData[];
   lines: Map<number, number>;
@@ -282,7 +283,27 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
     disc.close?.();
   }
   data.sort((x, y) => x.id - y.id);
-  return { disc, data, lines, logs, warnings, perArtifact, warn, early: earlyStats, yearFrom };
+  const inputs = (nodeOf: (id: number) => string | null): InputInfo[] => disc.inputs.map((inp, i) => ({
+    path: inp.path,
+    kind: inp.kind,
+    artifacts: disc.artifacts.filter((a) => a.input === i).map((a): ArtifactInfo => ({
+      path: a.path,
+      node: nodeOf(a.id),
+      role: a.role,
+      format: a.format,
+      lines: lines.get(a.id) ?? 0,
+      warnings: perArtifact.get(a.id) ?? 0,
+      ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
+      ...yearInfo(yearFrom.get(a.id)),
+    })),
+  }));
+  const cite = (id: number): string | undefined => disc.artifacts[id]?.path;
+  return { disc, data, lines, logs, warnings, perArtifact, warn, early: earlyStats, yearFrom, inputs, cite, served: new Set() };
+}
+
+/** The year a log's year-less stamps were read in, and where it came from (only for logs that have such stamps). */
+function yearInfo(y: { from: YearFrom; year: number | null } | undefined): Pick<ArtifactInfo, 'year'> {
+  return y && y.year !== null && y.from !== 'option' ? { year: { value: y.year, from: y.from } } : {};
 }
 
 /** `size` workers, or none when running from TypeScript sources (tests: no compiled worker script). */
