@@ -86,7 +86,7 @@ describe('plegscope collect', () => {
     } finally {
       await api.stop();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('forbidden pprof, the log query off: still a report, naming what is missing; an exec plugin authenticates', async () => {
     const api = new KubeApiStandIn({ tokens: ['t0ken-from-plugin'], forbid: ['/proxy/debug/pprof'], logQuery: 'off' });
@@ -109,7 +109,7 @@ describe('plegscope collect', () => {
     } finally {
       await api.stop();
     }
-  }, 60_000);
+  }, 120_000);
 
   it.skipIf(missingSystemdTools() !== null)('the log query off and no syslog files: the binary journal from /logs/journal/, read natively', async () => {
     const journal = join(tmp, 'system.journal');
@@ -129,7 +129,7 @@ describe('plegscope collect', () => {
     } finally {
       await api.stop();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('a kubelet that does not answer (503) is evidence; an unknown node is one line, exit 2', async () => {
     const api = new KubeApiStandIn({ tokens: ['s3cret'], kubeletDown: true });
@@ -156,7 +156,7 @@ describe('plegscope collect', () => {
     } finally {
       await api.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('plegscope watch', () => {
@@ -194,7 +194,7 @@ describe('plegscope watch', () => {
     } finally {
       await api.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('plegscope watch: a relist that stops advancing', () => {
@@ -218,7 +218,7 @@ describe('plegscope watch: a relist that stops advancing', () => {
     } finally {
       await api.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('the stand-in speaks real shapes', () => {
@@ -249,7 +249,7 @@ describe('the stand-in speaks real shapes', () => {
     } finally {
       await api.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('a hostile API server cannot hang or bloat the client', () => {
@@ -291,7 +291,7 @@ describe('a hostile API server cannot hang or bloat the client', () => {
       srv.closeAllConnections();
       srv.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('credentials as users have them', () => {
