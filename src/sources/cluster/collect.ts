@@ -82,7 +82,6 @@ export async function collect(opts: CollectOptions): Promise<Manifest> {
   const { client } = opts;
   const say = opts.say ?? (() => {});
   const startedAt = new Date().toISOString();
-  mkdirSync(opts.dir, { recursive: true });
   const version = await client.get('/version', { maxBytes: 64 * 1024, timeoutMs: 30_000 });
   if (version.status === 401) throw new ClusterError(version.url, refusalReason(version));
   let clusterVersion: string | null = null;
@@ -103,6 +102,8 @@ export async function collect(opts: CollectOptions): Promise<Manifest> {
     if (a.status === 401) throw new ClusterError(a.url, refusalReason(a));
     objects.set(node, a);
   }
+  // The folder is made once the API server has answered and every node exists: a failed run leaves nothing behind.
+  mkdirSync(opts.dir, { recursive: true });
   // Collected into a folder that holds an earlier collection (the TUI's `c`): the other nodes stay in the manifest, and
   // this run's nodes replace their earlier folders (only folders the manifest says we wrote).
   const earlier = earlierManifest(opts.dir);
@@ -191,8 +192,8 @@ async function collectNode(opts: CollectOptions, node: string, object: Answer, s
       return null;
     }
     const a = await tryGet(what, path, o);
-    if (a && a.status !== 200 && !(what === 'the node log query' && (a.status === 404 || a.status === 405))) refuse(what, a);
-    return a && a.status === 200 ? a : a && (a.status === 404 || a.status === 405) && what === 'the node log query' ? a : null;
+    if (a && a.status !== 200) refuse(what, a);
+    return a && a.status === 200 ? a : null;
   };
   const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   /** A large answer (metrics, goroutines) streamed to its file, never held whole. */
