@@ -15,6 +15,14 @@ import { applyNodeObject, dedupeKey, emptyBundleInfo, mergeCounts, type NodeBund
 import { conditionEvents } from '../signals/conditions.js';
 import { dumpEvents } from '../signals/dumps.js';
 
+/** Something a collection could not fetch, why, and the command that fetches it once fixed. */
+export interface Refusal {
+  what: string;
+  status: number | null;
+  reason: string;
+  command: string | null;
+}
+
 export interface ArtifactData {
   id: number;
   path: string;
@@ -37,6 +45,8 @@ export interface ArtifactData {
   bundleKind?: string | null;
   collectedAt?: number | null;
   nodeRole?: 'master' | 'worker' | null;
+  /** What a collection through the API server could not fetch for this node (src/sources/files/collected.ts). */
+  refusals?: Refusal[];
   nodeObjects?: NodeObject[] | null;
   /** The file held a single Node (must-gather) rather than a list (kubectl get nodes on a master). */
   singleNodeObject?: boolean;
@@ -437,6 +447,7 @@ function stripInternal(info: NodeBundleInfo & Partial<BundleExtra>, arts: Artifa
     kind: rest.kind ?? kinds[0] ?? null,
     role: rest.role ?? roles[0] ?? null,
     collectedAt: rest.collectedAt ?? (collected.length ? collected.reduce((m, x) => Math.max(m, x), -Infinity) : null),
+    refusals: [...new Map(arts.flatMap((a) => a.refusals ?? []).map((r) => [`${r.what}\0${r.reason}`, r])).values()],
   };
 }
 

@@ -21,7 +21,7 @@ import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDef
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 import { MANIFEST_NAME } from '../collected-manifest.js';
-import { manifestWarnings } from './collected.js';
+import { manifestWarnings, refusalsByGroup } from './collected.js';
 
 export interface DiscoverOptions {
   /** What `-` reads (default: process.stdin). */
@@ -241,6 +241,8 @@ class Discoverer {
       if (r.collected) for (const message of manifestWarnings(r.collected)) this.warnings.push({ file: r.dir ? `${r.dir}/${MANIFEST_NAME}` : MANIFEST_NAME, line: null, message });
     }
     const { placements } = place(tree, roots);
+    // What collect could not fetch goes with one artifact of its node (the rules make gaps of it).
+    const refused = new Map(roots.flatMap((r) => (r.collected ? [...refusalsByGroup(r.collected)] : [])));
     // Rotated logs oldest first (in a folder; an archive keeps its order, see rotationOrder).
     if (!archive && tree.containers.length === 0) tree.files = rotationOrder(tree.files);
     const warned = new Set<string>();
@@ -290,7 +292,9 @@ class Discoverer {
         ...(f.early !== undefined ? { early: f.early } : {}),
         ...(f.member ? { sequential: true } : {}),
         reach: reachOf(tree, f.path, f.raw),
+        ...(pl.group && refused.has(pl.group) ? { refusals: refused.get(pl.group) } : {}),
       });
+      if (pl.group) refused.delete(pl.group);
     }
     if (tree.files.length === 0 && !warned.has(given)) this.warnings.push({ file: given, line: null, message: 'no files found' });
   }
