@@ -1,4 +1,6 @@
 // Option values shared by `analyze` and `tui`: checked before anything is read, each mistake one line (exit 2).
+import { realpathSync, statSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
 import { resolveZone } from '../parse/time.js';
 
 export class UsageError extends Error {}
@@ -34,3 +36,34 @@ export function displayZone(flags: { tz?: string; displayTz?: string }): string 
 
 export const TZ_HELP = 'time zone of timestamps that carry none (IANA name, +hh:mm, UTC); default: the zone a bundle records, else UTC';
 export const DISPLAY_TZ_HELP = 'time zone of the times the report shows; default: --tz, else UTC';
+
+/**
+ * Refuses a file the run writes (`-o`, `--redact-map`) that is one it reads: a named file (logs, the rule pack, a token
+ * file) or a file inside a named folder. Writing it would overwrite the evidence, silently. Checked before anything is
+ * read; only what exists can be an input (a new file is created beside, which is fine).
+ */
+export function checkOutputsApart(outputs: Array<[option: string, file: string | undefined]>, inputs: Array<string | undefined>): void {
+  const named = inputs.filter((p): p is string => p !== undefined && p !== '-' && p !== '');
+  for (const [option, file] of outputs) {
+    if (file === undefined || file.startsWith('/dev/')) continue;
+    let out: { real: string; dev: number; ino: number; file: boolean };
+    try {
+      const st = statSync(file);
+      out = { real: realpathSync(file), dev: st.dev, ino: st.ino, file: st.isFile() };
+    } catch {
+      continue;
+    }
+    if (!out.file) continue;
+    for (const p of named) {
+      let hit = false;
+      try {
+        const st = statSync(p);
+        if (st.isFile()) hit = st.dev === out.dev && st.ino === out.ino;
+        else if (st.isDirectory()) hit = out.real.startsWith(resolve(realpathSync(p)) + sep);
+      } catch {
+        continue;
+      }
+      if (hit) throw new UsageError(`${option} ${file}: is an input of this run (${p}): refusing to overwrite it`);
+    }
+  }
+}

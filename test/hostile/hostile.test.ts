@@ -329,3 +329,53 @@ describe('8. an event-dense log through the worker path', () => {
     expect(a.inputs[0]?.artifacts[0]?.lines).toBe(300_000);
   }, T);
 });
+
+describe('issue 28 (5). paths', () => {
+  it('a folder swapped for a symlink to outside during the run: nothing from outside is read', async () => {
+    // in/sub flips between its own folder and a link to outside/sub every ~2 ms (renames by a child process): each file
+    // is checked after it is opened (its path still resolves to itself and names the very file opened).
+    const root = join(dir, 'swap');
+    for (let i = 0; i < 200; i++) {
+      g.write(root, `in/sub/k${i}.log`, g.goodLog('inside-node'));
+      g.write(root, `outside/sub/k${i}.log`, g.goodLog('outside-secret'));
+    }
+    g.write(root, 'in/kubelet.log', g.goodLog());
+    execSync(`ln -s ../outside/sub ${join(root, 'in/sub.lnk')}`);
+    const swapper = `const fs=require('fs'),p=require('path'),d=process.argv[1],w=()=>Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,2);
+      for(;;){try{fs.renameSync(p.join(d,'sub'),p.join(d,'sub.real'));fs.renameSync(p.join(d,'sub.lnk'),p.join(d,'sub'))}catch{}w();
+      try{fs.renameSync(p.join(d,'sub'),p.join(d,'sub.lnk'));fs.renameSync(p.join(d,'sub.real'),p.join(d,'sub'))}catch{}w()}`;
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['-e', swapper, join(root, 'in')], { stdio: 'ignore' });
+    try {
+      for (let k = 0; k < 2; k++) {
+        const r = run(['analyze', join(root, 'in'), '--format', 'json']);
+        bounded(r, [0, 1]);
+        expect(r.stdout + r.stderr).not.toContain('outside-secret');
+        analyzed(r);
+      }
+    } finally {
+      child.kill();
+    }
+  }, T);
+
+  it('-o or --redact-map naming an input file: one line, exit 2, the file untouched', () => {
+    const log = g.write(dir, 'onto/kubelet.log', g.goodLog());
+    const before = readFileSync(log, 'utf8');
+    for (const args of [['-o', log], ['--redact', '--redact-map', log], ['-o', join(dir, 'onto-named.log')]]) {
+      const input = args[1] === join(dir, 'onto-named.log') ? g.write(dir, 'onto-named.log', g.goodLog()) : join(dir, 'onto');
+      const r = run(['analyze', input, ...args]);
+      bounded(r, [2]);
+      expect(r.stderr).toMatch(/^plegscope: (-o|--redact-map) .*: is an input of this run \(.*\): refusing to overwrite it\n$/);
+    }
+    expect(readFileSync(log, 'utf8')).toBe(before);
+  }, T);
+
+  it('COLUMNS=1000000000 (and 5): the text report at a clamped width', () => {
+    g.write(dir, 'cols/kubelet.log', g.goodLog());
+    for (const c of ['1000000000', '5']) {
+      const r = run(['analyze', join(dir, 'cols')], { env: { COLUMNS: c } });
+      bounded(r, [0, 1]);
+      expect(r.stdout).toContain(g.GOOD_NODE);
+    }
+  }, T);
+});
