@@ -20,7 +20,7 @@ import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import type { LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../input/text-file.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
-import { checkOutputsApart, checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP, UsageError } from './options.js';
+import { checkOutputsApart, checkOutputsUnread, checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP, UsageError } from './options.js';
 
 // The exit code's policy is JUnit's (report/policy.ts): one function decides both.
 export { failOnTriggered };
@@ -110,6 +110,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
     progress?.end();
   }
   requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], run.analysis);
+  checkOutputsUnread([['-o', flags.output], ['--redact-map', flags.redactMap]], run.analysis.inputs);
   // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before
   // any renderer, so no format can leak what another hides.
   let a = withCluster(run.analysis);

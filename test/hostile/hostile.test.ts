@@ -379,3 +379,36 @@ describe('issue 28 (5). paths', () => {
     }
   }, T);
 });
+
+describe('issue 28 (4). --redact leaves no name behind', () => {
+  it('names planted in paths, log lines, kernel lines and cgroup paths: in none of the five formats', () => {
+    // The sample incident in a folder named by the node's FQDN, with a kernel NFS server, an OOM kill's cgroup paths
+    // (systemd's underscore UID, cgroupfs' dashed one), an API endpoint, a registry and IPs in every spelling.
+    const root = join(dir, 'plant', 'worker-3.corp.example.com');
+    const sample = join(__dirname, '..', '..', 'fixtures', 'sample-incident');
+    execSync(`mkdir -p '${root}' && cp '${sample}'/* '${root}'/`);
+    const de = 'rpc error: code = DeadlineExceeded desc = context deadline exceeded';
+    writeFileSync(join(root, 'dmesg.txt'), readFileSync(join(root, 'dmesg.txt'), 'utf8') + [
+      '[Mon Mar 11 10:12:01 2024] nfs: server nfs01.corp.example.com not responding, still trying',
+      '[Mon Mar 11 10:12:02 2024] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=x,mems_allowed=0,oom_memcg=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1a2b3c4d_5e6f_4a7b_8c9d_0e1f2a3b4c5d.slice,task_memcg=/kubepods/burstable/pod9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a/c0ffee,task=java,pid=4242,uid=1000',
+      '',
+    ].join('\n'));
+    const kubelet = readFileSync(join(root, 'kubelet.log'), 'utf8').split('\n').filter(Boolean);
+    kubelet.push(
+      `Mar 11 10:14:06 worker-3 kubelet[2817]: E0311 10:14:06.000000    2817 kubelet_node_status.go:544] "Error updating node status, will retry" err="error getting node \\"worker-3\\": Get \\"https://api.prod.example.net:6443/api/v1/nodes/worker-3?timeout=10s\\": dial tcp [::ffff:10.0.77.6]:6443: i/o timeout"`,
+      `Mar 11 10:14:07 worker-3 kubelet[2817]: E0311 10:14:07.000000    2817 remote_image.go:180] "PullImage from image service failed" err="${de}" image="registry.corp.example.com/team/app:1.2"`,
+      `Mar 11 10:14:08 worker-3 kubelet[2817]: E0311 10:14:08.000000    2817 remote_runtime.go:432] "ContainerStatus from runtime service failed" err="${de}" probe="http://10.0.77.8:443/healthz" peer=10.0.77.8.443 q=%3D10.0.77.5 cg="/kubepods/burstable/pod9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a/"`,
+    );
+    writeFileSync(join(root, 'kubelet.log'), `${kubelet.sort((a, b) => a.slice(0, 15).localeCompare(b.slice(0, 15))).join('\n')}\n`);
+    const secrets = ['worker-3', 'nfs01', 'corp.example', 'api.prod', 'registry.corp', '10.0.77', '1a2b3c4d', '5e6f', '0e1f2a3b4c5d', '9f8e7d6c', '5b4a', '6f5e4d3c2b1a'];
+    const plain = run(['analyze', root, '--format', 'json', '--evidence', 'all']);
+    bounded(plain, [0, 1]);
+    // What reaches a plain report (the rest is planted where no report cites it, and must stay absent all the same).
+    for (const s of ['worker-3', 'nfs01', 'corp.example', '10.0.77.8.443', '%3D10.0.77.5', '9f8e7d6c-5b4a']) expect(plain.stdout, s).toContain(s);
+    for (const format of ['text', 'json', 'markdown', 'junit', 'html']) {
+      const r = run(['analyze', root, '--format', format, '--evidence', 'all', '--redact']);
+      bounded(r, [0, 1]);
+      for (const s of secrets) expect(r.stdout.toLowerCase(), `${format}: ${s}`).not.toContain(s);
+    }
+  }, T);
+});
