@@ -87,12 +87,20 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     return toNodeReport(n, judgement, fileOf, queried, sourceOf);
   });
 
+  const nodeOf = new Map<number, string>();
+  for (const n of nodes) for (const id of n.artifacts) if (!nodeOf.has(id)) nodeOf.set(id, n.name);
+  const byInput = new Map<number, Artifact[]>();
+  for (const a of disc.artifacts) {
+    const list = byInput.get(a.input);
+    if (list) list.push(a);
+    else byInput.set(a.input, [a]);
+  }
   const inputs: InputInfo[] = disc.inputs.map((inp, i) => ({
     path: inp.path,
     kind: inp.kind,
-    artifacts: disc.artifacts.filter((a) => a.input === i).map((a): ArtifactInfo => ({
+    artifacts: (byInput.get(i) ?? []).map((a): ArtifactInfo => ({
       path: a.path,
-      node: nodes.find((n) => n.artifacts.includes(a.id))?.name ?? null,
+      node: nodeOf.get(a.id) ?? null,
       role: a.role,
       format: a.format,
       lines: read.lines.get(a.id) ?? 0,
@@ -103,7 +111,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   }));
   if (prom && prom.queries.size > 0) {
     inputs.push({ ...prom.input, artifacts: [...prom.queries].map(([id, q]): ArtifactInfo => ({
-      path: q.label, node: nodes.find((n) => n.artifacts.includes(id))?.name ?? null, role: 'metrics', format: 'prometheus-query', lines: q.points, warnings: 0, query: q.query,
+      path: q.label, node: nodeOf.get(id) ?? null, role: 'metrics', format: 'prometheus-query', lines: q.points, warnings: 0, query: q.query,
     })) });
   }
 

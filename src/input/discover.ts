@@ -491,7 +491,9 @@ function warning(file: string, message: string): InputWarning {
 
 function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let active = 0;
+  // A queue read from a moving head: Array.shift() copies the array, and a folder of 100 000 files queues them all.
   const waiting: (() => void)[] = [];
+  let head = 0;
   return async <T>(fn: () => Promise<T>): Promise<T> => {
     if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
     active++;
@@ -499,10 +501,20 @@ function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
       return await fn();
     } finally {
       active--;
-      waiting.shift()?.();
+      if (head < waiting.length) {
+        const next = waiting[head] as () => void;
+        waiting[head++] = NOOP;
+        if (head > 1024 && head * 2 > waiting.length) {
+          waiting.splice(0, head);
+          head = 0;
+        }
+        next();
+      }
     }
   };
 }
+
+const NOOP = (): void => {};
 
 function failedStream(err: Error): Readable {
   const r = new PassThrough();

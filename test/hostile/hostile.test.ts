@@ -412,3 +412,21 @@ describe('issue 28 (4). --redact leaves no name behind', () => {
     }
   }, T);
 });
+
+describe('issue 28 (3). rule-pack cost checked at load', () => {
+  const pack = (n: number): string => {
+    const out = ['signals:'];
+    for (let i = 0; i < n; i++) out.push(`  - id: s${i}`, `    pattern: "sharedneedle1zz.*x${i}y"`);
+    return g.write(dir, `shared-${n}.yaml`, `${out.join('\n')}\n`);
+  };
+  it('10 000 signals sharing one needle: one line, exit 2; 100 of them over an 8 MB log of that needle: within the bounds', () => {
+    const busy = g.kubeletLine(Date.UTC(2024, 2, 11, 9, 30, 0), 'I', 'prober.go:107', '"Probe succeeded" probeType="Readiness" pod="default/web-0" sharedneedle1zz', g.GOOD_NODE);
+    g.write(dir, 'shared-log/kubelet.log', `${`${busy}\n`.repeat(Math.ceil((8 << 20) / busy.length))}${g.goodLog()}`);
+    const many = run(['analyze', join(dir, 'shared-log'), '--rules', pack(10_000)]);
+    bounded(many, [2]);
+    expect(many.stderr).toMatch(/: 10000 signals wake on a line holding "sharedneedle1zz": at most 100 \(each such line is tested against every one of them\)/);
+    const r = run(['analyze', join(dir, 'shared-log'), '--rules', pack(100), '--format', 'json']);
+    bounded(r, [0, 1]);
+    analyzed(r);
+  }, T);
+});
