@@ -1,9 +1,18 @@
 // Option values shared by `analyze` and `tui`: checked before anything is read, each mistake one line (exit 2).
 import { realpathSync, statSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
 import { resolveZone } from '../parse/time.js';
 
 export class UsageError extends Error {}
+
+/** `--evidence all|N`: evidence lines per finding in the text report. */
+export function parseEvidence(v: string): number {
+  if (v === 'all') return Infinity;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--evidence: "${v}" is neither "all" nor a number of lines`);
+  return n;
+}
 
 export function parseYear(v: string): number {
   const n = Number(v);
@@ -89,5 +98,15 @@ export function checkOutputsUnread(outputs: Array<[option: string, file: string 
       const read = inp.artifacts.some((a) => (a.path === rel || a.path.startsWith(`${rel}/`) || a.path.startsWith(`${rel}:`)) && a.role !== 'other');
       if (read) throw new UsageError(`${option} ${file}: is an input of this run (${inp.path}): refusing to overwrite it`);
     }
+  }
+}
+
+/** Whether a kubeconfig is at hand, without reading one: $KUBECONFIG is set, or ~/.kube/config exists (a stat only). */
+export function kubeconfigAtHand(env: NodeJS.ProcessEnv = process.env): boolean {
+  if ((env['KUBECONFIG'] ?? '') !== '') return true;
+  try {
+    return statSync(join(env['HOME'] ?? homedir(), '.kube', 'config')).isFile();
+  } catch {
+    return false;
   }
 }

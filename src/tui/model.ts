@@ -2,8 +2,8 @@
 // the log artifacts its Log view merges and the times of its CRI errors (for the timeline's density rows).
 import type { Analysis, NodeReport, Role } from '../contract/analysis.js';
 import type { AnalysisRun } from '../analyze.js';
-import type { Artifact } from '../input/artifact.js';
-import type { LogIndex } from '../input/line-reader.js';
+import type { Artifact } from '../sources/artifact.js';
+import type { LogIndex } from '../sources/files/line-reader.js';
 
 export interface LogSource {
   artifact: Artifact;
@@ -29,6 +29,8 @@ export interface TuiModel {
   /** Zone for displayed times (IANA name, ±hh:mm, UTC). */
   zone: string;
   color: boolean;
+  /** Started from a cluster (tui --kubeconfig): `c` in the overview collects the selected node again. */
+  collect?: boolean;
 }
 
 const LOG_ROLES: Role[] = ['kubelet-log', 'runtime-log', 'kernel-log'];

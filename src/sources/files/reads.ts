@@ -1,0 +1,454 @@
+// Reading the inputs: which thread reads each artifact and when, and what each read yields (signals, metrics,
+// goroutine dumps, bundle extras). analyze.ts hands the result to the model.
+//
+// - Logs inside archives are extracted while the index pass streams them by (an archive is decompressed anew for every
+//   pass over it), with the options known then; kept when the options the bundle layout then gives agree, read again
+//   otherwise (keepEarly).
+// - Large plain logs may be cut into byte ranges that worker threads and this one scan (src/sources/files/pool.ts), when the
+//   machine has cores to spare and the logs are large enough to repay a worker's start (see wantedWorkers, POOL_BYTES).
+// - The rest is read on this thread, a few files at a time.
+import type { ArtifactInfo, InputInfo, Warning } from '../../contract/analysis.js';
+import type { SourceRead } from '../source.js';
+import { discover } from './discover.js';
+import type { Artifact, Discovery, ReadEarly } from '../artifact.js';
+import { countingStream, logIndexOf, type LogIndex } from './line-reader.js';
+import { extractFile, headAtSync, splitRanges, type FileRange } from './ranges.js';
+import type { Limits } from './limits.js';
+import { LineScanner, scanStream } from '../../parse/lines.js';
+import { MetricsParser, type DroppedSeries } from '../../parse/metrics/exposition.js';
+import type { ParsedGoroutines } from '../../parse/goroutines.js';
+import { iso, resolveZone, sameZone, type Zone } from '../../parse/time.js';
+import { contentRole, extractSignals, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
+import { chunkCounter } from '../../signals/progress.js';
+import { compileCustom, type CustomSignalSpec } from '../../signals/custom.js';
+import type { SignalPool } from './pool.js';
+import type { RangePlan } from './segments.js';
+import type { ExtractJob } from './worker-protocol.js';
+import type { ArtifactData } from '../../model/node.js';
+import type { MetricsSource } from '../../model/metrics.js';
+import { isModelMetric } from '../../model/metric-names.js';
+import { originOfName } from './names.js';
+import { artifactNotAfter, artifactZone, bundleFields, hasExtras, isDocument, readDocument, readExtras, selfAnchored } from './bundle-data.js';
+import { YEARFUL, YearAnchors, type YearFrom } from './anchors.js';
+import { Readable } from 'node:stream';
+import { availableParallelism } from 'node:os';
+
+export interface ReadOptions {
+  paths: string[];
+  year?: number;
+  tz?: string;
+  /** Parse every line (no chunk prefilter): the slow path the fast one must agree with. */
+  noPrefilter?: boolean;
+  /** Read the logs inside archives while the archive is indexed (default); false: in a later pass over it, the slow
+   *  path the fast one must agree with. */
+  earlyReads?: boolean;
+  customSignals?: CustomSignalSpec[];
+  /** Bounds for reading archives (decompression ratio, nesting…); defaults in src/sources/files/limits.ts. */
+  limits?: Partial<Limits>;
+  /** Worker threads for signal extraction: 0 = in this thread; default: see wantedWorkers (when running compiled). */
+  workers?: number;
+  stdin?: Readable;
+  onProgress?: (p: { file: string; index: number; total: number }) => void;
+  /** Bytes and lines of a log read so far, as they stream in (progress displays: the TUI). */
+  onRead?: (p: { artifact: Artifact; bytes: number; lines: number }) => void;
+  /** An archive member (its path) read while its archive is indexed (progress displays). */
+  onIndex?: (member: string) => void;
+}
+
+/** What reading the inputs gave: per artifact its data (in id order), lines and line index, and the warnings so far. */
+export interface Reads extends SourceRead {
+  disc: Discovery;
+  data: ArtifactData[];
+  lines: Map<number, number>;
+  logs: Map<number, LogIndex>;
+  warnings: Warning[];
+  /** Warnings per artifact id. */
+  perArtifact: Map<number, number>;
+  /** A warning about an artifact (later stages add theirs). */
+  warn: (a: Artifact, line: number | null, message: string) => void;
+  /** Archive members read while the archive was indexed; of them, kept, or read again because the options differed. */
+  early: { read: number; kept: number; reread: number };
+  /** How each year-less log's year was chosen (src/sources/files/anchors.ts), with the year its first dated line fell in. */
+  yearFrom: Map<number, { from: YearFrom; year: number | null }>;
+}
+
+const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log', 'controller-log', 'healthz']);
+/** A loose text file nothing in its head placed (no envelope, no known document): read as a log all the same, since
+ *  a pasted excerpt is recognised by its messages; its role is then what its lines turned out to be. Inside bundles
+ *  the layout says which files are logs. */
+const unplaced = (a: Artifact): boolean => a.role === 'other' && a.format === 'other' && !a.bundleKind;
+/** Plain logs from this size are read as ranges once a pool runs (a worker or this thread takes each); from SPLIT_BYTES
+ *  they are cut into several ranges per thread. PLEGSCOPE_SPLIT_BYTES lowers all three sizes, for tests. */
+const OFFLOAD_BYTES = 4 << 20;
+const SPLIT_BYTES = 32 << 20;
+/**
+ * Plain logs of 4 MB and more must add up to this much before workers start. One thread scans ~1 GB/s; a worker starts
+ * scanning 100–300 ms after it is made (its own heap, the modules loaded again), so below this size this thread is done,
+ * or nearly, by the time a worker could help, and the pool only costs CPU and memory.
+ */
+const POOL_BYTES = 256 << 20;
+/** Workers by default at most: each holds a heap of its own (~20 MB), and a few threads already read faster than most
+ *  disks deliver; PLEGSCOPE_WORKERS sets more. */
+const DEFAULT_MAX_WORKERS = 7;
+/** Enough of a range's start to find its first dated line. */
+const RANGE_HEAD_BYTES = 16 * 1024;
+
+/**
+ * Worker threads by default: none on one or two cores, one per core but one (at most 7) from three. On two cores the
+ * second one is often not free (another process, a CI neighbour) or not a whole core (two vCPUs on one physical core):
+ * measured on a 1 GiB journal on 2 vCPUs, a worker saved 9 % of the wall time with both cores free and cost 10 % with
+ * one busy. PLEGSCOPE_WORKERS=N or `workers` sets it (0: this thread only).
+ */
+function wantedWorkers(opts: { workers?: number }): number {
+  const env = process.env['PLEGSCOPE_WORKERS'] !== undefined ? Number(process.env['PLEGSCOPE_WORKERS']) : undefined;
+  const cores = availableParallelism();
+  const wanted = opts.workers ?? (env !== undefined && Number.isInteger(env) ? env : cores >= 3 ? Math.min(cores - 1, DEFAULT_MAX_WORKERS) : 0);
+  return Math.max(0, Math.min(wanted, cores * 2));
+}
+
+/** What an archive member's early read found, with the options it was read with. */
+interface EarlyRead {
+  signals: ArtifactSignals;
+  zone: string;
+  notAfterMs: number | null;
+}
+
+export async function readInputs(opts: ReadOptions): Promise<Reads> {
+  const zone = resolveZone(opts.tz ?? 'UTC');
+  const zoneOf = (name: string): Zone => (name === (opts.tz ?? 'UTC') ? zone : resolveZone(name));
+  const size = wantedWorkers(opts);
+  const envSplit = Number(process.env['PLEGSCOPE_SPLIT_BYTES']);
+  const splitAt = Number.isInteger(envSplit) && envSplit >= 0 ? envSplit : SPLIT_BYTES;
+  const offloadAt = Math.min(OFFLOAD_BYTES, splitAt);
+  const poolAt = splitAt < SPLIT_BYTES ? splitAt : POOL_BYTES;
+  // Started as soon as the walk lists enough large files, so the workers boot while the files are being probed.
+  const started: { pool: Promise<SignalPool | null> | null } = { pool: null };
+  const onFileSizes = (sizes: number[]): void => {
+    let big = 0;
+    for (const n of sizes) if (n >= offloadAt) big += n;
+    if (!started.pool && size > 0 && big > 0 && big >= poolAt) started.pool = startPool(size);
+  };
+  const custom = opts.customSignals ?? [];
+  const compiled = custom.map(compileCustom);
+  // Logs inside archives are extracted while the index pass streams them by, with the options guessed then: the zone
+  // the user gave, else the one the sosreport metadata met earlier names, else UTC; as the year anchor the collection
+  // time that metadata gives, else the member's time.
+  const early = new Map<number, EarlyRead>();
+  const earlyStats = { read: 0, kept: 0, reread: 0 };
+  let nextToken = 0;
+  // Every log member, whatever its size: one read later would make another pass over the archive up to it.
+  const readEarly: ReadEarly = (m) => {
+    if (!LOG_ROLES.has(m.role)) return null;
+    const clock = m.clock();
+    const zoneName = opts.tz ?? clock.zone ?? 'UTC';
+    const notAfterMs = clock.collectedAt ?? m.mtime;
+    let z: Zone;
+    try {
+      z = zoneOf(zoneName);
+    } catch {
+      return null;
+    }
+    return async (bytes) => {
+      opts.onIndex?.(m.path);
+      const signals = await extractSignals(bytes, { artifact: -1, zone: z, year: opts.year, notAfterMs, noPrefilter: opts.noPrefilter, custom: compiled });
+      const token = nextToken++;
+      earlyStats.read++;
+      early.set(token, { signals, zone: zoneName, notAfterMs });
+      return token;
+    };
+  };
+  let disc: Discovery;
+  try {
+    disc = await discover(opts.paths, { stdin: opts.stdin, limits: opts.limits, onFileSizes, ...(opts.earlyReads !== false ? { readEarly } : {}) });
+  } catch (err) {
+    await (await started.pool)?.close();
+    throw err;
+  }
+  const pool = await started.pool;
+  const offload = (a: Artifact): a is Artifact & { file: NonNullable<Artifact['file']> } => pool !== null && LOG_ROLES.has(a.role) && a.file !== undefined && a.file.size >= offloadAt;
+  const warnings: Warning[] = disc.warnings.map((w) => ({ file: w.file, line: w.line, message: w.message }));
+  const perArtifact = new Map<number, number>();
+  const lines = new Map<number, number>();
+  const logs = new Map<number, LogIndex>();
+  const byPath = new Map(disc.artifacts.map((a) => [a.path, a]));
+  for (const w of disc.warnings) {
+    const a = w.file !== null ? byPath.get(w.file) : undefined;
+    if (a) perArtifact.set(a.id, (perArtifact.get(a.id) ?? 0) + 1);
+  }
+  const warn = (a: Artifact, line: number | null, message: string): void => {
+    warnings.push({ file: a.path, line, message });
+    perArtifact.set(a.id, (perArtifact.get(a.id) ?? 0) + 1);
+  };
+
+  // Year-carrying formats first: their times anchor the year of the year-less ones (journal short, klog headers), each
+  // on its own node's (src/sources/files/anchors.ts). Bundle files anchored by their collection time need no help: they stay in
+  // archive order (one pass over a tar). Metrics snapshots too (their samples carry epoch times, their
+  // kubelet_node_name says whose they are).
+  const first = (a: Artifact): boolean => YEARFUL.test(a.format) || selfAnchored(a) || a.role === 'metrics';
+  const yearful = disc.artifacts.filter(first);
+  const rest = disc.artifacts.filter((a) => !first(a));
+  // Files on disk are read a few at a time so small files overlap their I/O (and keep every worker busy); archive
+  // members one after the other.
+  const lanes = disc.artifacts.some((a) => a.sequential) ? 1 : Math.max(4, 2 * (pool?.size ?? 0));
+  const inputNames = distinctInputNames(disc.inputs.map((i) => i.path));
+  const anchors = new YearAnchors(disc.artifacts);
+  const now = Date.now();
+  const yearFrom = new Map<number, { from: YearFrom; year: number | null }>();
+  const data: ArtifactData[] = [];
+  let done = 0;
+
+  const readOne = async (a: Artifact): Promise<void> => {
+    const d: ArtifactData = { id: a.id, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, ...(a.nodeHintFrom ? { nodeHintFrom: a.nodeHintFrom } : {}), signals: null, metrics: null, goroutines: null, truncated: false, inputName: inputNames[a.input] ?? inputName(a.path), ...bundleFields(a) };
+    try {
+      const doc = isDocument(a);
+      if (LOG_ROLES.has(a.role) || unplaced(a) || doc) {
+        const zoneName = artifactZone(a, opts.tz, (m) => warn(a, null, m));
+        d.zone = zoneName;
+        const anchor = YEARFUL.test(a.format) ? { notAfterMs: artifactNotAfter(a, a.mtime), from: null } : anchors.anchor(a, opts.year, now);
+        const nameOrigin = originOfName(a.path);
+        const job = { artifact: a.id, zone: zoneName, year: opts.year, notAfterMs: anchor.notAfterMs, noPrefilter: opts.noPrefilter, custom, ...(nameOrigin ? { nameOrigin } : {}) };
+        const here = { ...job, zone: zoneOf(zoneName), custom: compiled };
+        const onRead = opts.onRead ? (bytes: number, n: number) => opts.onRead?.({ artifact: a, bytes, lines: n }) : undefined;
+        let sig: ArtifactSignals;
+        const pre = a.early !== undefined ? early.get(a.early) : undefined;
+        if (pre) early.delete(a.early as number);
+        if (doc) {
+          // A document, and the log lines pasted with it: both read, their events told once.
+          const read = await readDocument(a, (line, m) => warn(a, line, m));
+          const { withLogLines } = await import('../../signals/documents.js');
+          sig = withLogLines(read.signals, await extractSignals(Readable.from([read.bytes]), here), read.consumed);
+          d.containers = read.containers;
+        } else if (pre && await keepEarly(pre, a, zoneName, here)) {
+          earlyStats.kept++;
+          sig = withArtifact(pre.signals, a.id);
+          onRead?.(sig.scan.bytes, sig.scan.lines);
+        } else if (pool && offload(a)) {
+          // A large log in ranges, several per thread so that they balance; a smaller one (or one whose head lines
+          // run on past its first 64 KiB) whole, on a worker.
+          const { planRanges } = await import('./segments.js');
+          const plan = planRanges(a.head, a.file.size, here) ?? { minFirst: a.file.size, multiHost: false };
+          const n = a.file.size >= splitAt ? Math.min(4 * pool.threads, Math.max(pool.threads, Math.floor(a.file.size / Math.max(1, splitAt >> 1)))) : 1;
+          if (splitAt < SPLIT_BYTES) plan.warmupBytes = splitAt >> 3;
+          sig = await readInRanges(pool, splitRanges(a.file.realPath, a.file.size, n, plan.minFirst), job, here, plan, onRead);
+        } else {
+          if (pre) earlyStats.reread++;
+          sig = a.file
+            ? await extractFile(a.file.realPath, here, onRead ? chunkCounter(onRead, 0).onChunk : undefined)
+            : await extractSignals(onRead ? countingStream(a.open(), onRead) : a.open(), here);
+        }
+        // Loose files: the role their content shows (a controller manager's journal sniffed as a kubelet's, an excerpt).
+        const role = a.bundleKind || doc ? a.role : contentRole(sig) ?? (unplaced(a) ? null : a.role);
+        lines.set(a.id, sig.scan.lines);
+        if (role === null) {
+          warn(a, null, 'not recognised: no kubelet, runtime, kernel or controller message or log line in it');
+        } else {
+          if (role !== 'other') a.role = d.role = role;
+          d.signals = sig;
+          if (anchor.from) yearFrom.set(a.id, { from: anchor.from, year: yearOfLogs(sig) });
+          logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));
+          // A healthz output has no times by nature.
+          for (const w of sig.warnings) if (!(w.code === 'undated' && a.role === 'healthz')) warn(a, w.line, w.message);
+          if (sig.warnings.some((w) => w.message.startsWith('read stopped'))) d.truncated = true;
+        }
+      } else if (hasExtras(a)) {
+        Object.assign(d, await readExtras(a, (line, m) => warn(a, line, m)));
+      } else if (a.role === 'metrics') {
+        d.metrics = await readMetrics(a, (n) => lines.set(a.id, n), (line, msg) => warn(a, line, msg));
+      } else if (a.role === 'goroutine-dump') {
+        d.goroutines = await readGoroutines(a, (n) => lines.set(a.id, n));
+      }
+    } catch (err) {
+      warn(a, null, `could not be read: ${(err as Error).message}`);
+    }
+    data.push(d);
+    opts.onProgress?.({ file: a.path, index: done++, total: disc.artifacts.length });
+  };
+
+  // The large logs are queued first, so the workers scan while this thread reads the rest; then it scans too.
+  const phase = async (list: Artifact[]): Promise<void> => {
+    const queued = Promise.all(list.filter(offload).map(readOne));
+    await runLimited(list.filter((a) => !offload(a)), lanes, readOne);
+    await pool?.helpUntil(queued);
+    await queued;
+  };
+  try {
+    await phase(yearful);
+    for (const d of data) {
+      if (d.signals) anchors.note(disc.artifacts[d.id] as Artifact, d.signals.hosts);
+      if (d.metrics) anchors.noteSnapshot(snapshotNode(d.metrics) ?? d.nodeHint, snapshotTime(d.metrics));
+    }
+    await phase(rest);
+  } finally {
+    await pool?.close();
+    disc.close?.();
+  }
+  data.sort((x, y) => x.id - y.id);
+  const inputs = (nodeOf: (id: number) => string | null): InputInfo[] => disc.inputs.map((inp, i) => ({
+    path: inp.path,
+    kind: inp.kind,
+    artifacts: disc.artifacts.filter((a) => a.input === i).map((a): ArtifactInfo => ({
+      path: a.path,
+      node: nodeOf(a.id),
+      role: a.role,
+      format: a.format,
+      lines: lines.get(a.id) ?? 0,
+      warnings: perArtifact.get(a.id) ?? 0,
+      ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
+      ...yearInfo(yearFrom.get(a.id)),
+    })),
+  }));
+  const cite = (id: number): string | undefined => disc.artifacts[id]?.path;
+  return { disc, data, lines, logs, warnings, perArtifact, warn, early: earlyStats, yearFrom, inputs, cite, served: new Set() };
+}
+
+/** The year a log's year-less stamps were read in, and where it came from (only for logs that have such stamps). */
+function yearInfo(y: { from: YearFrom; year: number | null } | undefined): Pick<ArtifactInfo, 'year'> {
+  return y && y.year !== null && y.from !== 'option' ? { year: { value: y.year, from: y.from } } : {};
+}
+
+/** `size` workers, or none when running from TypeScript sources (tests: no compiled worker script). */
+async function startPool(size: number): Promise<SignalPool | null> {
+  const { SignalPool, workerScript } = await import('./pool.js');
+  const script = workerScript();
+  return script ? new SignalPool(script, size) : null;
+}
+
+/** What the user called a path: a folder's or a file's name (`-` for stdin). */
+function inputName(p: string): string {
+  return p.replace(/\/+$/, '').split('/').pop() || p;
+}
+
+/** Each input's name, told apart: `node-a/kubelet.log` and `node-b/kubelet.log` are `node-a` and `node-b` (the folder
+ *  that differs), not "kubelet.log" twice — two paths the user gave are never merged into one node by their name. */
+function distinctInputNames(paths: string[]): string[] {
+  const names = paths.map(inputName);
+  const count = new Map<string, number>();
+  for (const n of names) count.set(n, (count.get(n) ?? 0) + 1);
+  return paths.map((p, i) => {
+    const n = names[i] as string;
+    if ((count.get(n) ?? 0) < 2) return n;
+    const segs = p.replace(/\/+$/, '').split('/').filter((x) => x !== '' && x !== '.');
+    // The nearest folder above that tells this path from the others of the same name, else the path itself.
+    for (let k = segs.length - 2; k >= 0; k--) {
+      const parent = segs[k] as string;
+      if (paths.every((q, j) => j === i || names[j] !== n || !q.replace(/\/+$/, '').split('/').includes(parent))) return parent;
+    }
+    return p;
+  });
+}
+
+/** The node a snapshot names itself (`kubelet_node_name{node=…}` of a direct scrape), or null. */
+function snapshotNode(m: MetricsSource): string | null {
+  for (const x of m.parsed.samples) if (x.name === 'kubelet_node_name' && x.labels['instance'] === undefined && x.labels['node']) return x.labels['node'];
+  return null;
+}
+
+/** The latest time a snapshot's samples carry (or its file name gives), or null. */
+function snapshotTime(m: MetricsSource): number | null {
+  let t = -Infinity;
+  for (const x of m.parsed.samples) if (x.tsMs !== null && x.tsMs > t) t = x.tsMs;
+  return Number.isFinite(t) ? t : m.nameTime;
+}
+
+/** The year of a log's first dated line, or null when none is dated. */
+function yearOfLogs(sig: ArtifactSignals): number | null {
+  let first = Infinity;
+  for (const h of sig.hosts) if (Number.isFinite(h.first)) first = Math.min(first, h.first);
+  return Number.isFinite(first) ? new Date(first).getUTCFullYear() : null;
+}
+
+/** Whether what was extracted from an archive member during the index pass is what reading it now would give. */
+async function keepEarly(pre: EarlyRead, a: Artifact, zoneName: string, here: ExtractOptions): Promise<boolean> {
+  // A read that stopped (archive damaged inside the member) is read again, to fail the same way a reader does.
+  if (pre.signals.warnings.some((w) => w.message.startsWith('read stopped'))) return false;
+  const { sameYearWalk } = await import('./segments.js');
+  return sameZone(pre.zone, zoneName) && sameYearWalk(a.head, here, pre.notAfterMs, here.notAfterMs);
+}
+
+/** Signals extracted before the artifact had its id, given it. */
+function withArtifact(s: ArtifactSignals, id: number): ArtifactSignals {
+  for (const e of s.events) e.ref.artifact = id;
+  return { ...s, artifact: id };
+}
+
+/** The ranges of one plain log, each read and scanned by a worker or this thread, merged in file order; progress summed
+ *  over them. */
+async function readInRanges(
+  pool: SignalPool, ranges: FileRange[], job: ExtractJob, here: ExtractOptions, plan: RangePlan, onRead?: (bytes: number, lines: number) => void,
+): Promise<ArtifactSignals> {
+  const { extractRanges } = await import('./segments.js');
+  const heads = ranges.map((r) => headAtSync(r.realPath, r.start, RANGE_HEAD_BYTES));
+  const read = ranges.map(() => ({ bytes: 0, lines: 0 }));
+  return extractRanges(ranges, heads, here, (r, options) => {
+    const k = ranges.indexOf(r);
+    // A fix-up pass re-reads a range: it is not progress.
+    return pool.runRange(job, here, r, options, onRead && !options.proofsFor ? (bytes, lines) => {
+      read[k] = { bytes, lines };
+      onRead(read.reduce((t, x) => t + x.bytes, 0), read.reduce((t, x) => t + x.lines, 0));
+    } : undefined);
+  }, plan);
+}
+
+/** How long this thread may run small files back to back before it lets the event loop turn. */
+const YIELD_MS = 4;
+
+/** Runs `fn` over `items` with at most `limit` at a time, in order of start. Small files held in memory resolve in
+ *  microtasks alone, so the lanes yield to the event loop every few ms: otherwise a worker's finished range waits
+ *  unseen (and the worker idles) until all of them are read (measured: 120 ms idle of a 200-node must-gather). */
+async function runLimited<T>(items: T[], limit: number, fn: (x: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let turned = performance.now();
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      await fn(items[next++] as T);
+      if (performance.now() - turned >= YIELD_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        turned = performance.now();
+      }
+    }
+  });
+  await Promise.all(lanes);
+}
+
+/** A saved query answer in JSON is read whole: larger ones are refused (plegscope's memory bound). */
+const MAX_QUERY_JSON_BYTES = 48 << 20;
+
+async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (line: number | null, m: string) => void): Promise<MetricsSource> {
+  let parsed: MetricsSource['parsed'] & { errors: { line: number; message: string }[]; dropped?: DroppedSeries[] };
+  if (a.format === 'prometheus-query-json') {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of a.open()) {
+      size += (c as Buffer).length;
+      if (size > MAX_QUERY_JSON_BYTES) throw new Error(`a saved query answer larger than ${MAX_QUERY_JSON_BYTES >> 20} MiB: save a narrower window or step`);
+      chunks.push(c as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    setLines(text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
+    parsed = (await import('../../parse/metrics/query-result.js')).parseQueryJson(text, isModelMetric);
+  } else {
+    const parser = a.format === 'prometheus-query-text' ? new (await import('../../parse/metrics/query-result.js')).QueryTextParser(isModelMetric) : new MetricsParser({ keep: isModelMetric });
+    const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
+    const res = await scanStream(a.open(), scanner);
+    setLines(res.lines);
+    parsed = parser.finish();
+  }
+  if (parsed.errors.length > 0) {
+    const first = parsed.errors[0] as { line: number; message: string };
+    warn(first.line, `${parsed.errors.length} malformed metrics line(s) skipped (first: ${first.message})`);
+  }
+  for (const n of ('notes' in parsed && Array.isArray(parsed.notes) ? parsed.notes as { line: number; message: string }[] : [])) warn(n.line, n.message);
+  for (const d of parsed.dropped ?? []) {
+    warn(d.firstLine, `metric family ${d.family}: only its first ${d.kept} series are read; ${d.atLeast ? 'at least ' : ''}${d.series} more series (${d.samples} samples, the first on this line) dropped (a kubelet exposes a few dozen per family)`);
+  }
+  return { file: a.path, nodeHint: a.nodeHint, nameTime: a.nameTime, parsed };
+}
+
+async function readGoroutines(a: Artifact, setLines: (n: number) => void): Promise<ParsedGoroutines> {
+  const parser = new (await import('../../parse/goroutines.js')).GoroutineParser();
+  const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
+  const res = await scanStream(a.open(), scanner);
+  setLines(res.lines);
+  const g = parser.finish();
+  return { ...g, artifact: a.id };
+}
