@@ -14,6 +14,7 @@ import {
   scrapeProbeQuery, TARGET_MATCH, type KubeletTarget, type QueryPart, type Window,
 } from './model/prom-plan.js';
 import { flatPassQuery, flaggedWindows, scanStep } from './model/fleet-scan.js';
+import { isoTime } from './util/instant.js';
 
 /** Minutes asked for before and after each stall (issue 17). */
 export const STALL_MARGIN_MS = 30 * 60_000;
@@ -176,7 +177,7 @@ export async function runLimited<T>(jobs: Array<() => Promise<T>>, limit: number
 }
 
 function iso(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+  return isoTime(ms).replace('.000Z', 'Z');
 }
 
 function list(names: string[]): string {

@@ -11,6 +11,7 @@ import type { KubeletTarget, LabelSet } from './model/prom-plan.js';
 import { discoverKubelets, probeScrapeInterval, runLimited } from './history.js';
 import { TOOL_VERSION } from './version.js';
 import { EVENTED_PLEG_NAMES } from './model/metric-names.js';
+import { isoTime } from './util/instant.js';
 
 const PARALLEL = 4;
 
@@ -67,10 +68,10 @@ export async function scanFleet(client: PrometheusClient, sinceMs: number, until
       if (last.timeMs < sinceMs || f.lastRelistAt > untilMs) continue;
       let n = stalled.get(target);
       if (!n) stalled.set(target, (n = { name: target.name, stalls: [], longestSeconds: 0, relistP99Seconds: null, criErrors: null, criErrorRate: null, pods: null }));
-      const start = new Date(f.lastRelistAt).toISOString();
+      const start = isoTime(f.lastRelistAt);
       if (n.stalls.some((s) => s.start === start)) continue; // two stretches of one stall
       const seconds = round3(((endMs ?? untilMs) - f.lastRelistAt) / 1000);
-      n.stalls.push({ start, end: endMs === null ? null : new Date(endMs).toISOString(), seconds });
+      n.stalls.push({ start, end: endMs === null ? null : isoTime(endMs), seconds });
       n.longestSeconds = Math.max(n.longestSeconds, seconds);
     }
   }
@@ -103,7 +104,7 @@ export async function scanFleet(client: PrometheusClient, sinceMs: number, until
     schemaVersion: SCHEMA_VERSION,
     tool: { name: 'plegscope', version: TOOL_VERSION },
     source: { prometheus: client.display, scrapeIntervalSeconds: scrapeS, stepSeconds: stepS },
-    window: { start: new Date(sinceMs).toISOString(), end: new Date(untilMs).toISOString() },
+    window: { start: isoTime(sinceMs), end: isoTime(untilMs) },
     nodesScanned: targets.length,
     ...(evented.length ? { evented } : {}),
     nodes: rankNodes([...stalled.values()]),

@@ -7,6 +7,7 @@ import { InputError } from '../input/artifact.js';
 import type { PrometheusAsk } from '../history.js';
 
 import { UsageError } from './options.js';
+import { isoTime } from '../util/instant.js';
 
 export { UsageError };
 
@@ -78,7 +79,7 @@ export async function prometheusClient(flags: PrometheusFlags): Promise<Promethe
 export function windowOf(flags: PrometheusFlags, defaultSince: string, nowMs = Date.now()): { sinceMs: number; untilMs: number } {
   const untilMs = flags.until ? parseWhen(flags.until, nowMs, '--until') : nowMs;
   const sinceMs = parseWhen(flags.since ?? defaultSince, nowMs, '--since');
-  if (sinceMs >= untilMs) throw new UsageError(`--since (${new Date(sinceMs).toISOString()}) is not before --until (${new Date(untilMs).toISOString()})`);
+  if (sinceMs >= untilMs) throw new UsageError(`--since (${isoTime(sinceMs)}) is not before --until (${isoTime(untilMs)})`);
   return { sinceMs, untilMs };
 }
 

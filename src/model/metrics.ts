@@ -10,6 +10,7 @@ import type { ParsedMetrics, Sample } from '../parse/metrics/exposition.js';
 import { parseMetricNumber } from '../parse/metrics/exposition.js';
 import { nameInfo, type Group, type NameInfo } from './metric-names.js';
 import { beyondLastBucket, bucketMax, quantilePlace, type Bucket } from './quantile.js';
+import { isoTime, plausibleMs } from '../util/instant.js';
 
 export { histogramQuantile } from './quantile.js';
 
@@ -340,7 +341,7 @@ function ref(p: Point): Evidence {
   return {
     file: p.file,
     line: p.sample.line,
-    ts: t !== null && Number.isFinite(t) ? new Date(t).toISOString() : null,
+    ts: t !== null && Number.isFinite(t) ? isoTime(t) : null,
     text: p.sample.text,
   };
 }
@@ -578,7 +579,8 @@ function lastSeen(lines: Line[], t: Timelines): LastSeen | null {
   let best: Point | null = null;
   for (const l of lines) {
     for (const p of l.points) {
-      if (!Number.isFinite(p.value) || p.value <= 0) continue; // 0 = the health check never ran
+      // 0 = the health check never ran; a value past 2199 is no time (util/instant.ts).
+      if (!Number.isFinite(p.value) || p.value <= 0 || !plausibleMs(p.value * 1000)) continue;
       if (!best || p.snap > best.snap || (p.snap === best.snap && p.value > best.value)) best = p;
     }
   }

@@ -7,6 +7,7 @@
 // kube_node_info{node="worker-3", internal_ip="10.0.0.13"} → worker-3, selected by instance="10.0.0.13:10250".
 import { modelMetricNames } from './metric-names.js';
 import { stripPort } from './metrics.js';
+import { isoTime } from '../util/instant.js';
 
 export type LabelSet = Record<string, string>;
 
@@ -166,8 +167,8 @@ export function planWindow(w: Window, scrapeS: number): WindowPlan {
 
 /** A short name for a query's answer, cited as the "file" of its samples: part, kubelet, window and step. */
 export function queryLabel(part: QueryPart, t: KubeletTarget, startMs: number, endMs: number, stepS: number | null): string {
-  const a = new Date(startMs).toISOString().replace('.000Z', 'Z');
-  const b = new Date(endMs).toISOString().replace('.000Z', 'Z');
+  const a = isoTime(startMs).replace('.000Z', 'Z');
+  const b = isoTime(endMs).replace('.000Z', 'Z');
   return stepS === null ? `query ${part}{${selector(t)}} ${a}..${b} as scraped` : `query_range ${part}{${selector(t)}} ${a}..${b} step ${stepS}s`;
 }
 

@@ -2,6 +2,7 @@
 // NotReady windows, kubelet (re)starts. Every unhealthy line at time T saying "last seen active X ago" dates the last
 // successful relist start at T − X; all lines of one stall point to (nearly) the same instant.
 import { lineCount, type EventOf, type Ref, type SignalEvent } from '../signals/events.js';
+import { isoTime } from '../util/instant.js';
 
 export interface StallModel {
   /** NaN when no line of the stall carries a time (a pasted fragment): then only its ages say how long it lasted. */
@@ -137,8 +138,8 @@ export function buildTimeline(input: TimelineInput): Timeline {
         disagreements.push({
           ref: e.ref,
           reason: refuting !== undefined
-            ? `the node condition says no relist succeeded for ${Math.round(e.ageSeconds)} s before ${new Date(e.ts).toISOString()}, but the kubelet log shows one at ${new Date(refuting).toISOString()}`
-            : `the node condition says PLEG was unhealthy from ${new Date(unhealthyFrom).toISOString()} to ${new Date(e.ts).toISOString()}, but the kubelet's log covers that time and never says so`,
+            ? `the node condition says no relist succeeded for ${Math.round(e.ageSeconds)} s before ${isoTime(e.ts)}, but the kubelet log shows one at ${isoTime(refuting)}`
+            : `the node condition says PLEG was unhealthy from ${isoTime(unhealthyFrom)} to ${isoTime(e.ts)}, but the kubelet's log covers that time and never says so`,
         });
         continue;
       }

@@ -4,7 +4,10 @@
 //   kubelet_runtime_operations_duration_seconds_bucket{operation_type="list_podsandbox",le="0.005"} 7
 //   kubelet_pleg_relist_duration_seconds_count{instance="10.0.1.5:10250", job="kubelet"} 8123 1700000000.123
 //   # EOF
+// A sample stamped outside 1970..2199 is dropped with one error (util/instant.ts).
 // We write our own because parse-prometheus-text-format folds labelled histograms into one series (anchors.md B.3).
+
+import { plausibleMs } from '../../util/instant.js';
 
 export type MetricType =
   | 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped'
@@ -215,6 +218,7 @@ export class MetricsParser {
   finish(): ParsedMetrics {
     if (this.result) return this.result;
     if (this.openMetrics) this.convertRawTimestamps();
+    this.dropAbsurdTimestamps();
     if (this.droppedErrors > 0) {
       this.errors.push({ line: this.lastLine, message: `${this.droppedErrors} more malformed lines not listed` });
     }
@@ -267,6 +271,22 @@ export class MetricsParser {
       if (s.tsMs !== null) s.tsMs = Math.round(s.tsMs * 1000);
     }
     this.rawTsUpTo = 0;
+  }
+
+  /** Samples stamped with a time no scrape means (9e15 ms, 1e13 s; util/instant.ts) are dropped, said once. */
+  private dropAbsurdTimestamps(): void {
+    let bad = 0;
+    let first = 0;
+    for (const s of this.samples) {
+      if (s.tsMs !== null && !plausibleMs(s.tsMs)) {
+        if (bad++ === 0) first = s.line;
+      }
+    }
+    if (bad === 0) return;
+    let k = 0;
+    for (const s of this.samples) if (s.tsMs === null || plausibleMs(s.tsMs)) this.samples[k++] = s;
+    this.samples.length = k;
+    this.errors.push({ line: first, message: `${bad} sample(s) stamped with a time no scrape means (before 1970 or after 2199; first here): dropped` });
   }
 
   private error(line: number, message: string): void {

@@ -12,6 +12,8 @@
 // its text that rendering of the one point.
 import type { Sample } from './exposition.js';
 import { parseMetricNumber } from './exposition.js';
+import { plausibleMs } from '../../util/instant.js';
+import { isoTime } from '../../util/instant.js';
 
 export interface QueryParsed {
   format: 'prometheus-query-json' | 'prometheus-query-text';
@@ -96,7 +98,7 @@ function point(p: unknown): { tsMs: number; value: number } | null {
   if (!Array.isArray(p) || p.length !== 2) return null;
   const ts = typeof p[0] === 'number' ? p[0] : typeof p[0] === 'string' ? Number(p[0]) : NaN;
   const value = typeof p[1] === 'string' ? parseMetricNumber(p[1]) : typeof p[1] === 'number' ? p[1] : undefined;
-  if (!Number.isFinite(ts) || value === undefined) return null;
+  if (!Number.isFinite(ts) || value === undefined || !plausibleMs(ts * 1000)) return null;
   return { tsMs: Math.round(ts * 1000), value };
 }
 
@@ -215,7 +217,7 @@ export class QueryTextParser {
     const notes: { line: number; message: string }[] = [];
     const o = this.orphan;
     if (o) {
-      const when = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+      const when = (ms: number): string => isoTime(ms).replace('.000Z', 'Z');
       const flat = o.min === o.max ? `; it held one value (${goFloat(o.min)}) throughout` : o.lastChange < o.last ? `; it last changed at ${when(o.lastChange)} and held ${goFloat(o.lastValue)} to the end (${Math.round((o.last - o.lastChange) / 1000)} s): a relist series that stops moving is a relist that stopped` : '';
       notes.push({ line: o.line, message: `${o.n} point(s) of a series whose name was not pasted (\`value @time\` lines with no \`series =>\` line above them), from ${when(o.first)} to ${when(o.last)}${flat}; paste the series line with them to have them read` });
     }
@@ -227,7 +229,7 @@ export class QueryTextParser {
     this.c.points++;
     const value = parseMetricNumber(v);
     const t = Number(ts);
-    if (value === undefined || !Number.isFinite(t)) {
+    if (value === undefined || !Number.isFinite(t) || !plausibleMs(t * 1000)) {
       this.fail(lineNo);
       return;
     }
@@ -237,7 +239,7 @@ export class QueryTextParser {
   private addOrphan(v: string, ts: string, lineNo: number): void {
     const value = parseMetricNumber(v);
     const t = Math.round(Number(ts) * 1000);
-    if (value === undefined || !Number.isFinite(t)) {
+    if (value === undefined || !Number.isFinite(t) || !plausibleMs(t)) {
       this.fail(lineNo);
       return;
     }
