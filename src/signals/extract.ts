@@ -649,7 +649,7 @@ export class SignalExtractor implements LineVisitor {
 }
 
 /** Longest Go duration, in s (an int64 of ns): what the kubelet prints for its zero relist time (the sentinel). */
-const MAX_GO_DURATION_S = 9_223_372_036.854775807;
+const MAX_GO_DURATION_S = 9_223_372_036.854_776;
 
 /** Whether a relist age is one the kubelet could have printed: a Go duration that puts the relist after 1970. */
 export function possibleAge(ageSeconds: number | null, ts: number): boolean {
