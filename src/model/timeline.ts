@@ -2,7 +2,7 @@
 // NotReady windows, kubelet (re)starts. Every unhealthy line at time T saying "last seen active X ago" dates the last
 // successful relist start at T − X; all lines of one stall point to (nearly) the same instant.
 import { lineCount, type EventOf, type Ref, type SignalEvent } from '../signals/events.js';
-import { isoTime } from '../util/instant.js';
+import { isoTime, possibleAge } from '../util/instant.js';
 
 export interface StallModel {
   /** NaN when no line of the stall carries a time (a pasted fragment): then only its ages say how long it lasted. */
@@ -120,7 +120,8 @@ export function buildTimeline(input: TimelineInput): Timeline {
   const startupArtefacts: Ref[] = [];
   const disagreements: Timeline['disagreements'] = [];
   const proofTimes = events.filter((e) => (e.type === 'relist-proof' || e.type === 'node-ready') && !Number.isNaN(e.ts) && !isSecondHand(e)).map((e) => e.ts);
-  const all = events.filter((e): e is Unhealthy => e.type === 'relist-unhealthy');
+  // An age no kubelet prints (a condition or dump read from a document; log lines are dropped, and said, as read).
+  const all = events.filter((e): e is Unhealthy => e.type === 'relist-unhealthy' && possibleAge(e.ageSeconds, e.ts));
   const datedAges = new Set(all.filter((e) => !Number.isNaN(e.ts) && e.ageSeconds !== null).map((e) => ageKey(e.ageSeconds as number)));
   const unhealthy: Unhealthy[] = [];
   const undated: Unhealthy[] = [];

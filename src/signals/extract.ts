@@ -8,7 +8,7 @@ import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.j
 import { isElision, parseLine, parseMarker, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock, type Zone } from '../parse/time.js';
 import type { Ref, SignalEvent } from './events.js';
-import { PLAUSIBLE_MIN_MS } from '../util/instant.js';
+import { possibleAge } from '../util/instant.js';
 import type { Role } from '../contract/analysis.js';
 import { MATCHERS, allNeedles, type Matcher } from './matchers.js';
 import { MatchList, MultiSearch } from '../parse/multisearch.js';
@@ -646,16 +646,6 @@ export class SignalExtractor implements LineVisitor {
     const { signals, tail } = this.finishSegment();
     return completeSignals(signals, tail, this.opts, readError);
   }
-}
-
-/** Longest Go duration, in s (an int64 of ns): what the kubelet prints for its zero relist time (the sentinel). */
-const MAX_GO_DURATION_S = 9_223_372_036.854_776;
-
-/** Whether a relist age is one the kubelet could have printed: a Go duration that puts the relist after 1970. */
-export function possibleAge(ageSeconds: number | null, ts: number): boolean {
-  if (ageSeconds === null) return true;
-  if (!(ageSeconds >= 0 && ageSeconds <= MAX_GO_DURATION_S + 1)) return false;
-  return Number.isNaN(ts) || ts - ageSeconds * 1000 >= PLAUSIBLE_MIN_MS || ageSeconds >= MAX_GO_DURATION_S - 1;
 }
 
 function noteWindow(w: HostWindow, rec: LogRecord): void {

@@ -20,3 +20,13 @@ export function isoTime(ms: number): string {
   const d = new Date(Math.round(ms));
   return Number.isNaN(d.getTime()) ? `invalid time ${String(ms)}` : d.toISOString();
 }
+
+/** Longest Go duration, in s (an int64 of ns): what the kubelet prints for its zero relist time (the sentinel). */
+const MAX_GO_DURATION_S = 9_223_372_036.854_776;
+
+/** Whether a relist age is one the kubelet could have printed: a Go duration that puts the relist after 1970. */
+export function possibleAge(ageSeconds: number | null, ts: number): boolean {
+  if (ageSeconds === null) return true;
+  if (!(ageSeconds >= 0 && ageSeconds <= MAX_GO_DURATION_S + 1)) return false;
+  return Number.isNaN(ts) || ts - ageSeconds * 1000 >= PLAUSIBLE_MIN_MS || ageSeconds >= MAX_GO_DURATION_S - 1;
+}
