@@ -57,8 +57,8 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   // The Prometheus history, asked for the nodes and stalls the files show (or --node over --since/--until).
   const prom = opts.prometheus ? await (await import('./history.js')).prometheusData(opts.prometheus, data, disc.artifacts.length) : null;
   if (prom) {
-    data.push(...prom.data);
-    warnings.push(...prom.warnings);
+    for (const d of prom.data) data.push(d);
+    for (const w of prom.warnings) warnings.push(w);
   }
 
   const { nodes, warnings: modelWarnings } = buildNodes(data);

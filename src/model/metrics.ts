@@ -696,8 +696,14 @@ function sourcesOf(snapshots: Snapshot[]): MetricsSummary['sources'] {
     if (!times) by.set(s.file, (times = new Set()));
     if (s.timeMs !== null) times.add(s.timeMs);
   }
+  // A loop, not Math.min(...times): one series sampled a million times would overflow the stack.
   return [...by].map(([file, times]) => {
-    const ts = [...times];
-    return { file, fromMs: ts.length ? Math.min(...ts) : null, toMs: ts.length ? Math.max(...ts) : null, points: ts.length };
+    let fromMs: number | null = null;
+    let toMs: number | null = null;
+    for (const t of times) {
+      if (fromMs === null || t < fromMs) fromMs = t;
+      if (toMs === null || t > toMs) toMs = t;
+    }
+    return { file, fromMs, toMs, points: times.size };
   }).sort((a, b) => (a.fromMs ?? 0) - (b.fromMs ?? 0) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

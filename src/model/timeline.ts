@@ -313,7 +313,8 @@ function isSecondHand(e: SignalEvent): boolean {
  */
 function undatedStall(evs: Unhealthy[], events: SignalEvent[]): StallModel {
   const ages = evs.map((e) => e.ageSeconds as number);
-  const maxAge = Math.max(...ages);
+  let maxAge = -Infinity;
+  for (const a of ages) if (a > maxAge) maxAge = a;
   return {
     lastRelistAt: NaN,
     thresholdSeconds: (evs[0] as Unhealthy).thresholdSeconds,
