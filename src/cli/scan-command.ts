@@ -2,7 +2,7 @@
 // fleet's metric store. Also the Prometheus options analyze and tui share, and --since/--until.
 import { writeFileSync } from 'node:fs';
 import { Option, type Command } from './commander.js';
-import type { PrometheusClient } from '../input/prometheus/client.js';
+import type { PrometheusClient, RunBudget } from '../input/prometheus/client.js';
 import { InputError } from '../input/artifact.js';
 import type { PrometheusAsk } from '../history.js';
 
@@ -63,12 +63,13 @@ export function addPrometheusOptions(cmd: Command, o: { nodes: boolean; defaultS
 }
 
 // The client, the fleet scan and its report load only when --prometheus is given: start-up counts on every run.
-export async function prometheusClient(flags: PrometheusFlags): Promise<PrometheusClient> {
+export async function prometheusClient(flags: PrometheusFlags, budget?: Partial<RunBudget>): Promise<PrometheusClient> {
   const { PrometheusClient, PrometheusError } = await import('../input/prometheus/client.js');
   try {
     return new PrometheusClient({
       url: flags.prometheus!, tokenFile: flags.prometheusTokenFile, headers: flags.prometheusHeader, ca: flags.prometheusCa,
       insecure: flags.prometheusInsecure, timeoutMs: flags.prometheusTimeout !== undefined ? flags.prometheusTimeout * 1000 : undefined,
+      ...(budget ? { budget } : {}),
     });
   } catch (e) {
     if (e instanceof PrometheusError) throw new UsageError(e.message);
@@ -99,9 +100,29 @@ export async function prometheusAsk(flags: PrometheusFlags, paths: string[]): Pr
 }
 
 export const ANALYZE_SINCE = '6h';
+/** scan's default budget: a fleet of thousands of flagged kubelets is read in part, with a warning, not for hours. */
+const SCAN_MAX_REQUESTS = 2000;
+const SCAN_TIMEOUT_MS = 10 * 60_000;
+/** Points kept over a scan's answers (each stretch's are modelled and let go; the flat pass's are two numbers each). */
+const SCAN_MAX_POINTS = 5_000_000;
+
+function count(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new UsageError(`--max-requests: "${v}" is not a number of requests (1–1000000)`);
+  return n;
+}
+
+function duration(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v);
+  const ms = m ? Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] as number) : NaN;
+  if (!(ms >= 1000 && ms <= 24 * 3_600_000)) throw new UsageError(`--timeout: "${v}" is not a duration between 1s and 24h (90s, 10m)`);
+  return ms;
+}
 const SCAN_SINCE = '7d';
 
 interface ScanFlags extends PrometheusFlags {
+  maxRequests: number;
+  timeout: number;
   format: 'text' | 'json';
   output?: string;
   color?: boolean;
@@ -115,6 +136,8 @@ export function registerScan(program: Command): Command {
     .addOption(new Option('-f, --format <format>', 'text or json').choices(['text', 'json']).default('text'))
     .option('-o, --output <file>', 'write the list to FILE instead of stdout')
     .option('--fail-on-stall', 'exit 1 when a node stalled in the window')
+    .option('--max-requests <n>', 'ask the server at most N times in the whole scan; past it the scan stops early and says what it did not read', count, SCAN_MAX_REQUESTS)
+    .option('--timeout <duration>', 'the whole scan within this time (90s, 10m); past it the scan stops early and says so', duration, SCAN_TIMEOUT_MS)
     .option('--no-color', 'no colours (also: NO_COLOR=1)');
   addPrometheusOptions(cmd, { nodes: false, defaultSince: SCAN_SINCE });
   cmd.addHelpText('after', `
@@ -127,7 +150,9 @@ Then: plegscope analyze --prometheus URL --node NAME --since … --until … for
 Exit codes: 0 done, 1 --fail-on-stall and a node stalled, 2 unusable server or usage error.`);
   cmd.action(async (flags: ScanFlags) => {
     if (!flags.prometheus) throw new UsageError('scan needs --prometheus URL');
-    const client = await prometheusClient(flags);
+    const client = await prometheusClient(flags, {
+      maxRequests: flags.maxRequests, requestsOption: '--max-requests', timeoutMs: flags.timeout, timeoutOption: '--timeout', maxPoints: SCAN_MAX_POINTS,
+    });
     const { sinceMs, untilMs } = windowOf(flags, SCAN_SINCE);
     const [{ PrometheusError }, { scanFleet }, { renderScanJson, renderScanText }] = await Promise.all([
       import('../input/prometheus/client.js'), import('../scan.js'), import('../report/scan.js'),

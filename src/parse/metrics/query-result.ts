@@ -577,10 +577,14 @@ export class QueryAnswerReader {
   }
 }
 
-/** A sink that keeps samples for the model (the Collector's shared, frozen label sets). */
-class CollectorSink implements SeriesSink {
+/** A sink that keeps samples for the model (the Collector's shared, frozen label sets); finish() says what the answer
+ *  skipped and what was cut. */
+export class SampleSink implements SeriesSink {
   private readonly handles: Array<{ name: string; labels: Record<string, string>; text: string }> = [];
-  constructor(readonly c: Collector) {}
+  private readonly c: Collector;
+  constructor(keep: (name: string) => boolean = () => true, extraLabels?: Record<string, string>) {
+    this.c = new Collector(keep, extraLabels);
+  }
   series(labels: Record<string, string>, line: number): number | null {
     const s = this.c.series(labels, line);
     if (!s) return null;
@@ -589,6 +593,38 @@ class CollectorSink implements SeriesSink {
   }
   point(h: number, tsMs: number, value: number, line: number): void {
     this.c.push(this.handles[h]!, value, tsMs, line);
+  }
+
+  /** The samples, with the answer's errors (`failed`: it was cut short or malformed there) and notes. */
+  finish(s: AnswerSummary, failed: string | null): QueryParsed {
+    const errors = this.c.errors;
+    const notes: Array<{ line: number; message: string }> = [];
+    if (failed !== null) errors.push({ line: 1, message: s.points > 0 ? `${failed}: read up to there (${s.points} points)` : failed });
+    if (s.status !== null && s.status !== 'success') errors.push({ line: 1, message: `the saved answer is an error: ${(s.error ?? s.status).slice(0, 200)}` });
+    else if (s.resultType !== null && s.resultType !== 'matrix' && s.resultType !== 'vector') errors.push({ line: 1, message: `a ${s.resultType} result holds no series` });
+    else if (failed === null && s.resultType === null && s.points === 0 && s.status === null) errors.push({ line: 1, message: 'no "data.result" list: not a Prometheus query answer' });
+    for (const n of answerNotes(s, 'the answer')) notes.push(n);
+    const cut = this.c.cut;
+    const more = (cut?.more ?? 0) + s.cutPoints;
+    if (more > 0) {
+      const line = Math.min(cut?.firstLine ?? Infinity, s.cutPoints > 0 ? s.firstCutLine : Infinity);
+      notes.push({ line, message: `only the first ${this.c.samples.length} points are read (${MAX_SAMPLES} points or ${MAX_SAMPLE_TIMES} sample times per answer, and a bound per run, at most); ${more} more point(s) (from this line) not read (plegscope's memory bound): save or ask for a narrower window or a coarser step` });
+    }
+    return { format: 'prometheus-query-json', samples: this.c.samples, errors, points: s.points, ...(notes.length ? { notes } : {}) };
+  }
+}
+
+/** A sink that keeps each series' points as they are (small answers: aggregations, probes). */
+export class SeriesList implements SeriesSink {
+  readonly list: Array<{ labels: Record<string, string>; times: number[]; values: number[] }> = [];
+  series(labels: Record<string, string>): number {
+    this.list.push({ labels, times: [], values: [] });
+    return this.list.length - 1;
+  }
+  point(h: number, tsMs: number, value: number): void {
+    const s = this.list[h]!;
+    s.times.push(tsMs);
+    s.values.push(value);
   }
 }
 
@@ -607,19 +643,16 @@ export function answerNotes(s: AnswerSummary, what: string): Array<{ line: numbe
   return out;
 }
 
-/**
- * A saved or live answer, pushed in chunks, read into samples for the model. finish() says what was skipped: the
- * answer's error, malformed parts, what was cut at the limits, a document cut short (what came before it is kept).
- */
+/** A saved answer, pushed in chunks, read into samples for the model (SampleSink). */
 export class QueryJsonReader {
-  private readonly c: Collector;
+  private readonly sink: SampleSink;
   readonly reader: QueryAnswerReader;
   private readonly json: JsonStream;
   private failed: string | null = null;
 
   constructor(keep: (name: string) => boolean = () => true, extraLabels?: Record<string, string>, limits: AnswerLimits = { maxPoints: MAX_ANSWER_POINTS, maxSeries: MAX_ANSWER_SERIES }) {
-    this.c = new Collector(keep, extraLabels);
-    this.reader = new QueryAnswerReader(new CollectorSink(this.c), limits);
+    this.sink = new SampleSink(keep, extraLabels);
+    this.reader = new QueryAnswerReader(this.sink, limits);
     this.json = new JsonStream(this.reader.handler());
   }
 
@@ -642,20 +675,6 @@ export class QueryJsonReader {
         this.failed = e.message;
       }
     }
-    const s = this.reader.summary;
-    const errors = this.c.errors;
-    const notes: Array<{ line: number; message: string }> = [];
-    if (this.failed !== null) errors.push({ line: 1, message: s.points > 0 ? `${this.failed}: read up to there (${s.points} points)` : this.failed });
-    if (s.status !== null && s.status !== 'success') errors.push({ line: 1, message: `the saved answer is an error: ${(s.error ?? s.status).slice(0, 200)}` });
-    else if (s.resultType !== null && s.resultType !== 'matrix' && s.resultType !== 'vector') errors.push({ line: 1, message: `a ${s.resultType} result holds no series` });
-    else if (this.failed === null && s.resultType === null && s.points === 0 && s.status === null) errors.push({ line: 1, message: 'no "data.result" list: not a Prometheus query answer' });
-    for (const n of answerNotes(s, 'the answer')) notes.push(n);
-    const cut = this.c.cut;
-    const more = (cut?.more ?? 0) + s.cutPoints;
-    if (more > 0) {
-      const line = Math.min(cut?.firstLine ?? Infinity, s.cutPoints > 0 ? s.firstCutLine : Infinity);
-      notes.push({ line, message: `only the first ${this.c.samples.length} points are read (${MAX_SAMPLES} points or ${MAX_SAMPLE_TIMES} sample times at most); ${more} more point(s) (from this line) not read (plegscope's memory bound): save or ask for a narrower window or a coarser step` });
-    }
-    return { format: 'prometheus-query-json', samples: this.c.samples, errors, points: s.points, ...(notes.length ? { notes } : {}) };
+    return this.sink.finish(this.reader.summary, this.failed);
   }
 }
