@@ -107,7 +107,7 @@ export function nodeQuery(part: QueryPart, t: KubeletTarget): string {
 /**
  * The PLEG series as scraped (a range selector: every sample with its scrape time, so a stall ends at the scrape that
  * saw it end, and the window's edges are the scrapes the runtime query's first and last steps read). Copies of a
- * series (two jobs, replicas) are folded by dedupeSeries.
+ * series (two jobs, replicas) are folded by dedupeSamples.
  */
 export function plegRawQuery(t: KubeletTarget, rangeS: number): string {
   return `{__name__=~"${NAMES.pleg.join('|')}", ${selector(t)}}[${rangeS}s]`;
@@ -178,8 +178,9 @@ export function queryLabel(part: QueryPart, t: KubeletTarget, startMs: number, e
 /** The labels the node identity reads of a series list (kubeletTargets, targetOf): the rest of a label set is not kept. */
 export const IDENTITY_LABELS: ReadonlySet<string> = new Set(['__name__', 'node', 'kubernetes_io_hostname', 'instance', 'internal_ip']);
 
-/** dedupeSeries for samples (each series' samples share one labels object): the samples of the copy with the most
- *  points, in their order. */
+/** One series per metric name and bucket/quantile/operation/state: where copies of a series came back (two jobs
+ *  scraping one kubelet, HA replicas), the samples of the copy with the most points (each series' samples share one
+ *  labels object), in their order. */
 export function dedupeSamples<T extends { name: string; labels: LabelSet }>(samples: T[]): T[] {
   const count = new Map<LabelSet, number>();
   for (const s of samples) count.set(s.labels, (count.get(s.labels) ?? 0) + 1);
@@ -194,18 +195,4 @@ export function dedupeSamples<T extends { name: string; labels: LabelSet }>(samp
   }
   const keep = new Set([...best.values()].map((b) => b.labels));
   return keep.size === count.size ? samples : samples.filter((s) => keep.has(s.labels));
-}
-
-/** One series per metric name and bucket/quantile/operation/state: where copies of a series came back (two jobs
- *  scraping one kubelet, HA replicas), the one with the most points. Keeps the answer's order otherwise. */
-export function dedupeSeries<T extends { metric: LabelSet; values?: unknown[] }>(result: T[]): T[] {
-  const keyOf = (m: LabelSet) => ['__name__', 'le', 'quantile', 'operation_type', 'container_state'].map((k) => m[k] ?? '').join('\u0000');
-  const best = new Map<string, T>();
-  for (const r of result) {
-    const k = keyOf(r.metric);
-    const cur = best.get(k);
-    if (!cur || (r.values?.length ?? 0) > (cur.values?.length ?? 0)) best.set(k, r);
-  }
-  const keep = new Set(best.values());
-  return result.filter((r) => keep.has(r));
 }

@@ -221,7 +221,15 @@ export class PrometheusClient {
       }
     }
     const s = reader.summary;
-    const said = s.error ? `: ${oneLine(s.error)}` : head.trim() && (damaged !== null || !JSON_STATUS(status)) ? `: ${oneLine(head)}` : '';
+    // An error status's body was not parsed as it came: its head (4 KiB) may be the API's JSON with its error.
+    let error = s.error;
+    if (error === null && !JSON_STATUS(status)) {
+      try {
+        const v = JSON.parse(head) as { error?: unknown } | null;
+        if (v && typeof v.error === 'string') error = v.error;
+      } catch { /* not JSON: said as it is */ }
+    }
+    const said = error ? `: ${oneLine(error)}` : head.trim() && (damaged !== null || !JSON_STATUS(status)) ? `: ${oneLine(head)}` : '';
     if (status === 401 || status === 403) {
       throw err('auth', `${where}: ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}${said} — give a token that may read metrics with --prometheus-token-file (OpenShift: oc whoami -t > token)`);
     }
