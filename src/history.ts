@@ -57,8 +57,9 @@ export async function discoverKubelets(client: PrometheusClient, from: number, t
 /** What an answer skipped, was cut to, or lost to damage: one line each. */
 export function answerWarnings(a: Answer, what: string): string[] {
   const out = answerNotes(a.summary, what).map((n) => n.message);
+  if (a.summary.cutPoints > 0) out.push(`${what}: only its first points are read (a bound per answer and per run); the rest of the answer is not read (plegscope's memory bound)`);
   if (a.summary.cutLabelSets > 0) out.push(`${what}: only its first ${a.summary.labelSets.length} series are read; ${a.summary.cutLabelSets} more not read (plegscope's memory bound)`);
-  if (a.damaged) out.push(a.damaged);
+  if (a.damaged) out.push(`${a.damaged}: read up to there`);
   return out;
 }
 

@@ -401,6 +401,7 @@ async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (li
       for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) lines++;
       if (b.length > 0) last = b[b.length - 1]!;
       reader.push(b);
+      if (reader.done) break; // at its bound (said by finish()), or not JSON from here
     }
     setLines(lines + (last === 10 ? 0 : 1));
     parsed = reader.finish();

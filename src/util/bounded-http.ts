@@ -76,7 +76,9 @@ export function boundedRequest(req: BoundedRequest, onChunk: (chunk: Buffer, sta
           if (gz) (stream as ReturnType<typeof createGunzip>).destroy();
         }
       });
-      stream.on('error', (e: Error) => finish(new BoundedHttpError('read', `the answer could not be read: ${e.message}`)));
+      stream.on('error', (e: NodeJS.ErrnoException) => finish(e.message === 'aborted' || e.code === 'ECONNRESET'
+        ? new BoundedHttpError('read', 'the answer was cut short (the connection closed)')
+        : new BoundedHttpError('read', `the answer could not be read: ${e.message}`)));
       r.on('close', () => {
         if (!r.complete) finish(new BoundedHttpError('read', 'the answer was cut short (the connection closed)'));
       });

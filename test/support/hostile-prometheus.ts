@@ -72,20 +72,40 @@ export function* matrix(series: Iterable<{ metric: Record<string, unknown>; poin
   yield ']}}';
 }
 
-/** One series of kubelet_pleg_last_seen_seconds of `node` sampled every second for about `bytes` of JSON. */
+/** One series of kubelet_pleg_last_seen_seconds of `node` sampled every second for about `bytes` of JSON (written in
+ *  pieces of 10 000 points: the server's own cost stays small). */
 export function hugeMatrix(res: ServerResponse, node: string, bytes: number): Promise<void> {
   const n = Math.ceil(bytes / 26);
-  function* points(): Generator<[number, string]> {
-    for (let i = 0; i < n; i++) yield [T0 + i, String(T0 + i - 1)];
+  function* body(): Generator<string> {
+    yield `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"kubelet_pleg_last_seen_seconds","node":"${node}"},"values":[[${T0},"${T0 - 1}"]`;
+    for (let i = 1; i < n; i += 10_000) yield pointsFrom(i, Math.min(n, i + 10_000));
+    yield ']}]}}';
   }
-  return streamJson(res, matrix([{ metric: { __name__: 'kubelet_pleg_last_seen_seconds', node }, points: points() }]));
+  return streamJson(res, body());
+}
+
+/** `,[t,"v"]` for points i..j (exclusive), one string. */
+function pointsFrom(i: number, j: number): string {
+  const out: string[] = [];
+  for (let k = i; k < j; k++) out.push(`,[${T0 + k},"${T0 + k - 1}"]`);
+  return out.join('');
 }
 
 /** Points of one series, written as fast as the client reads, never ending. */
 export async function endless(res: ServerResponse, node: string): Promise<void> {
   function* forever(): Generator<string> {
     yield `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"kubelet_pleg_last_seen_seconds","node":"${node}"},"values":[[${T0},"${T0}"]`;
-    for (let i = 1; ; i++) yield `,[${T0 + i},"${T0 + i}"]`;
+    for (let i = 1; ; i += 10_000) yield pointsFrom(i, i + 10_000);
+  }
+  await streamJson(res, forever());
+}
+
+/** A result list of `null` entries that never ends (no point in it: only the byte bound stops a reader). */
+export async function endlessNulls(res: ServerResponse): Promise<void> {
+  const piece = 'null,'.repeat(20_000);
+  function* forever(): Generator<string> {
+    yield '{"status":"success","data":{"resultType":"matrix","result":[';
+    for (;;) yield piece;
   }
   await streamJson(res, forever());
 }

@@ -8,7 +8,7 @@
 import { readSmallTextFile } from '../text-file.js';
 import { boundedRequest, BoundedHttpError } from '../../util/bounded-http.js';
 import { JsonStream, JsonSyntaxError } from '../../parse/json-stream.js';
-import { MAX_ANSWER_POINTS, MAX_ANSWER_SERIES, QueryAnswerReader, type AnswerSummary, type SeriesSink } from '../../parse/metrics/query-result.js';
+import { AnswerCut, MAX_ANSWER_POINTS, MAX_ANSWER_SERIES, QueryAnswerReader, type AnswerSummary, type SeriesSink } from '../../parse/metrics/query-result.js';
 
 export interface PrometheusOptions {
   url: string;
@@ -39,8 +39,8 @@ export interface RunBudget {
 
 export const RUN_BUDGET: RunBudget = { maxRequests: 1000, requestsOption: 'the bound on requests per run', timeoutMs: 600_000, timeoutOption: 'the bound on time per run', maxPoints: 150_000 };
 
-/** An answer read: what it said and skipped (AnswerSummary); `damaged`: it was cut short or malformed after its start,
- *  what came before read (one line saying so). */
+/** An answer read: what it said and skipped (AnswerSummary); `damaged`: it was cut short or malformed after its start
+ *  (what came before it is read; the line says what happened, the reader of the answer says what it kept). */
 export interface Answer {
   summary: AnswerSummary;
   damaged: string | null;
@@ -184,7 +184,7 @@ export class PrometheusClient {
         sink.point(h, t, v, line);
       },
     };
-    const reader = new QueryAnswerReader(counting ?? NO_SERIES, { maxPoints: pointsLeft, maxSeries: MAX_ANSWER_SERIES }, labelSets ? { labelSets } : {});
+    const reader = new QueryAnswerReader(counting ?? NO_SERIES, { maxPoints: pointsLeft, maxSeries: MAX_ANSWER_SERIES, stopAtCut: true }, labelSets ? { labelSets } : {});
     const json = new JsonStream(reader.handler());
     let head = '';
     let damaged: string | null = null;
@@ -205,11 +205,13 @@ export class PrometheusClient {
       }));
     } catch (e) {
       if (e instanceof PrometheusError) throw e;
+      // At the answer's bound: the rest is not read (the summary says so), the exchange is ended.
+      if (e instanceof AnswerCut) return { summary: reader.summary, damaged: null };
       if (!(e instanceof BoundedHttpError)) throw e;
       if (e.kind === 'network') throw this.networkError(e);
       const what = e.kind === 'timeout' ? `${e.message} (${left < this.timeoutMs ? b.timeoutOption : '--prometheus-timeout'})` : e.kind === 'too-large' ? `${e.message}: narrow --since/--until or name fewer nodes` : e.message;
       // An answer cut short after its start: what came is read, the rest said.
-      if (reader.summary.points > 0 || reader.summary.labelSets.length > 0) return { summary: reader.summary, damaged: `${where}: ${what}; read up to there` };
+      if (reader.summary.points > 0 || reader.summary.labelSets.length > 0) return { summary: reader.summary, damaged: `${where}: ${what}` };
       throw err(e.kind === 'timeout' ? 'timeout' : e.kind === 'too-large' ? 'too-large' : 'protocol', e.kind === 'timeout' ? what : `${where}: ${what}`);
     }
     if (damaged === null && JSON_STATUS(status)) {
@@ -242,7 +244,7 @@ export class PrometheusClient {
       throw err('rejected', `${where}: ${status} ${s.errorType ?? 'error'}${said}`);
     }
     if (s.status === null && damaged === null) throw err('protocol', `${where}: answered ${status} without a "status": not a Prometheus API answer`);
-    return { summary: s, damaged: damaged === null ? null : `${where}: ${damaged}; read up to there` };
+    return { summary: s, damaged: damaged === null ? null : `${where}: ${damaged}` };
   }
 
   private networkError(e: { code?: string; message: string }): PrometheusError {

@@ -256,6 +256,15 @@ export interface SeriesSink {
   /** A handle for the series' points, or null to skip them. */
   series(labels: Record<string, string>, line: number): number | null;
   point(handle: number, tsMs: number, value: number, line: number): void;
+  /** The sink keeps no more points (its own bound): the reader cuts there. */
+  full?(): boolean;
+}
+
+/** Thrown out of push() when an answer read with `stopAtCut` reaches its bound: the rest need not be read. */
+export class AnswerCut extends Error {
+  constructor() {
+    super('the answer was cut at its bound');
+  }
 }
 
 export interface AnswerLimits {
@@ -265,6 +274,8 @@ export interface AnswerLimits {
   maxSeries: number;
   /** Labels kept per series (the rest ignored). Default 64. */
   maxLabels?: number;
+  /** At the first point past the bounds, throw AnswerCut (the caller stops reading) instead of counting the rest. */
+  stopAtCut?: boolean;
 }
 
 /** What an answer said besides its points. */
@@ -289,6 +300,8 @@ export interface AnswerSummary {
   /** Label sets of a /api/v1/series answer (its `data` is a list of them), when asked for with `labelSets`. */
   labelSets: Array<Record<string, string>>;
   cutLabelSets: number;
+  /** Reading stopped at the first point past the bounds (stopAtCut): the rest of the answer was not read. */
+  stopped?: boolean;
 }
 
 type Role = 'top' | 'data' | 'result' | 'series' | 'metric' | 'values' | 'point' | 'sets' | 'set' | 'skip';
@@ -363,7 +376,9 @@ export class QueryAnswerReader {
     } else if (parent === 'sets') {
       if (kind === 'object') {
         role = 'set';
-        this.labels = Object.create(null) as Record<string, string>;
+        // Only the keys asked for are kept (no `__proto__`): a plain object, smaller than a dictionary.
+        this.labels = {};
+        this.labelCount = 0;
         this.badLabel = false;
       } else this.summary.badSeries++;
     }
@@ -403,7 +418,7 @@ export class QueryAnswerReader {
       if (typeof v !== 'string' || key === null) this.badLabel = true;
       else if (role === 'set' && !this.opts.labelSets!.keep.has(key)) return;
       else if (this.labelCount < this.maxLabels) {
-        this.labels![key] = v;
+        this.labels![key] = role === 'set' ? this.intern(v) : v;
         this.labelCount++;
       }
     } else if (role === 'values') {
@@ -412,6 +427,15 @@ export class QueryAnswerReader {
       if (this.pt.length < 2) this.pt.push(v);
       else this.ptBad = true;
     }
+  }
+
+  /** A series list repeats metric names and jobs on every entry: one copy of each (a bounded table). */
+  private readonly interned = new Map<string, string>();
+  private intern(v: string): string {
+    const got = this.interned.get(v);
+    if (got !== undefined) return got;
+    if (this.interned.size < 10_000) this.interned.set(v, v);
+    return v;
   }
 
   private startSeries(): void {
@@ -441,8 +465,12 @@ export class QueryAnswerReader {
       this.summary.badPoints++;
       return;
     }
-    if (this.kept >= this.limits.maxPoints) {
+    if (this.kept >= this.limits.maxPoints || this.sink.full?.()) {
       if (this.summary.cutPoints++ === 0) this.summary.firstCutLine = this.line;
+      if (this.limits.stopAtCut) {
+        this.summary.stopped = true;
+        throw new AnswerCut();
+      }
       return;
     }
     const tsMs = Math.round(ts * 1000);
@@ -524,6 +552,9 @@ export class SampleSink implements SeriesSink {
   point(h: number, tsMs: number, value: number, line: number): void {
     this.c.push(this.handles[h]!, value, tsMs, line);
   }
+  full(): boolean {
+    return this.c.cut !== null;
+  }
 
   /** The samples, with the answer's errors (`failed`: it was cut short or malformed there) and notes. */
   finish(s: AnswerSummary, failed: string | null): QueryParsed {
@@ -538,7 +569,8 @@ export class SampleSink implements SeriesSink {
     const more = (cut?.more ?? 0) + s.cutPoints;
     if (more > 0) {
       const line = Math.min(cut?.firstLine ?? Infinity, s.cutPoints > 0 ? s.firstCutLine : Infinity);
-      notes.push({ line, message: `only the first ${this.c.samples.length} points are read (${MAX_SAMPLES} points or ${MAX_SAMPLE_TIMES} sample times per answer, and a bound per run, at most); ${more} more point(s) (from this line) not read (plegscope's memory bound): save or ask for a narrower window or a coarser step` });
+      const rest = s.stopped ? 'the rest of the answer (from this line) is not read' : `${more} more point(s) (from this line) not read`;
+      notes.push({ line, message: `only the first ${this.c.samples.length} points are read (${MAX_SAMPLES} points or ${MAX_SAMPLE_TIMES} sample times per answer, and a bound per run, at most); ${rest} (plegscope's memory bound): save or ask for a narrower window or a coarser step` });
     }
     return { format: 'prometheus-query-json', samples: this.c.samples, errors, points: s.points, ...(notes.length ? { notes } : {}) };
   }
@@ -580,24 +612,30 @@ export class QueryJsonReader {
   private readonly json: JsonStream;
   private failed: string | null = null;
 
-  constructor(keep: (name: string) => boolean = () => true, extraLabels?: Record<string, string>, limits: AnswerLimits = { maxPoints: MAX_ANSWER_POINTS, maxSeries: MAX_ANSWER_SERIES }) {
+  constructor(keep: (name: string) => boolean = () => true, extraLabels?: Record<string, string>, limits: AnswerLimits = { maxPoints: MAX_ANSWER_POINTS, maxSeries: MAX_ANSWER_SERIES, stopAtCut: true }) {
     this.sink = new SampleSink(keep, extraLabels);
     this.reader = new QueryAnswerReader(this.sink, limits);
     this.json = new JsonStream(this.reader.handler());
   }
 
+  /** Nothing more is read (the bound was reached, or the text is not JSON from here). */
+  get done(): boolean {
+    return this.failed !== null || this.reader.summary.stopped === true;
+  }
+
   push(chunk: Buffer): void {
-    if (this.failed !== null) return;
+    if (this.done) return;
     try {
       this.json.push(chunk);
     } catch (e) {
+      if (e instanceof AnswerCut) return;
       if (!(e instanceof JsonSyntaxError)) throw e;
       this.failed = e.message;
     }
   }
 
   finish(): QueryParsed {
-    if (this.failed === null) {
+    if (this.failed === null && !this.reader.summary.stopped) {
       try {
         this.json.end();
       } catch (e) {
