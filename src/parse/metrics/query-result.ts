@@ -296,6 +296,8 @@ export interface AnswerSummary {
   /** Series with a label value that is not a string (an object, a number, null): skipped. */
   badLabels: number;
   badPoints: number;
+  /** Line of the first bad point (promtool's rendering, as a sample's line). */
+  firstBadLine: number;
   histograms: number;
   /** Label sets of a /api/v1/series answer (its `data` is a list of them), when asked for with `labelSets`. */
   labelSets: Array<Record<string, string>>;
@@ -315,7 +317,7 @@ type Role = 'top' | 'data' | 'result' | 'series' | 'metric' | 'values' | 'point'
 export class QueryAnswerReader {
   readonly summary: AnswerSummary = {
     status: null, error: null, errorType: null, resultType: null, points: 0, cutPoints: 0, firstCutLine: 0, cutSeries: 0,
-    badSeries: 0, badLabels: 0, badPoints: 0, histograms: 0, labelSets: [], cutLabelSets: 0,
+    badSeries: 0, badLabels: 0, badPoints: 0, firstBadLine: 0, histograms: 0, labelSets: [], cutLabelSets: 0,
   };
   private readonly roles: Role[] = [];
   private key: string | null = null;
@@ -462,7 +464,7 @@ export class QueryAnswerReader {
     const ts = typeof t === 'number' ? t : typeof t === 'string' ? Number(t) : NaN;
     const value = typeof v === 'string' ? parseMetricNumber(v) : typeof v === 'number' ? v : undefined;
     if (this.ptBad || this.pt.length !== 2 || !Number.isFinite(ts) || value === undefined || !plausibleMs(ts * 1000)) {
-      this.summary.badPoints++;
+      if (this.summary.badPoints++ === 0) this.summary.firstBadLine = this.line;
       return;
     }
     if (this.kept >= this.limits.maxPoints || this.sink.full?.()) {
@@ -600,7 +602,7 @@ export function answerNotes(s: AnswerSummary, what: string): Array<{ line: numbe
   if (s.cutSeries > 0) out.push({ line: 1, message: `${what}: ${s.cutSeries} series past the first ${MAX_ANSWER_SERIES} not read` });
   if (s.badSeries > 0) out.push({ line: 1, message: `${what}: ${s.badSeries} entries of its series list are not series (null, a number, a list): skipped` });
   if (s.badLabels > 0) out.push({ line: 1, message: `${what}: ${s.badLabels} series with a label that is not a string (an object, a number, null): skipped` });
-  if (s.badPoints > 0) out.push({ line: 1, message: `${what}: ${s.badPoints} point(s) that are not [time, "value"] with a time between 1970 and 2199: skipped` });
+  if (s.badPoints > 0) out.push({ line: s.firstBadLine || 1, message: `${what}: ${s.badPoints} point(s) skipped, not [time, "value"] with a time between 1970 and 2199 (first here)` });
   if (s.histograms > 0) out.push({ line: 1, message: `${what}: ${s.histograms} native histogram series skipped (the kubelet exposes classic ones)` });
   return out;
 }
