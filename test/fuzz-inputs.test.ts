@@ -1,6 +1,6 @@
 // One bad part never costs the report (issue 28, point 2): every fixture and corpus case, damaged the ways files are
 // damaged (bytes flipped, digits stretched into absurd times and durations, lines cut short), next to a good kubelet
-// log: the analysis completes and the good node is reported with its stall, every time. A seeded PRNG makes each run
+// logs: the analysis completes and the good nodes are reported with their stall, every time. A seeded PRNG makes each run
 // the same; in-process through analyze() (cheap), plus a few runs of bin/plegscope as a user runs it (exit 0/1).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,9 @@ import * as gen from './hostile/inputs.mjs';
 
 const g = gen as { goodLog(host?: string): string };
 const ROOT = join(__dirname, '..');
-const GOOD = 'fuzz-good-node';
+/** Two good nodes: with one, a damaged log that lost its host names would be read as that node's (a single-node
+ *  input's files belong to its one node); with two, such a log is a node of its own. */
+const GOOD = ['fuzz-good-a', 'fuzz-good-b'];
 /** Cases: every folder of fixtures/corpus and fixtures/incidents, the sample incident, and the shared corpus when present. */
 function cases(): string[] {
   const out: string[] = [join(ROOT, 'fixtures', 'sample-incident')];
@@ -66,8 +68,14 @@ export function damage(b: Buffer, r: () => number): Buffer {
 }
 
 let tmp: string;
-beforeAll(() => {
+/** The good node's stalls when its log is read alone. */
+let alone: string[];
+beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'plegscope-fuzz-'));
+  mkdirSync(join(tmp, 'alone'));
+  writeFileSync(join(tmp, 'alone', 'kubelet.log'), g.goodLog(GOOD[0]));
+  alone = (await analyze({ paths: [join(tmp, 'alone')], year: 2024, tz: 'UTC', workers: 0 })).analysis.nodes[0]!.stalls.map((s) => s.unhealthyFrom!);
+  expect(alone).toHaveLength(1);
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -80,20 +88,24 @@ function damagedCopy(src: string, seed: number): string {
     mkdirSync(dirname(p), { recursive: true });
     writeFileSync(p, damage(readFileSync(f), r));
   }
-  mkdirSync(join(dst, GOOD), { recursive: true });
-  writeFileSync(join(dst, GOOD, 'kubelet.log'), g.goodLog(GOOD));
+  for (const n of GOOD) {
+    mkdirSync(join(dst, n), { recursive: true });
+    writeFileSync(join(dst, n, 'kubelet.log'), g.goodLog(n));
+  }
   return dst;
 }
 
-function goodReported(a: Analysis): void {
-  const n = a.nodes.find((x) => x.name === GOOD);
-  expect(n, `${GOOD} reported; warnings: ${JSON.stringify(a.warnings.slice(0, 5))}`).toBeDefined();
-  expect(n?.stalls).toHaveLength(1);
+function goodReported(a: Analysis, what: string): void {
+  for (const name of GOOD) {
+    const n = a.nodes.find((x) => x.name === name);
+    expect(n, `${what}: ${name} reported; warnings: ${JSON.stringify(a.warnings.slice(0, 5))}`).toBeDefined();
+    expect(n?.stalls.map((s) => s.unhealthyFrom), `${what}: ${name}'s stall, as when its log is read alone`).toEqual(alone);
+  }
 }
 
 describe('every fixture and corpus case, damaged, next to a good log', () => {
   const all = cases();
-  it(`${all.length} cases: the analysis completes and the good node is reported`, async () => {
+  it(`${all.length} cases: the analysis completes and the good nodes are reported`, async () => {
     expect(all.length).toBeGreaterThan(100);
     for (const [i, c] of all.entries()) {
       const dst = damagedCopy(c, 1000 + i);
@@ -103,19 +115,19 @@ describe('every fixture and corpus case, damaged, next to a good log', () => {
       } catch (e) {
         throw new Error(`${relative(ROOT, c)} (seed ${1000 + i}): ${(e as Error).stack}`);
       }
-      goodReported(run.analysis);
+      goodReported(run.analysis, `${relative(ROOT, c)} (seed ${1000 + i})`);
       rmSync(dst, { recursive: true, force: true });
     }
   }, 240_000);
 
-  it('as a user runs it: exit 0 or 1, the good node in the JSON report', () => {
+  it('as a user runs it: exit 0 or 1, the good nodes in the JSON report', () => {
     for (const [k, i] of [0, 40, 80, 120].entries()) {
       const c = all[i % all.length]!;
       const dst = damagedCopy(c, 5000 + k);
-      const r = spawnSync(process.execPath, [BIN, 'analyze', dst, '--format', 'json'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+      const r = spawnSync(process.execPath, [BIN, 'analyze', dst, '--year', '2024', '--tz', 'UTC', '--format', 'json'], { encoding: 'utf8', maxBuffer: 64 << 20 });
       expect([0, 1], `${relative(ROOT, c)}: exit ${r.status}: ${r.stderr.slice(0, 300)}`).toContain(r.status);
       expect(r.stderr).not.toMatch(/^\s+at |Invalid time value/m);
-      goodReported(JSON.parse(r.stdout) as Analysis);
+      goodReported(JSON.parse(r.stdout) as Analysis, relative(ROOT, c));
     }
   }, 120_000);
 });
