@@ -105,6 +105,10 @@ const SCAN_MAX_REQUESTS = 2000;
 const SCAN_TIMEOUT_MS = 10 * 60_000;
 /** Points kept over a scan's answers (each stretch's are modelled and let go; the flat pass's are two numbers each). */
 const SCAN_MAX_POINTS = 5_000_000;
+/** A scan's budget by default (the CLI's options change the first two; the MCP server's scans use it as it is). */
+export const SCAN_BUDGET: Partial<RunBudget> = {
+  maxRequests: SCAN_MAX_REQUESTS, requestsOption: 'the bound on requests per scan', timeoutMs: SCAN_TIMEOUT_MS, timeoutOption: 'the bound on time per scan', maxPoints: SCAN_MAX_POINTS,
+};
 
 function count(v: string): number {
   const n = Number(v);
@@ -150,9 +154,7 @@ Then: plegscope analyze --prometheus URL --node NAME --since … --until … for
 Exit codes: 0 done, 1 --fail-on-stall and a node stalled, 2 unusable server or usage error.`);
   cmd.action(async (flags: ScanFlags) => {
     if (!flags.prometheus) throw new UsageError('scan needs --prometheus URL');
-    const client = await prometheusClient(flags, {
-      maxRequests: flags.maxRequests, requestsOption: '--max-requests', timeoutMs: flags.timeout, timeoutOption: '--timeout', maxPoints: SCAN_MAX_POINTS,
-    });
+    const client = await prometheusClient(flags, { ...SCAN_BUDGET, maxRequests: flags.maxRequests, requestsOption: '--max-requests', timeoutMs: flags.timeout, timeoutOption: '--timeout' });
     const { sinceMs, untilMs } = windowOf(flags, SCAN_SINCE);
     const [{ PrometheusError }, { scanFleet }, { renderScanJson, renderScanText }] = await Promise.all([
       import('../input/prometheus/client.js'), import('../scan.js'), import('../report/scan.js'),

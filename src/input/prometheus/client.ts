@@ -89,7 +89,7 @@ export class PrometheusClient {
   private requests = 0;
   private points = 0;
 
-  constructor(opts: PrometheusOptions) {
+  constructor(private readonly opts: PrometheusOptions) {
     let u: URL;
     try {
       u = new URL(opts.url);
@@ -151,6 +151,11 @@ export class PrometheusClient {
   async series(match: string[], startMs: number, endMs: number, keep: ReadonlySet<string>): Promise<{ sets: LabelSet[]; answer: Answer }> {
     const answer = await this.call('series', { 'match[]': match, start: sec(startMs), end: sec(endMs) }, null, { keep, max: MAX_LABEL_SETS });
     return { sets: answer.summary.labelSets, answer };
+  }
+
+  /** The same server and options with a budget of its own, counted from now (a long-lived MCP server: each scan). */
+  forRun(budget?: Partial<RunBudget>): PrometheusClient {
+    return new PrometheusClient({ ...this.opts, budget: { ...this.opts.budget, ...budget } });
   }
 
   /** What this client has asked so far (requests, points kept) against its budget. */
