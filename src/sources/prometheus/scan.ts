@@ -1,17 +1,17 @@
 // `plegscope scan`: the fleet's Prometheus asked which kubelets' PLEG went unhealthy in a window (src/model/fleet-scan.ts
 // says how), each stall dated from the raw samples by the same model that reads snapshot files (metric-stalls.ts).
-import type { FleetNode, FleetScan } from './contract/analysis.js';
-import { SCHEMA_VERSION } from './contract/analysis.js';
-import { PrometheusError, type PrometheusClient } from './input/prometheus/client.js';
-import { SampleSink, SeriesList } from './parse/metrics/query-result.js';
-import { toSnapshots } from './model/metrics.js';
-import { metricStalls } from './model/metric-stalls.js';
-import { flatPassQuery, aggregateQueries, detailQuery, flaggedWindows, rankNodes, scanStep, targetIndex } from './model/fleet-scan.js';
-import { IDENTITY_LABELS, type KubeletTarget } from './model/prom-plan.js';
+import type { FleetNode, FleetScan } from '../../contract/analysis.js';
+import { SCHEMA_VERSION } from '../../contract/analysis.js';
+import { PrometheusError, type PrometheusClient } from './client.js';
+import { SampleSink, SeriesList } from '../../parse/metrics/query-result.js';
+import { toSnapshots } from '../../model/metrics.js';
+import { metricStalls } from '../../model/metric-stalls.js';
+import { flatPassQuery, aggregateQueries, detailQuery, flaggedWindows, rankNodes, scanStep, targetIndex } from '../../model/fleet-scan.js';
+import { IDENTITY_LABELS, type KubeletTarget } from '../../model/prom-plan.js';
 import { answerWarnings, discoverKubelets, probeScrapeInterval, runLimited } from './history.js';
-import { TOOL_VERSION } from './version.js';
-import { EVENTED_PLEG_NAMES } from './model/metric-names.js';
-import { isoTime } from './util/instant.js';
+import { TOOL_VERSION } from '../../version.js';
+import { EVENTED_PLEG_NAMES } from '../../model/metric-names.js';
+import { isoTime } from '../../util/instant.js';
 
 const PARALLEL = 4;
 
