@@ -200,7 +200,10 @@ export class JsonStream {
           if (c < 32) this.fail('a control character in a string');
           j++;
         }
-        if (j > i) this.append(b, i, j);
+        if (j > i) {
+          this.flushSurrogate(); // a \u high surrogate not followed by its low half
+          this.append(b, i, j);
+        }
         if (j >= n) return n;
         if (b[j] === 34) {
           this.endString();
