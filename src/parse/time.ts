@@ -281,7 +281,9 @@ export function parseGoDuration(text: string): number {
   return matched > 0 && matched === text.length ? total : NaN;
 }
 
+/** The ISO form of a time, null for none (or one past Date's range, which readers drop before it gets here). */
 export function iso(ms: number | null | undefined): string | null {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return null;
-  return new Date(Math.round(ms)).toISOString();
+  const d = new Date(Math.round(ms));
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }

@@ -7,6 +7,7 @@ import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.j
 import { isElision, parseLine, parseMarker, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock, type Zone } from '../parse/time.js';
 import type { Ref, SignalEvent } from './events.js';
+import { possibleAge } from '../util/instant.js';
 import type { Role } from '../contract/analysis.js';
 import { MATCHERS, allNeedles, type Matcher } from './matchers.js';
 import { MatchList, MultiSearch } from '../parse/multisearch.js';
@@ -202,6 +203,9 @@ export interface SegmentTail {
   /** Lines read that carried no time and had no dated line before them to be placed after (used without a time). */
   undated: number;
   firstUndated: number | null;
+  /** Lines whose time no log means (util/instant.ts), read as undated; and records whose duration is impossible (a
+   *  relist "last seen active" before 1970, or longer than a Go duration can be), dropped. */
+  absurd: { times: number; firstTime: number | null; durations: number; firstDuration: number | null };
   /** Of those, lines with a time of day but no date anywhere before them. */
   timeOfDayOnly: number;
   /** Keyed by host (`hostKey`). */
@@ -273,6 +277,7 @@ export class SignalExtractor implements LineVisitor {
   private readonly origins: Partial<Record<Origin, number>> = {};
   private undated = 0;
   private firstUndated: number | null = null;
+  private readonly absurd: SegmentTail['absurd'] = { times: 0, firstTime: null, durations: 0, firstDuration: null };
   private timeOfDayOnly = 0;
   /** The last dated record read: where an undated line that follows it is placed, when the bytes before that line
    *  are no longer at hand. */
@@ -358,6 +363,10 @@ export class SignalExtractor implements LineVisitor {
     }
     const rec = parseLine(text, lineNo, offset, this.ctx);
     if (rec) {
+      if (rec.absurdTime) {
+        this.absurd.times++;
+        this.absurd.firstTime ??= lineNo;
+      }
       if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) this.place(rec, buf, from);
       else this.lastDated = { ts: rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid };
       this.onRecord(rec, this.baseWoken || head, head || sampled || this.baseWoken);
@@ -529,6 +538,10 @@ export class SignalExtractor implements LineVisitor {
       for (const d of Array.isArray(out) ? out : [out]) {
         if (d.type === 'relist-proof') {
           if (!this.keepProof(rec, st, d)) continue;
+        } else if (d.type === 'relist-unhealthy' && !possibleAge(d.ageSeconds, rec.ts)) {
+          this.absurd.durations++;
+          this.absurd.firstDuration ??= rec.line;
+          continue;
         } else if (d.type === 'relist-unhealthy' || d.type === 'node-not-ready') {
           if (!st.awaitingProof) this.awaitingHosts++;
           st.awaitingProof = true;
@@ -621,6 +634,7 @@ export class SignalExtractor implements LineVisitor {
         firstDisagreement: this.firstDisagreement,
         undated: this.undated,
         firstUndated: this.firstUndated,
+        absurd: this.absurd,
         timeOfDayOnly: this.timeOfDayOnly,
         edges,
         warmupEnd: this.warmupEnd,
@@ -693,6 +707,13 @@ export function completeSignals(signals: ArtifactSignals, tail: SegmentTail, opt
         ? `${tail.undated} line(s) carry a time of day but no date, and no dated line comes before them: used without a time (their order is kept)`
         : `${tail.undated} line(s) carry no time (a pasted fragment, a header cut off) and no dated line comes before them: used without a time (their order is kept)`,
     });
+  }
+  const ab = tail.absurd;
+  if (ab.times > 0) {
+    warnings.push({ line: ab.firstTime, message: `${ab.times} line(s) with a time no log means (before 1970 or after 2199; first here): read as undated lines` });
+  }
+  if (ab.durations > 0) {
+    warnings.push({ line: ab.firstDuration, message: `${ab.durations} PLEG health line(s) with an impossible age of the last relist (before 1970, or longer than a Go duration; first here): dropped` });
   }
   if (tail.backwardJumps > 0) {
     warnings.push({ line: null, message: `${tail.backwardJumps} time jump(s) backwards by more than an hour: merged or out-of-order log, or a clock step` });

@@ -15,7 +15,7 @@ import { countingStream, logIndexOf, type LogIndex } from './line-reader.js';
 import { extractFile, headAtSync, splitRanges, type FileRange } from './ranges.js';
 import type { Limits } from './limits.js';
 import { LineScanner, scanStream } from '../../parse/lines.js';
-import { MetricsParser, type DroppedSeries } from '../../parse/metrics/exposition.js';
+import { MAX_SAMPLE_TIMES, MAX_SAMPLES, MetricsParser, type DroppedSeries, type SampleCut } from '../../parse/metrics/exposition.js';
 import type { ParsedGoroutines } from '../../parse/goroutines.js';
 import { iso, resolveZone, sameZone, type Zone } from '../../parse/time.js';
 import { contentRole, extractSignals, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
@@ -428,22 +428,22 @@ async function runLimited<T>(items: T[], limit: number, fn: (x: T) => Promise<vo
   await Promise.all(lanes);
 }
 
-/** A saved query answer in JSON is read whole: larger ones are refused (plegscope's memory bound). */
-const MAX_QUERY_JSON_BYTES = 48 << 20;
-
 async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (line: number | null, m: string) => void): Promise<MetricsSource> {
-  let parsed: MetricsSource['parsed'] & { errors: { line: number; message: string }[]; dropped?: DroppedSeries[] };
+  let parsed: MetricsSource['parsed'] & { errors: { line: number; message: string }[]; dropped?: DroppedSeries[]; cut?: SampleCut | null };
   if (a.format === 'prometheus-query-json') {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    // Streamed, never parsed whole: a saved answer of one series sampled millions of times stays within the bound.
+    const reader = new (await import('../../parse/metrics/query-result.js')).QueryJsonReader(isModelMetric);
+    let lines = 0;
+    let last = 10;
     for await (const c of a.open()) {
-      size += (c as Buffer).length;
-      if (size > MAX_QUERY_JSON_BYTES) throw new Error(`a saved query answer larger than ${MAX_QUERY_JSON_BYTES >> 20} MiB: save a narrower window or step`);
-      chunks.push(c as Buffer);
+      const b = c as Buffer;
+      for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) lines++;
+      if (b.length > 0) last = b[b.length - 1]!;
+      reader.push(b);
+      if (reader.done) break; // at its bound (said by finish()), or not JSON from here
     }
-    const text = Buffer.concat(chunks).toString('utf8');
-    setLines(text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
-    parsed = (await import('../../parse/metrics/query-result.js')).parseQueryJson(text, isModelMetric);
+    setLines(lines + (last === 10 ? 0 : 1));
+    parsed = reader.finish();
   } else {
     const parser = a.format === 'prometheus-query-text' ? new (await import('../../parse/metrics/query-result.js')).QueryTextParser(isModelMetric) : new MetricsParser({ keep: isModelMetric });
     const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
@@ -456,6 +456,7 @@ async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (li
     warn(first.line, `${parsed.errors.length} malformed metrics line(s) skipped (first: ${first.message})`);
   }
   for (const n of ('notes' in parsed && Array.isArray(parsed.notes) ? parsed.notes as { line: number; message: string }[] : [])) warn(n.line, n.message);
+  if (parsed.cut) warn(parsed.cut.firstLine, `only the first ${parsed.cut.kept} samples are read (${MAX_SAMPLES} samples or ${MAX_SAMPLE_TIMES} sample times at most); ${parsed.cut.more} more sample(s) (from this line) not read (plegscope's memory bound): a narrower dump or query holds what the stall needs`);
   for (const d of parsed.dropped ?? []) {
     warn(d.firstLine, `metric family ${d.family}: only its first ${d.kept} series are read; ${d.atLeast ? 'at least ' : ''}${d.series} more series (${d.samples} samples, the first on this line) dropped (a kubelet exposes a few dozen per family)`);
   }
