@@ -1,7 +1,7 @@
 // One log artifact → signal events, streamed. Holds per-host state so that frequent lines (SyncLoop (PLEG) events,
 // every kubelet line's PID) become a handful of events rather than millions: the model needs the first proof of a
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
-import { Thinner } from './thin.js';
+import { Thinner, type BuildEvent } from './thin.js';
 import type { Readable } from 'node:stream';
 import { readFileChunks } from '../input/ranges.js';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
@@ -417,6 +417,9 @@ export class SignalExtractor implements LineVisitor {
     return s;
   }
 
+  /** A matcher's draft and its line made one event (only for the events the thinner keeps). */
+  private readonly buildEvent: BuildEvent<LogRecord> = (d, host, rec) => ({ ...d, ts: rec.ts, host, ref: this.refOf(rec) }) as SignalEvent;
+
   private refOf(rec: LogRecord): Ref {
     return {
       artifact: this.opts.artifact, line: rec.line, offset: rec.offset, ts: rec.ts, mono: rec.mono,
@@ -528,14 +531,14 @@ export class SignalExtractor implements LineVisitor {
         // An event the controller manager recorded about a node (`"Event occurred" object="w1" kind="Node"`) is w1's.
         const host = (d.type === 'controller-node' || d.type === 'node-status-unknown') && d.node ? d.node
           : (d.type === 'node-not-ready' || d.type === 'node-ready') && rec.fields['kind'] === 'Node' && rec.fields['object'] ? rec.fields['object'] : rec.host;
-        this.thin.add({ ...d, ts: rec.ts, host, ref: this.refOf(rec) } as SignalEvent);
+        this.thin.offer(d, host, rec.ts, rec, this.buildEvent);
       }
     }
     const woken = this.wokenList;
     if (woken.length > 1) woken.sort((a, b) => a - b);
     for (const ci of woken) {
       const c = this.custom[ci] as CustomPattern;
-      if (c.test(rec.text)) this.thin.add({ type: 'custom', signal: c.id, ts: rec.ts, host: rec.host, ref: this.refOf(rec) });
+      if (c.test(rec.text)) this.thin.offer({ type: 'custom', signal: c.id }, rec.host, rec.ts, rec, this.buildEvent);
     }
   }
 
@@ -577,6 +580,7 @@ export class SignalExtractor implements LineVisitor {
    *  the file's last bytes, for a later last segment of a many-host log (the first reads its own, kept as it goes). */
   finishSegment(tail?: (line: (text: string, offset: number) => void) => void): { signals: ArtifactSignals; tail: SegmentTail } {
     const scan = this.scanner.finish();
+    this.thin.settleAll();
     if (this.multiHost && !this.proofsFor) this.readTail(tail ?? ((fn) => this.scanner.tailLines(fn)));
     const lastPid: Record<string, number> = {};
     const edges: Record<string, HostEdge> = {};
