@@ -1,14 +1,13 @@
-// The pipeline, end to end: input → parse/signals → model → rules → the Analysis (the one contract every view reads).
+// The pipeline, end to end: sources → parse/signals → model → rules → the Analysis (the one contract every view reads).
 // Only this file knows every stage; each stage knows only the ones before it.
 import type {
-  Analysis, ArtifactInfo, EvidenceRef, Finding, InputInfo, NodeReport, OperationStats, Quantiles,
+  Analysis, EvidenceRef, Finding, NodeReport, OperationStats, Quantiles,
 } from './contract/analysis.js';
 import { SCHEMA_VERSION } from './contract/analysis.js';
-import type { Artifact } from './input/artifact.js';
-import type { Reach } from './input/tree.js';
+import type { Artifact, Reach } from './sources/artifact.js';
 import { join as pathJoin } from 'node:path';
-import type { LogIndex } from './input/line-reader.js';
-import { JOURNAL_FIELDS } from './input/journal.js';
+import type { LogIndex } from './sources/files/line-reader.js';
+import { JOURNAL_FIELDS } from './sources/files/journal.js';
 import { iso } from './parse/time.js';
 import { buildNodes, type NodeModel } from './model/node.js';
 import { plegCoverage } from './model/coverage.js';
@@ -19,15 +18,15 @@ import { BUILTIN_GAPS } from './rules/gaps.js';
 import type { GapSpec, RuleSpec } from './rules/spec.js';
 import { TOOL_VERSION } from './version.js';
 import { plurals } from './util/plural.js';
-import type { YearFrom } from './anchors.js';
-import { readInputs, type ReadOptions } from './reads.js';
-import type { PrometheusAsk } from './history.js';
+import { readInputs, type ReadOptions } from './sources/files/reads.js';
+import type { PrometheusAsk } from './sources/prometheus/history.js';
+import type { SourceRead } from './sources/source.js';
 
 export interface AnalyzeOptions extends ReadOptions {
   rules?: RuleSpec[];
   gaps?: GapSpec[];
   now?: () => Date;
-  /** A Prometheus history read next to the files (--prometheus): src/history.ts. */
+  /** A Prometheus history read next to the files (--prometheus): src/sources/prometheus/history.ts. */
   prometheus?: PrometheusAsk;
 }
 
@@ -51,75 +50,55 @@ export interface ViewIndex {
 }
 
 export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
-  // Every input read, on this thread and workers (src/reads.ts): per artifact its signals, metrics, dumps, extras.
-  const read = await readInputs(opts);
-  const { disc, data, warnings } = read;
-  // The Prometheus history, asked for the nodes and stalls the files show (or --node over --since/--until).
-  const prom = opts.prometheus ? await (await import('./history.js')).prometheusData(opts.prometheus, data, disc.artifacts.length) : null;
-  if (prom) {
-    data.push(...prom.data);
-    warnings.push(...prom.warnings);
-  }
+  // Sources (src/sources): every input read, on this thread and workers (files: per artifact its signals, metrics,
+  // dumps, extras); then the Prometheus history, asked for the nodes and stalls the files show (or --node over
+  // --since/--until). Ids continue from one source to the next.
+  const files = await readInputs(opts);
+  const prom = opts.prometheus ? await (await import('./sources/prometheus/history.js')).prometheusData(opts.prometheus, files.data, files.disc.artifacts.length) : null;
+  const sources: SourceRead[] = prom ? [files, prom] : [files];
 
-  const { nodes, warnings: modelWarnings } = buildNodes(data);
+  // Model: per node its timeline, CRI operations and metrics.
+  const { nodes, warnings: modelWarnings } = buildNodes(sources.flatMap((s) => s.data));
   for (const w of modelWarnings) {
-    const a = w.artifact !== null ? disc.artifacts[w.artifact] : undefined;
-    if (a) read.warn(a, null, w.message);
-    else warnings.push({ file: null, line: null, message: w.message });
+    const a = w.artifact !== null ? files.disc.artifacts[w.artifact] : undefined;
+    if (a) files.warn(a, null, w.message);
+    else files.warnings.push({ file: null, line: null, message: w.message });
   }
 
+  // Rules: per node its facts, judged; then the report, as the contract every view reads.
   const rules = opts.rules ?? BUILTIN_RULES;
   const gaps = opts.gaps ?? BUILTIN_GAPS;
   const evaluated = new Map<string, NodeJudgement['evaluated']>();
-  const fileOf = (id: number): string => disc.artifacts[id]?.path ?? prom?.queries.get(id)?.label ?? '?';
+  const fileOf = (id: number): string => sources.map((s) => s.cite(id)).find((c) => c !== undefined) ?? '?';
   const located = new Map<number, Located | null>();
   const sourceOf = (id: number): Located | null => {
     if (!located.has(id)) {
-      const a = disc.artifacts[id];
-      located.set(id, a ? locate(a, disc.inputs[a.input]?.path, disc.inputs[a.input]?.kind) : null);
+      const a = files.disc.artifacts[id];
+      located.set(id, a ? locate(a, files.disc.inputs[a.input]?.path, files.disc.inputs[a.input]?.kind) : null);
     }
     return located.get(id) ?? null;
   };
-  const queried = new Set([...prom?.queries.values() ?? []].map((q) => q.label));
+  const served = new Set(sources.flatMap((s) => [...s.served]));
   const reports: NodeReport[] = nodes.map((n) => {
     const judgement = evaluate(rules, gaps, computeFacts(n));
     evaluated.set(n.name, judgement.evaluated);
-    return toNodeReport(n, judgement, fileOf, queried, sourceOf);
+    return toNodeReport(n, judgement, fileOf, served, sourceOf);
   });
-
-  const inputs: InputInfo[] = disc.inputs.map((inp, i) => ({
-    path: inp.path,
-    kind: inp.kind,
-    artifacts: disc.artifacts.filter((a) => a.input === i).map((a): ArtifactInfo => ({
-      path: a.path,
-      node: nodes.find((n) => n.artifacts.includes(a.id))?.name ?? null,
-      role: a.role,
-      format: a.format,
-      lines: read.lines.get(a.id) ?? 0,
-      warnings: read.perArtifact.get(a.id) ?? 0,
-      ...(read.logs.has(a.id) ? { from: iso(read.logs.get(a.id)?.firstMs ?? null), to: iso(read.logs.get(a.id)?.lastMs ?? null) } : {}),
-      ...yearInfo(read.yearFrom.get(a.id)),
-    })),
-  }));
-  if (prom && prom.queries.size > 0) {
-    inputs.push({ ...prom.input, artifacts: [...prom.queries].map(([id, q]): ArtifactInfo => ({
-      path: q.label, node: nodes.find((n) => n.artifacts.includes(id))?.name ?? null, role: 'metrics', format: 'prometheus-query', lines: q.points, warnings: 0, query: q.query,
-    })) });
-  }
+  const nodeOf = (id: number): string | null => nodes.find((n) => n.artifacts.includes(id))?.name ?? null;
 
   const analysis: Analysis = {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: 'plegscope', version: TOOL_VERSION },
     generatedAt: (opts.now?.() ?? new Date()).toISOString(),
-    inputs,
+    inputs: sources.flatMap((s) => s.inputs(nodeOf)),
     nodes: reports,
-    warnings: sortWarnings(warnings).map((w) => ({ ...w, message: plurals(w.message) })),
+    warnings: sortWarnings(sources.flatMap((s) => s.warnings)).map((w) => ({ ...w, message: plurals(w.message) })),
   };
   const viewNodes: ViewIndex['nodes'] = new Map(nodes.map((n) => [n.name, {
     artifacts: n.artifacts,
     criErrors: n.events.flatMap((e) => (e.type === 'cri-error' ? [{ op: e.op, ts: e.ts, layer: e.layer }] : [])),
   }]));
-  return { analysis, evaluated, artifacts: disc.artifacts, views: { logs: read.logs, nodes: viewNodes }, early: read.early };
+  return { analysis, evaluated, artifacts: files.disc.artifacts, views: { logs: files.logs, nodes: viewNodes }, early: files.early };
 }
 
 function sortWarnings(ws: Analysis['warnings']): Analysis['warnings'] {
@@ -135,7 +114,7 @@ function quantiles(q: Quantiles | null | undefined): Quantiles | null {
   return { p50: q.p50, p90: q.p90, p99: q.p99, max: q.max };
 }
 
-function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, queried: Set<string>, sourceOf: (id: number) => Located | null): NodeReport {
+function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => string, served: Set<string>, sourceOf: (id: number) => Located | null): NodeReport {
   const m = n.metrics;
   // Calls, errors and latency of the metrics window; errors (logErrors) and timeouts of the whole log.
   const hasLog = n.roles.includes('kubelet-log') || n.cri.length > 0;
@@ -217,14 +196,9 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
       ...(shown.length ? { plegHealthyBy: shown } : {}),
     },
     gaps: j.gaps,
-    ...(m ? { metricsFrom: m.sources.map((x) => ({ source: x.file, kind: queried.has(x.file) ? 'prometheus' as const : 'file' as const, from: iso(x.fromMs), to: iso(x.toMs), points: x.points })) } : {}),
+    ...(m ? { metricsFrom: m.sources.map((x) => ({ source: x.file, kind: served.has(x.file) ? 'prometheus' as const : 'file' as const, from: iso(x.fromMs), to: iso(x.toMs), points: x.points })) } : {}),
     ...(m ? { metricsWindow: { from: iso(m.windowStartMs), to: iso(m.windowEndMs), scrapes: m.snapshots, cumulative: m.cumulative } } : {}),
   };
-}
-
-/** The year a log's year-less stamps were read in, and where it came from (only for logs that have such stamps). */
-function yearInfo(y: { from: YearFrom; year: number | null } | undefined): Pick<ArtifactInfo, 'year'> {
-  return y && y.year !== null && y.from !== 'option' ? { year: { value: y.year, from: y.from } } : {};
 }
 
 /** The shell command a count check prints, to be pasted where plegscope ran: `grep -cE 'pattern' file` for one plain

@@ -3,7 +3,7 @@
 // PrometheusRule. Options are checked before anything is printed; each mistake is one line (exit 2).
 import { Option, type Command } from './commander.js';
 import { UsageError } from './options.js';
-import { writeOutputFile } from '../input/text-file.js';
+import { writeOutputFile } from '../sources/text-file.js';
 import { TOOL_VERSION } from '../version.js';
 import type { AlertFormat } from '../report/alert-rules.js';
 

@@ -3,7 +3,7 @@
 import { Command, CommanderError, Option } from './commander.js';
 import { analyze } from '../analyze.js';
 import { SEVERITIES } from '../contract/analysis.js';
-import { InputError } from '../input/artifact.js';
+import { InputError } from '../sources/artifact.js';
 import { renderJson } from '../report/json.js';
 import { renderText } from '../report/text.js';
 import { failOnTriggered } from '../report/policy.js';
@@ -18,7 +18,7 @@ import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, type 
 import { requireNodes } from './nothing.js';
 import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import type { LoadedPack } from '../rules/pack.js';
-import { readSmallTextFile, writeOutputFile } from '../input/text-file.js';
+import { readSmallTextFile, writeOutputFile } from '../sources/text-file.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP, UsageError } from './options.js';
 

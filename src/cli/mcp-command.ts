@@ -67,7 +67,7 @@ MCP client configuration (Claude Desktop's claude_desktop_config.json "mcpServer
           url: client.display,
           run: async (since?: string, until?: string) => {
             const { sinceMs, untilMs } = windowOf({ since, until }, '7d');
-            const [{ scanFleet }, { PrometheusError }] = await Promise.all([import('../scan.js'), import('../input/prometheus/client.js')]);
+            const [{ scanFleet }, { PrometheusError }] = await Promise.all([import('../sources/prometheus/scan.js'), import('../sources/prometheus/client.js')]);
             try {
               return await scanFleet(client, sinceMs, untilMs);
             } catch (e) {

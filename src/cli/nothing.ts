@@ -1,6 +1,6 @@
 // The one error both `analyze` and `tui` give when the input holds nothing plegscope reads (exit 2, one line).
 import type { Analysis } from '../contract/analysis.js';
-import { InputError } from '../input/artifact.js';
+import { InputError } from '../sources/artifact.js';
 import { count } from '../report/words.js';
 
 /** Throws when the analysis found no node and read nothing it recognised in `paths`. A file it recognised that gave no

@@ -2,9 +2,9 @@
 // fleet's metric store. Also the Prometheus options analyze and tui share, and --since/--until.
 import { writeFileSync } from 'node:fs';
 import { Option, type Command } from './commander.js';
-import type { PrometheusClient } from '../input/prometheus/client.js';
-import { InputError } from '../input/artifact.js';
-import type { PrometheusAsk } from '../history.js';
+import type { PrometheusClient } from '../sources/prometheus/client.js';
+import { InputError } from '../sources/artifact.js';
+import type { PrometheusAsk } from '../sources/prometheus/history.js';
 
 import { UsageError } from './options.js';
 
@@ -63,7 +63,7 @@ export function addPrometheusOptions(cmd: Command, o: { nodes: boolean; defaultS
 
 // The client, the fleet scan and its report load only when --prometheus is given: start-up counts on every run.
 export async function prometheusClient(flags: PrometheusFlags): Promise<PrometheusClient> {
-  const { PrometheusClient, PrometheusError } = await import('../input/prometheus/client.js');
+  const { PrometheusClient, PrometheusError } = await import('../sources/prometheus/client.js');
   try {
     return new PrometheusClient({
       url: flags.prometheus!, tokenFile: flags.prometheusTokenFile, headers: flags.prometheusHeader, ca: flags.prometheusCa,
@@ -129,7 +129,7 @@ Exit codes: 0 done, 1 --fail-on-stall and a node stalled, 2 unusable server or u
     const client = await prometheusClient(flags);
     const { sinceMs, untilMs } = windowOf(flags, SCAN_SINCE);
     const [{ PrometheusError }, { scanFleet }, { renderScanJson, renderScanText }] = await Promise.all([
-      import('../input/prometheus/client.js'), import('../scan.js'), import('../report/scan.js'),
+      import('../sources/prometheus/client.js'), import('../sources/prometheus/scan.js'), import('../report/scan.js'),
     ]);
     let result;
     try {

@@ -1,9 +1,9 @@
 // `plegscope tui <paths…>`: the interactive triage view (src/tui). Registered on the program by main.ts.
 import { Option, type Command } from './commander.js';
-import { InputError } from '../input/artifact.js';
+import { InputError } from '../sources/artifact.js';
 import { checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP } from './options.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
-import { readSmallTextFile } from '../input/text-file.js';
+import { readSmallTextFile } from '../sources/text-file.js';
 import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, type PrometheusFlags } from './scan-command.js';
 import { requireNodes } from './nothing.js';
 

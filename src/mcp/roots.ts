@@ -2,7 +2,7 @@
 // path a tool is given goes through. A path is read only when it lies inside a root both as written (`..` resolved
 // lexically, before anything on disk is touched, so a refusal says nothing about what exists outside) and as its real
 // path (every symlink followed). What is passed on is the real path, and a folder's walk never leaves a folder's real
-// path (src/input/walk.ts), an archive's links never leave the archive (src/input/tree.ts): nothing outside is read.
+// path (src/sources/files/walk.ts), an archive's links never leave the archive (src/sources/files/tree.ts): nothing outside is read.
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 

@@ -1,4 +1,4 @@
-// The fleet scan's questions and how its answers become stalls (pure; src/scan.ts asks them). Two passes keep a week of
+// The fleet scan's questions and how its answers become stalls (pure; src/sources/prometheus/scan.ts asks them). Two passes keep a week of
 // a large fleet fast and small:
 //  1. one range query over the whole window, aggregated on the server: the steps in which a kubelet's last-seen gauge
 //     stood still between scrapes, only where it did —

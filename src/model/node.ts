@@ -29,7 +29,7 @@ export interface ArtifactData {
   metrics: MetricsSource | null;
   goroutines: ParsedGoroutines | null;
   truncated: boolean;
-  // From bundle placement (src/input/bundle.ts); absent for loose files.
+  // From bundle placement (src/sources/files/bundle.ts); absent for loose files.
   /** 0 = the most specific copy of a log; higher copies only fill gaps (their duplicate lines are dropped first). */
   priority?: number;
   /** Files of one single-node bundle: what carries no identity goes to the node the rest of the group names. */

@@ -3,7 +3,6 @@
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
 import { Thinner, type BuildEvent } from './thin.js';
 import type { Readable } from 'node:stream';
-import { readFileChunks } from '../input/ranges.js';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
 import { isElision, parseLine, parseMarker, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock, type Zone } from '../parse/time.js';
@@ -698,8 +697,9 @@ export function completeSignals(signals: ArtifactSignals, tail: SegmentTail, opt
   };
 }
 
-/** One extraction over whatever `feed` pushes; a read that fails ends it there ("read stopped after line N"). */
-async function extractFed(opts: ExtractOptions, feed: (push: (chunk: Buffer) => void) => Promise<void>): Promise<ArtifactSignals> {
+/** One extraction over whatever `feed` pushes (a stream, or a file's reused buffers: extractFile in
+ *  src/sources/files/ranges.ts); a read that fails ends it there ("read stopped after line N"). */
+export async function extractFed(opts: ExtractOptions, feed: (push: (chunk: Buffer) => void) => Promise<void>): Promise<ArtifactSignals> {
   const ex = new SignalExtractor(opts);
   try {
     await feed((chunk) => ex.push(chunk));
@@ -713,15 +713,6 @@ export function extractSignals(stream: Readable, opts: ExtractOptions): Promise<
   return extractFed(opts, async (push) => {
     for await (const chunk of stream) push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   });
-}
-
-/** extractSignals for a plain file on disk, read through reused buffers (readFileChunks) rather than a stream.
- *  `onChunk` sees each chunk after the extractor (progress). */
-export function extractFile(realPath: string, opts: ExtractOptions, onChunk?: (bytes: Buffer) => void): Promise<ArtifactSignals> {
-  return extractFed(opts, (push) => readFileChunks(realPath, (b) => {
-    push(b);
-    onChunk?.(b);
-  }));
 }
 
 /** Events that only the kubelet's (or the controller manager's, the runtime's, the kernel's) own lines produce. */

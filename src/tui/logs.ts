@@ -1,10 +1,10 @@
 // The Log view's data: one node's logs (kubelet, runtime, kernel) merged by time, without holding their lines. Each
-// file is read in blocks between the scanner's checkpoints (src/input/line-reader.ts); a block's lines get their time
+// file is read in blocks between the scanner's checkpoints (src/sources/files/line-reader.ts); a block's lines get their time
 // and severity from the shared line parser (src/parse/record.ts). Positions in the merged log are keys
 // (time, source, line number); a window around a key is a k-way merge of per-file cursors. Searches walk the files in
 // step by time, block by block, so a file without matches is read only as far as the best match so far; they yield
 // to the event loop, report progress and stop when their AbortSignal fires.
-import { LineReader, type RawLine } from '../input/line-reader.js';
+import { LineReader, type RawLine } from '../sources/files/line-reader.js';
 import { parseLine, type Level, type LogRecord } from '../parse/record.js';
 import { resolveZone, WallClock, YearClock } from '../parse/time.js';
 import type { LogSource } from './model.js';

@@ -2,8 +2,8 @@
 // the log artifacts its Log view merges and the times of its CRI errors (for the timeline's density rows).
 import type { Analysis, NodeReport, Role } from '../contract/analysis.js';
 import type { AnalysisRun } from '../analyze.js';
-import type { Artifact } from '../input/artifact.js';
-import type { LogIndex } from '../input/line-reader.js';
+import type { Artifact } from '../sources/artifact.js';
+import type { LogIndex } from '../sources/files/line-reader.js';
 
 export interface LogSource {
   artifact: Artifact;

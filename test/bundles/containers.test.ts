@@ -6,12 +6,12 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileAccess, TarContainer, ZipContainer } from '../../src/input/containers.js';
-import { Budget, DEFAULT_LIMITS } from '../../src/input/limits.js';
-import { DEFAULT_TOOLS } from '../../src/input/decode.js';
-import { closeTree, indexContainer, newTree, normalizeName } from '../../src/input/tree.js';
-import { wantMeta } from '../../src/input/bundle.js';
-import { discover } from '../../src/input/discover.js';
+import { FileAccess, TarContainer, ZipContainer } from '../../src/sources/files/containers.js';
+import { Budget, DEFAULT_LIMITS } from '../../src/sources/files/limits.js';
+import { DEFAULT_TOOLS } from '../../src/sources/files/decode.js';
+import { closeTree, indexContainer, newTree, normalizeName } from '../../src/sources/files/tree.js';
+import { wantMeta } from '../../src/sources/files/bundle.js';
+import { discover } from '../../src/sources/files/discover.js';
 import { tarBuffer, zipBuffer } from './fixtures.js';
 
 let tmp: string;
@@ -146,7 +146,7 @@ describe('member names', () => {
 
 describe('rotated logs', () => {
   it('oldest first, other files in place', async () => {
-    const { rotationOrder, rotationAnchor } = await import('../../src/input/bundle.js');
+    const { rotationOrder, rotationAnchor } = await import('../../src/sources/files/bundle.js');
     const names = ['a.txt', 'var/log/messages', 'var/log/messages-20240101', 'var/log/messages-20240107.gz', 'var/log/syslog', 'var/log/syslog.1', 'var/log/syslog.2.gz', 'z.txt'];
     expect(rotationOrder(names.map((path) => ({ path }))).map((x) => x.path)).toEqual([
       'a.txt', 'var/log/messages-20240101', 'var/log/messages-20240107.gz', 'var/log/messages', 'var/log/syslog.2.gz', 'var/log/syslog.1', 'var/log/syslog', 'z.txt',

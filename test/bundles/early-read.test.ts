@@ -7,8 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, type AnalysisRun } from '../../src/analyze.js';
 import { resolveZone, WallClock, YearClock } from '../../src/parse/time.js';
-import { sameYearWalk } from '../../src/signals/segments.js';
-import { notANodeLog } from '../../src/input/bundle.js';
+import { sameYearWalk } from '../../src/sources/files/segments.js';
+import { notANodeLog } from '../../src/sources/files/bundle.js';
 import { formAvailable, writeBundle, type Files, type Form } from './fixtures.js';
 import { fixtures, type KindFixture } from './kinds.js';
 

@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analyze.js';
 import type { Analysis } from '../../src/contract/analysis.js';
-import { discover } from '../../src/input/discover.js';
+import { discover } from '../../src/sources/files/discover.js';
 import { haveXz, nodeLogs, tarBuffer, writeDir, type Files } from './fixtures.js';
 
 const LIMITS = { ratioFloorBytes: 4 * 1024 * 1024 };

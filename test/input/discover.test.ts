@@ -6,8 +6,8 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InputError, type Artifact, type Discovery } from '../../src/input/artifact.js';
-import { discover } from '../../src/input/discover.js';
+import { InputError, type Artifact, type Discovery } from '../../src/sources/artifact.js';
+import { discover } from '../../src/sources/files/discover.js';
 import { analyze } from '../../src/analyze.js';
 
 const KUBELET = [

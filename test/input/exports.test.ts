@@ -1,4 +1,4 @@
-// Cloud and log-store exports (src/input/exports.ts): the sample incident written in each export's documented layout
+// Cloud and log-store exports (src/sources/files/exports.ts): the sample incident written in each export's documented layout
 // must give the sample's own analysis (verdict, cause, stalls, latencies), the node named by the export's host field.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '../../src/contract/analysis.js';
-import { compressionOf, decode } from '../../src/input/decode.js';
-import { collect } from '../../src/input/entry-stream.js';
-import { exportDocument, exportEntry, isExportDocument, streamName, timeUs } from '../../src/input/exports.js';
-import { DEFAULT_LIMITS } from '../../src/input/limits.js';
-import { sniff } from '../../src/input/sniff.js';
+import { compressionOf, decode } from '../../src/sources/files/decode.js';
+import { collect } from '../../src/sources/files/entry-stream.js';
+import { exportDocument, exportEntry, isExportDocument, streamName, timeUs } from '../../src/sources/files/exports.js';
+import { DEFAULT_LIMITS } from '../../src/sources/files/limits.js';
+import { sniff } from '../../src/sources/files/sniff.js';
 import { BIN } from '../helpers/cli.js';
 import {
   azureRow, cloudwatchEvent, csv, ecsHit, gcpEntry, lokiLine, rfc3339, sampleLines, splunkResult, syslogLine, type Line,

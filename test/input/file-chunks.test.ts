@@ -5,8 +5,9 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, symlinkSync, write
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readFileChunks } from '../../src/input/ranges.js';
-import { extractFile, extractSignals } from '../../src/signals/extract.js';
+import { readFileChunks } from '../../src/sources/files/ranges.js';
+import { extractSignals } from '../../src/signals/extract.js';
+import { extractFile } from '../../src/sources/files/ranges.js';
 import { resolveZone } from '../../src/parse/time.js';
 
 const FIXTURE_LOG = join(import.meta.dirname, '..', '..', 'fixtures', 'sample-incident', 'kubelet.log');

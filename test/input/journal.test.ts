@@ -1,4 +1,4 @@
-// Binary journals (src/input/journal.ts) against systemd's own tools: files written by systemd-journal-remote from the
+// Binary journals (src/sources/files/journal.ts) against systemd's own tools: files written by systemd-journal-remote from the
 // sample incident, each read by plegscope and by `journalctl --file … -o json`, which must agree entry for entry.
 // Skipped only when the systemd tools are absent (scripts/install-test-deps.sh installs them; CI runs them).
 import { execSync, spawnSync } from 'node:child_process';
@@ -9,11 +9,11 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '../../src/contract/analysis.js';
-import { decode } from '../../src/input/decode.js';
-import { discover } from '../../src/input/discover.js';
-import { collect } from '../../src/input/entry-stream.js';
-import { journalFileLines } from '../../src/input/journal.js';
-import { DEFAULT_LIMITS } from '../../src/input/limits.js';
+import { decode } from '../../src/sources/files/decode.js';
+import { discover } from '../../src/sources/files/discover.js';
+import { collect } from '../../src/sources/files/entry-stream.js';
+import { journalFileLines } from '../../src/sources/files/journal.js';
+import { DEFAULT_LIMITS } from '../../src/sources/files/limits.js';
 import { BIN } from '../helpers/cli.js';
 import {
   compressDataObjects, dataObjects, incidentEntries, journalctlEntries, lz4Frame, missingSystemdTools, pick, writeJournal, xzFrame,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nameTime, nodeHint } from '../../src/input/names.js';
+import { nameTime, nodeHint } from '../../src/sources/files/names.js';
 
 const T = Date.UTC(2024, 2, 11, 10, 0, 0);
 

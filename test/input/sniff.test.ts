@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { looksBinary, sniff } from '../../src/input/sniff.js';
+import { looksBinary, sniff } from '../../src/sources/files/sniff.js';
 
 const s = (text: string, name = 'x') => sniff(Buffer.from(text), name);
 const lines = (...l: string[]) => l.join('\n') + '\n';

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { PassThrough, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InputError, type Artifact } from '../../src/input/artifact.js';
-import { discover } from '../../src/input/discover.js';
+import { InputError, type Artifact } from '../../src/sources/artifact.js';
+import { discover } from '../../src/sources/files/discover.js';
 
 const LINE =
   'Nov 21 10:00:04 node-1 kubelet[1234]: E1121 10:00:04.631719    1234 kubelet.go:2373] "Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active 3m0.416753742s ago; threshold is 3m0s"\n';
@@ -153,7 +153,7 @@ describe('discover: process.stdin in a child process', () => {
     execFileSync(
       path.join(root, 'node_modules/.bin/tsc'),
       ['--ignoreConfig', '--outDir', out, '--rootDir', path.join(root, 'src'), '--module', 'nodenext', '--moduleResolution', 'nodenext',
-        '--target', 'es2022', '--types', 'node', '--skipLibCheck', '--strict', path.join(root, 'src/input/discover.ts')],
+        '--target', 'es2022', '--types', 'node', '--skipLibCheck', '--strict', path.join(root, 'src/sources/files/discover.ts')],
       { cwd: root, stdio: 'pipe' },
     );
     fs.writeFileSync(path.join(out, 'package.json'), '{"type":"module"}\n');

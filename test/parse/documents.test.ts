@@ -2,7 +2,7 @@
 // describe node (every layout), kubectl get nodes / events, node conditions as YAML or JSON fragments, kubelet
 // /healthz output, crictl/docker command transcripts, and goroutine dumps of the kubelet, dockerd and containerd.
 import { describe, expect, it } from 'vitest';
-import { sniff } from '../../src/input/sniff.js';
+import { sniff } from '../../src/sources/files/sniff.js';
 import { parseDescribeNode, parseGetNodes, parseAge } from '../../src/parse/describe-node.js';
 import { parseConditionFragments } from '../../src/parse/node-object.js';
 import { parseCliOutput } from '../../src/parse/cli-output.js';

@@ -1,7 +1,7 @@
 // Saved Prometheus answers: the parsers (real-shaped answers, as curl and promtool print them) and their sniffing.
 import { describe, expect, it } from 'vitest';
 import { parseQueryJson, parseSeries, QueryTextParser, seriesText } from '../../src/parse/metrics/query-result.js';
-import { sniff } from '../../src/input/sniff.js';
+import { sniff } from '../../src/sources/files/sniff.js';
 import { kubeletTargets, planWindow, scrapeInterval } from '../../src/model/prom-plan.js';
 import { parseWhen } from '../../src/cli/scan-command.js';
 

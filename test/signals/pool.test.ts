@@ -4,10 +4,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SignalPool } from '../../src/signals/pool.js';
+import { SignalPool } from '../../src/sources/files/pool.js';
 import { resolveZone } from '../../src/parse/time.js';
 import type { ExtractOptions } from '../../src/signals/extract.js';
-import type { ExtractJob } from '../../src/signals/worker-protocol.js';
+import type { ExtractJob } from '../../src/sources/files/worker-protocol.js';
 import { at, kl, lines, skipLines } from '../helpers/scenario.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'plegscope-pool-'));

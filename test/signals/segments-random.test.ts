@@ -6,10 +6,10 @@ import { Readable } from 'node:stream';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { headAtSync, splitRanges } from '../../src/input/ranges.js';
+import { headAtSync, splitRanges } from '../../src/sources/files/ranges.js';
 import { resolveZone } from '../../src/parse/time.js';
 import { extractSignals, type ExtractOptions } from '../../src/signals/extract.js';
-import { extractRanges, planRanges, runRangeHere, type RangePlan } from '../../src/signals/segments.js';
+import { extractRanges, planRanges, runRangeHere, type RangePlan } from '../../src/sources/files/segments.js';
 import { goDur } from '../helpers/scenario.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'plegscope-ranges-random-'));

@@ -4,10 +4,10 @@ import { Readable } from 'node:stream';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { headAtSync, readRangeSync, splitRanges } from '../../src/input/ranges.js';
+import { headAtSync, readRangeSync, splitRanges } from '../../src/sources/files/ranges.js';
 import { resolveZone } from '../../src/parse/time.js';
 import { extractSignals, type ExtractOptions } from '../../src/signals/extract.js';
-import { extractRanges, merge, planRanges, runRangeHere, type RangePlan } from '../../src/signals/segments.js';
+import { extractRanges, merge, planRanges, runRangeHere, type RangePlan } from '../../src/sources/files/segments.js';
 import type { SegmentOptions } from '../../src/signals/extract.js';
 import { at, kl, jl, lines, mergedNodeLogs, skipLines, syncLoopEvent } from '../helpers/scenario.js';
 

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyze } from '../../src/analyze.js';
-import { countingStream, LineReader, MAX_VIEW_LINE_BYTES } from '../../src/input/line-reader.js';
+import { countingStream, LineReader, MAX_VIEW_LINE_BYTES } from '../../src/sources/files/line-reader.js';
 import { Readable } from 'node:stream';
 import { buildModel, type NodeData } from '../../src/tui/model.js';
 import { cmpKey, keyOf, MergedLog, ScanAborted, type LogLine } from '../../src/tui/logs.js';

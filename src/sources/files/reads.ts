@@ -4,29 +4,30 @@
 // - Logs inside archives are extracted while the index pass streams them by (an archive is decompressed anew for every
 //   pass over it), with the options known then; kept when the options the bundle layout then gives agree, read again
 //   otherwise (keepEarly).
-// - Large plain logs may be cut into byte ranges that worker threads and this one scan (src/signals/pool.ts), when the
+// - Large plain logs may be cut into byte ranges that worker threads and this one scan (src/sources/files/pool.ts), when the
 //   machine has cores to spare and the logs are large enough to repay a worker's start (see wantedWorkers, POOL_BYTES).
 // - The rest is read on this thread, a few files at a time.
-import type { Warning } from './contract/analysis.js';
-import { discover } from './input/discover.js';
-import type { Artifact, Discovery, ReadEarly } from './input/artifact.js';
-import { countingStream, logIndexOf, type LogIndex } from './input/line-reader.js';
-import { headAtSync, splitRanges, type FileRange } from './input/ranges.js';
-import type { Limits } from './input/limits.js';
-import { LineScanner, scanStream } from './parse/lines.js';
-import { MetricsParser, type DroppedSeries } from './parse/metrics/exposition.js';
-import type { ParsedGoroutines } from './parse/goroutines.js';
-import { resolveZone, sameZone, type Zone } from './parse/time.js';
-import { contentRole, extractFile, extractSignals, type ArtifactSignals, type ExtractOptions } from './signals/extract.js';
-import { chunkCounter } from './signals/progress.js';
-import { compileCustom, type CustomSignalSpec } from './signals/custom.js';
-import type { SignalPool } from './signals/pool.js';
-import type { RangePlan } from './signals/segments.js';
-import type { ExtractJob } from './signals/worker-protocol.js';
-import type { ArtifactData } from './model/node.js';
-import type { MetricsSource } from './model/metrics.js';
-import { isModelMetric } from './model/metric-names.js';
-import { originOfName } from './input/names.js';
+import type { ArtifactInfo, InputInfo, Warning } from '../../contract/analysis.js';
+import type { SourceRead } from '../source.js';
+import { discover } from './discover.js';
+import type { Artifact, Discovery, ReadEarly } from '../artifact.js';
+import { countingStream, logIndexOf, type LogIndex } from './line-reader.js';
+import { extractFile, headAtSync, splitRanges, type FileRange } from './ranges.js';
+import type { Limits } from './limits.js';
+import { LineScanner, scanStream } from '../../parse/lines.js';
+import { MetricsParser, type DroppedSeries } from '../../parse/metrics/exposition.js';
+import type { ParsedGoroutines } from '../../parse/goroutines.js';
+import { iso, resolveZone, sameZone, type Zone } from '../../parse/time.js';
+import { contentRole, extractSignals, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
+import { chunkCounter } from '../../signals/progress.js';
+import { compileCustom, type CustomSignalSpec } from '../../signals/custom.js';
+import type { SignalPool } from './pool.js';
+import type { RangePlan } from './segments.js';
+import type { ExtractJob } from './worker-protocol.js';
+import type { ArtifactData } from '../../model/node.js';
+import type { MetricsSource } from '../../model/metrics.js';
+import { isModelMetric } from '../../model/metric-names.js';
+import { originOfName } from './names.js';
 import { artifactNotAfter, artifactZone, bundleFields, hasExtras, isDocument, readDocument, readExtras, selfAnchored } from './bundle-data.js';
 import { YEARFUL, YearAnchors, type YearFrom } from './anchors.js';
 import { Readable } from 'node:stream';
@@ -42,7 +43,7 @@ export interface ReadOptions {
    *  path the fast one must agree with. */
   earlyReads?: boolean;
   customSignals?: CustomSignalSpec[];
-  /** Bounds for reading archives (decompression ratio, nesting…); defaults in src/input/limits.ts. */
+  /** Bounds for reading archives (decompression ratio, nesting…); defaults in src/sources/files/limits.ts. */
   limits?: Partial<Limits>;
   /** Worker threads for signal extraction: 0 = in this thread; default: see wantedWorkers (when running compiled). */
   workers?: number;
@@ -55,7 +56,7 @@ export interface ReadOptions {
 }
 
 /** What reading the inputs gave: per artifact its data (in id order), lines and line index, and the warnings so far. */
-export interface Reads {
+export interface Reads extends SourceRead {
   disc: Discovery;
   data: ArtifactData[];
   lines: Map<number, number>;
@@ -67,7 +68,7 @@ export interface Reads {
   warn: (a: Artifact, line: number | null, message: string) => void;
   /** Archive members read while the archive was indexed; of them, kept, or read again because the options differed. */
   early: { read: number; kept: number; reread: number };
-  /** How each year-less log's year was chosen (src/anchors.ts), with the year its first dated line fell in. */
+  /** How each year-less log's year was chosen (src/sources/files/anchors.ts), with the year its first dated line fell in. */
   yearFrom: Map<number, { from: YearFrom; year: number | null }>;
 }
 
@@ -180,7 +181,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
   };
 
   // Year-carrying formats first: their times anchor the year of the year-less ones (journal short, klog headers), each
-  // on its own node's (src/anchors.ts). Bundle files anchored by their collection time need no help: they stay in
+  // on its own node's (src/sources/files/anchors.ts). Bundle files anchored by their collection time need no help: they stay in
   // archive order (one pass over a tar). Metrics snapshots too (their samples carry epoch times, their
   // kubelet_node_name says whose they are).
   const first = (a: Artifact): boolean => YEARFUL.test(a.format) || selfAnchored(a) || a.role === 'metrics';
@@ -214,7 +215,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
         if (doc) {
           // A document, and the log lines pasted with it: both read, their events told once.
           const read = await readDocument(a, (line, m) => warn(a, line, m));
-          const { withLogLines } = await import('./signals/documents.js');
+          const { withLogLines } = await import('../../signals/documents.js');
           sig = withLogLines(read.signals, await extractSignals(Readable.from([read.bytes]), here), read.consumed);
           d.containers = read.containers;
         } else if (pre && await keepEarly(pre, a, zoneName, here)) {
@@ -224,7 +225,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
         } else if (pool && offload(a)) {
           // A large log in ranges, several per thread so that they balance; a smaller one (or one whose head lines
           // run on past its first 64 KiB) whole, on a worker.
-          const { planRanges } = await import('./signals/segments.js');
+          const { planRanges } = await import('./segments.js');
           const plan = planRanges(a.head, a.file.size, here) ?? { minFirst: a.file.size, multiHost: false };
           const n = a.file.size >= splitAt ? Math.min(4 * pool.threads, Math.max(pool.threads, Math.floor(a.file.size / Math.max(1, splitAt >> 1)))) : 1;
           if (splitAt < SPLIT_BYTES) plan.warmupBytes = splitAt >> 3;
@@ -282,12 +283,32 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
     disc.close?.();
   }
   data.sort((x, y) => x.id - y.id);
-  return { disc, data, lines, logs, warnings, perArtifact, warn, early: earlyStats, yearFrom };
+  const inputs = (nodeOf: (id: number) => string | null): InputInfo[] => disc.inputs.map((inp, i) => ({
+    path: inp.path,
+    kind: inp.kind,
+    artifacts: disc.artifacts.filter((a) => a.input === i).map((a): ArtifactInfo => ({
+      path: a.path,
+      node: nodeOf(a.id),
+      role: a.role,
+      format: a.format,
+      lines: lines.get(a.id) ?? 0,
+      warnings: perArtifact.get(a.id) ?? 0,
+      ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
+      ...yearInfo(yearFrom.get(a.id)),
+    })),
+  }));
+  const cite = (id: number): string | undefined => disc.artifacts[id]?.path;
+  return { disc, data, lines, logs, warnings, perArtifact, warn, early: earlyStats, yearFrom, inputs, cite, served: new Set() };
+}
+
+/** The year a log's year-less stamps were read in, and where it came from (only for logs that have such stamps). */
+function yearInfo(y: { from: YearFrom; year: number | null } | undefined): Pick<ArtifactInfo, 'year'> {
+  return y && y.year !== null && y.from !== 'option' ? { year: { value: y.year, from: y.from } } : {};
 }
 
 /** `size` workers, or none when running from TypeScript sources (tests: no compiled worker script). */
 async function startPool(size: number): Promise<SignalPool | null> {
-  const { SignalPool, workerScript } = await import('./signals/pool.js');
+  const { SignalPool, workerScript } = await import('./pool.js');
   const script = workerScript();
   return script ? new SignalPool(script, size) : null;
 }
@@ -340,7 +361,7 @@ function yearOfLogs(sig: ArtifactSignals): number | null {
 async function keepEarly(pre: EarlyRead, a: Artifact, zoneName: string, here: ExtractOptions): Promise<boolean> {
   // A read that stopped (archive damaged inside the member) is read again, to fail the same way a reader does.
   if (pre.signals.warnings.some((w) => w.message.startsWith('read stopped'))) return false;
-  const { sameYearWalk } = await import('./signals/segments.js');
+  const { sameYearWalk } = await import('./segments.js');
   return sameZone(pre.zone, zoneName) && sameYearWalk(a.head, here, pre.notAfterMs, here.notAfterMs);
 }
 
@@ -355,7 +376,7 @@ function withArtifact(s: ArtifactSignals, id: number): ArtifactSignals {
 async function readInRanges(
   pool: SignalPool, ranges: FileRange[], job: ExtractJob, here: ExtractOptions, plan: RangePlan, onRead?: (bytes: number, lines: number) => void,
 ): Promise<ArtifactSignals> {
-  const { extractRanges } = await import('./signals/segments.js');
+  const { extractRanges } = await import('./segments.js');
   const heads = ranges.map((r) => headAtSync(r.realPath, r.start, RANGE_HEAD_BYTES));
   const read = ranges.map(() => ({ bytes: 0, lines: 0 }));
   return extractRanges(ranges, heads, here, (r, options) => {
@@ -404,9 +425,9 @@ async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (li
     }
     const text = Buffer.concat(chunks).toString('utf8');
     setLines(text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
-    parsed = (await import('./parse/metrics/query-result.js')).parseQueryJson(text, isModelMetric);
+    parsed = (await import('../../parse/metrics/query-result.js')).parseQueryJson(text, isModelMetric);
   } else {
-    const parser = a.format === 'prometheus-query-text' ? new (await import('./parse/metrics/query-result.js')).QueryTextParser(isModelMetric) : new MetricsParser({ keep: isModelMetric });
+    const parser = a.format === 'prometheus-query-text' ? new (await import('../../parse/metrics/query-result.js')).QueryTextParser(isModelMetric) : new MetricsParser({ keep: isModelMetric });
     const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
     const res = await scanStream(a.open(), scanner);
     setLines(res.lines);
@@ -424,7 +445,7 @@ async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (li
 }
 
 async function readGoroutines(a: Artifact, setLines: (n: number) => void): Promise<ParsedGoroutines> {
-  const parser = new (await import('./parse/goroutines.js')).GoroutineParser();
+  const parser = new (await import('../../parse/goroutines.js')).GoroutineParser();
   const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
   const res = await scanStream(a.open(), scanner);
   setLines(res.lines);

@@ -1,7 +1,6 @@
 // What src/input hands down the pipeline: one Artifact per readable file, with its role and format decided from
 // its content. Only src/input touches the filesystem; later stages read bytes through `open()`.
-import type { NodeHintFrom } from './names.js';
-import type { Reach } from './tree.js';
+import type { NodeHintFrom } from './files/names.js';
 import type { Readable } from 'node:stream';
 import type { InputKind, Role } from '../contract/analysis.js';
 
@@ -9,6 +8,13 @@ import type { InputKind, Role } from '../contract/analysis.js';
  *  `>` writes it) or a binary systemd journal (journal.ts: read as `journalctl -o json` lines, one per entry); either
  *  way decode.ts turns them into the UTF-8 lines every reader expects. */
 export type Compression = 'gzip' | 'xz' | 'bzip2' | 'utf16le' | 'utf16be' | 'journal' | 'export' | null;
+
+/** A file as the shell reaches it from the input's path: a file on disk under the input (`disk`, relative to it; null
+ *  for the input itself) and the archive members on the way, outermost first. */
+export interface Reach {
+  disk: string | null;
+  members: Array<{ name: string; kind: 'tar' | 'zip'; compression: Compression }>;
+}
 
 export interface Artifact {
   /** Index in Discovery.artifacts; stable for one run. */

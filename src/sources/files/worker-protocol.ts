@@ -1,9 +1,9 @@
 // Messages between the reading thread and a signal worker. Options travel as plain data: the zone and the custom
 // patterns are rebuilt on the worker side.
-import type { CustomSignalSpec } from './custom.js';
-import type { SegmentOptions } from './extract.js';
+import type { CustomSignalSpec } from '../../signals/custom.js';
+import type { SegmentOptions } from '../../signals/extract.js';
 import type { SegmentResult } from './segments.js';
-import type { FileRange } from '../input/ranges.js';
+import type { FileRange } from './ranges.js';
 
 export interface ExtractJob {
   artifact: number;

@@ -31,7 +31,7 @@
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { collect } from './entry-stream.js';
-import { shortError } from './fserror.js';
+import { shortError } from '../fserror.js';
 import { mib, tooExpanded, type Limits } from './limits.js';
 import { CodecError, OBJECT_COMPRESSED_XZ, decompressField } from './journal-codecs.js';
 import { OPEN_FLAGS } from './source.js';

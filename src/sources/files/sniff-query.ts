@@ -7,14 +7,15 @@
 // and the points of one series pasted without their `series =>` line (the expression browser's console, cut):
 //   73240120 @1574745815.321
 //   77793968 @1574745875.321
-import type { Sniffed } from '../sniff.js';
+/** What sniff.ts makes of a saved query answer (structural, so this file needs nothing of sniff.ts). */
+export type QuerySniffed = { role: 'metrics'; format: 'prometheus-query-json' | 'prometheus-query-text' };
 
 const RE_JSON_ANSWER = /"resultType"\s*:\s*"(?:matrix|vector)"/;
 const RE_TEXT_HEADER = /^(?:[a-zA-Z_:][a-zA-Z0-9_:]*)?(?:\{.*\})? =>(?: \S+ @\[?[0-9.eE+-]+\]?)?\s*$/;
 const RE_TEXT_POINT = /^\S+ @\[?[0-9.eE+-]+\]?\s*$/;
 
 /** `text` is the head as text, `content` its non-blank lines (without a common indentation). */
-export function sniffQueryResult(text: string, content: string[]): Sniffed | null {
+export function sniffQueryResult(text: string, content: string[]): QuerySniffed | null {
   const first = content[0] ?? '';
   if (first.startsWith('{')) {
     return RE_JSON_ANSWER.test(text) && /"result"\s*:\s*\[/.test(text) ? { role: 'metrics', format: 'prometheus-query-json' } : null;

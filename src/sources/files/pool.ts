@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runRangeHere, type SegmentResult } from './segments.js';
 import { CLAIMED_BY_MAIN, claimRange, type ExtractJob, type FromWorker, type ToWorker } from './worker-protocol.js';
-import type { ExtractOptions, SegmentOptions } from './extract.js';
-import type { FileRange } from '../input/ranges.js';
-import { chunkCounter } from './progress.js';
+import type { ExtractOptions, SegmentOptions } from '../../signals/extract.js';
+import type { FileRange } from './ranges.js';
+import { chunkCounter } from '../../signals/progress.js';
 
 /** The compiled worker next to this module; absent when running from TypeScript sources (tests): then no pool. */
 export function workerScript(): string | null {

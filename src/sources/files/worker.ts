@@ -1,15 +1,15 @@
 // Worker thread entry: extracts one byte range of a plain log at a time, reading it itself, with the same code the
 // reading thread would run (runRangeHere). It is sent every range and runs those it claims first.
 import { parentPort, workerData } from 'node:worker_threads';
-import { resolveZone } from '../parse/time.js';
-import { compileCustom, type CustomPattern } from './custom.js';
-import { buildPrefilter, type ExtractOptions } from './extract.js';
+import { resolveZone } from '../../parse/time.js';
+import { compileCustom, type CustomPattern } from '../../signals/custom.js';
+import { buildPrefilter, type ExtractOptions } from '../../signals/extract.js';
 import { runRangeHere } from './segments.js';
 import { claimRange, type ExtractJob, type FromWorker, type ToWorker } from './worker-protocol.js';
-import { chunkCounter } from './progress.js';
+import { chunkCounter } from '../../signals/progress.js';
 
 const port = parentPort;
-if (!port) throw new Error('signals/worker.js must run as a worker thread');
+if (!port) throw new Error('sources/files/worker.js must run as a worker thread');
 /** This worker's number in the claim slots of ranges (pool.ts). */
 const self = (workerData as { claimId?: number } | null)?.claimId ?? 1;
 

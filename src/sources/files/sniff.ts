@@ -1,9 +1,9 @@
 // Role and format from content. File names lie (`messages`, `0.log`, `current.log`, `metrics.json` holding
 // Prometheus text), so the name is only consulted to break a tie the content leaves open.
-import type { Role } from '../contract/analysis.js';
-import { sniffQueryResult } from './prometheus/sniff-query.js';
-import { LOKI_LABELS, linePrefixOf, skipLinePrefix } from '../util/line-prefix.js';
-import { NODE_COMMANDS, PROMPT_HEAD } from '../util/prompt.js';
+import type { Role } from '../../contract/analysis.js';
+import { sniffQueryResult } from './sniff-query.js';
+import { LOKI_LABELS, linePrefixOf, skipLinePrefix } from '../../util/line-prefix.js';
+import { NODE_COMMANDS, PROMPT_HEAD } from '../../util/prompt.js';
 import { exportEntry } from './exports.js';
 
 export interface Sniffed {

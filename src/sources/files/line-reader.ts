@@ -9,7 +9,7 @@
 // going back re-opens the stream from the start.
 import fs from 'node:fs';
 import { PassThrough, type Readable } from 'node:stream';
-import type { Artifact } from './artifact.js';
+import type { Artifact } from '../artifact.js';
 import { OPEN_FLAGS } from './source.js';
 
 /** Where an artifact's lines start and how its clock reads: what a viewer needs to re-read and place its lines. */

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
-import { errorCode, fsErrorMessage } from './fserror.js';
+import { errorCode, fsErrorMessage } from '../fserror.js';
 
 /** Version-control metadata: never evidence, often huge. */
 const SKIP_DIRS = new Set(['.git', '.hg', '.svn', '.bzr', '.jj']);

@@ -6,9 +6,9 @@ import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
-import type { Compression } from './artifact.js';
-import { lazyRequire } from '../util/lazy-require.js';
-import { errorCode, mapStreamErrors, shortError } from './fserror.js';
+import type { Compression } from '../artifact.js';
+import { lazyRequire } from '../../util/lazy-require.js';
+import { errorCode, mapStreamErrors, shortError } from '../fserror.js';
 import { INFLATE_CHUNK, type Source } from './source.js';
 
 // Loaded with the first compressed input: most runs read plain files.

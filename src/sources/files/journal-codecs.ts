@@ -7,7 +7,7 @@
 //     of the frame header's content and window sizes, on that frame alone (its blocks walked to find its end).
 //   - XZ (1): an .xz stream without check (lzma_stream_buffer_encode, LZMA_CHECK_NONE): decoded by xz-decompress
 //     (xz-embedded in WebAssembly) after a check of the LZMA2 dictionary size, and stopped once past `max`.
-import { lazyRequire } from '../util/lazy-require.js';
+import { lazyRequire } from '../../util/lazy-require.js';
 
 export const OBJECT_COMPRESSED_XZ = 1;
 export const OBJECT_COMPRESSED_LZ4 = 2;

@@ -2,18 +2,19 @@
 // which of them the input names, and the series of each node over each window asked for, as MetricsSources the model
 // reads as it reads snapshot files. Like analyze.ts this file knows several stages: input (the HTTP client), parse
 // (query answers → samples) and model (node identity, queries, windows). `plegscope scan` uses the same discovery.
-import { PrometheusClient, PrometheusError, type QueryData } from './input/prometheus/client.js';
-import { samplesFromQueryData, type QueryParsed } from './parse/metrics/query-result.js';
-import { isModelMetric } from './model/metric-names.js';
-import type { MetricsSource } from './model/metrics.js';
-import { buildNodes, type ArtifactData, type NodeModel } from './model/node.js';
-import { InputError } from './input/artifact.js';
-import type { InputInfo, Warning } from './contract/analysis.js';
+import { PrometheusClient, PrometheusError, type QueryData } from './client.js';
+import { samplesFromQueryData, type QueryParsed } from '../../parse/metrics/query-result.js';
+import { isModelMetric } from '../../model/metric-names.js';
+import type { MetricsSource } from '../../model/metrics.js';
+import { buildNodes, type ArtifactData, type NodeModel } from '../../model/node.js';
+import { InputError } from '../artifact.js';
+import type { ArtifactInfo, InputInfo, Warning } from '../../contract/analysis.js';
+import type { SourceRead } from '../source.js';
 import {
   dedupeSeries, findTarget, kubeletTargets, mergeWindows, nodeQuery, NODE_INFO_MATCH, planWindow, plegRawQuery, queryLabel, scrapeInterval,
   scrapeProbeQuery, TARGET_MATCH, type KubeletTarget, type QueryPart, type Window,
-} from './model/prom-plan.js';
-import { flatPassQuery, flaggedWindows, scanStep } from './model/fleet-scan.js';
+} from '../../model/prom-plan.js';
+import { flatPassQuery, flaggedWindows, scanStep } from '../../model/fleet-scan.js';
 
 /** Minutes asked for before and after each stall (issue 17). */
 export const STALL_MARGIN_MS = 30 * 60_000;
@@ -196,7 +197,7 @@ export interface PrometheusAsk {
   untilMs: number;
 }
 
-export interface PrometheusData {
+export interface PrometheusData extends SourceRead {
   data: ArtifactData[];
   input: InputInfo;
   /** Artifact id → the query behind it (report inputs). */
@@ -225,7 +226,15 @@ export async function prometheusData(ask: PrometheusAsk, files: ArtifactData[], 
     else asks.push({ names: [name], windows: [], find: [ask.sinceMs, ask.untilMs] });
   }
   const input: InputInfo = { path: ask.client.display, kind: 'prometheus', artifacts: [] };
-  const result: PrometheusData = { data: [], input, queries: new Map(), warnings: [] };
+  const queries = new Map<number, QuerySource>();
+  const served = new Set<string>();
+  const result: PrometheusData = {
+    data: [], input, queries, warnings: [], served,
+    cite: (id) => queries.get(id)?.label,
+    inputs: (nodeOf) => (queries.size === 0 ? [] : [{ ...input, artifacts: [...queries].map(([id, q]): ArtifactInfo => ({
+      path: q.label, node: nodeOf(id), role: 'metrics', format: 'prometheus-query', lines: q.points, warnings: 0, query: q.query,
+    })) }]),
+  };
   if (asks.length === 0) return result;
   const ipNames = new Map<string, string>();
   for (const f of files) for (const o of f.nodeObjects ?? []) for (const ip of o.addresses ?? []) ipNames.set(ip, o.name);
@@ -246,7 +255,8 @@ export async function prometheusData(ask: PrometheusAsk, files: ArtifactData[], 
   history.sources.forEach((s, i) => {
     const id = firstId + i;
     result.data.push({ id, path: s.label, role: 'metrics', format: 'prometheus-query', nodeHint: s.node, signals: null, metrics: s.metrics, goroutines: null, truncated: false });
-    result.queries.set(id, s);
+    queries.set(id, s);
+    served.add(s.label);
   });
   return result;
 }

@@ -1,11 +1,11 @@
 // The pipeline's bundle-specific reading, kept out of analyze.ts: per-artifact clocks (zone and year anchor from the
 // bundle), and the small files that are not logs but say something about a node (Node objects, container tables,
 // must-gather's skipped nodes).
-import type { Artifact } from './input/artifact.js';
-import type { ArtifactData } from './model/node.js';
-import { resolveZone } from './parse/time.js';
-import type { ArtifactSignals } from './signals/extract.js';
-import type { ContainerCounts } from './parse/container-list.js';
+import type { Artifact } from '../artifact.js';
+import type { ArtifactData } from '../../model/node.js';
+import { resolveZone } from '../../parse/time.js';
+import type { ArtifactSignals } from '../../signals/extract.js';
+import type { ContainerCounts } from '../../parse/container-list.js';
 
 const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 const MAX_TABLE_BYTES = 16 * 1024 * 1024;
@@ -75,7 +75,7 @@ const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 export async function readDocument(a: Artifact, warn: (line: number | null, message: string) => void): Promise<{ bytes: Buffer; signals: ArtifactSignals; containers: ContainerCounts | null; consumed: Set<number> }> {
   // The parsers load with the first document (start-up counts on every run; loose logs need none of them).
   const [{ parseGetNodes, parseDescribeNode }, { parseConditionFragments }, { parseCliOutput }, { cliSignals, conditionSignals, describeSignals, nodeListSignals }] = await Promise.all([
-    import('./parse/describe-node.js'), import('./parse/node-object.js'), import('./parse/cli-output.js'), import('./signals/documents.js'),
+    import('../../parse/describe-node.js'), import('../../parse/node-object.js'), import('../../parse/cli-output.js'), import('../../signals/documents.js'),
   ]);
   const { text, complete } = await readText(a, MAX_DOCUMENT_BYTES);
   if (!complete) warn(null, `larger than ${MAX_DOCUMENT_BYTES} bytes: only the first ${MAX_DOCUMENT_BYTES} read`);
@@ -103,14 +103,14 @@ export async function readExtras(a: Artifact, warn: (line: number | null, messag
       warn(null, `node objects larger than ${MAX_OBJECT_BYTES} bytes: not read`);
       return {};
     }
-    const { nodes, error } = (await import('./parse/node-object.js')).parseNodeObjects(text);
+    const { nodes, error } = (await import('../../parse/node-object.js')).parseNodeObjects(text);
     if (error) warn(null, `node object could not be read: ${error}`);
     const single = !/^\s*(?:"?kind"?:\s*"?(?:NodeList|List)"?|"?items"?:)/m.test(text);
     return { nodeObjects: nodes, singleNodeObject: single && nodes.length === 1 };
   }
   if (a.parseAs === 'container-list') {
     const { text } = await readText(a, MAX_TABLE_BYTES);
-    const counts = (await import('./parse/container-list.js')).countContainers(text);
+    const counts = (await import('../../parse/container-list.js')).countContainers(text);
     return { containers: counts };
   }
   if (a.parseAs === 'skipped-nodes') {

@@ -4,11 +4,11 @@
 // server's /metrics is not the kubelet's), how much to trust it against other copies of the same lines, the zone
 // of its year-less stamps and when the bundle was collected. What the layout does not place keeps its sniffed role.
 import path from 'node:path';
-import type { InputKind, Role } from '../contract/analysis.js';
-import type { InputWarning } from './artifact.js';
+import type { InputKind, Role } from '../../contract/analysis.js';
+import type { InputWarning } from '../artifact.js';
 import { nameTime } from './names.js';
 import { isContainerList } from './sniff.js';
-import type { Tree, TreeFile } from './tree.js';
+import type { Tree, TreeFile } from './tree-types.js';
 
 export type BundleKind = 'sosreport' | 'sos-collect' | 'must-gather' | 'inspect' | 'eks-logs' | 'aks' | 'rancher' | 'kind' | 'directory';
 

@@ -10,10 +10,10 @@
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type tar from 'tar-stream';
-import { lazyRequire } from '../util/lazy-require.js';
+import { lazyRequire } from '../../util/lazy-require.js';
 import { collect, EntryStream } from './entry-stream.js';
 import { bounded, meterOf, type Budget, type Limits } from './limits.js';
-import { mapStreamErrors, shortError } from './fserror.js';
+import { mapStreamErrors, shortError } from '../fserror.js';
 import { zlibError } from './decode.js';
 import { INFLATE_CHUNK, OPEN_FLAGS } from './source.js';
 

@@ -1,16 +1,16 @@
 // `plegscope scan`: the fleet's Prometheus asked which kubelets' PLEG went unhealthy in a window (src/model/fleet-scan.ts
 // says how), each stall dated from the raw samples by the same model that reads snapshot files (metric-stalls.ts).
-import type { FleetNode, FleetScan } from './contract/analysis.js';
-import { SCHEMA_VERSION } from './contract/analysis.js';
-import type { PrometheusClient, QueryData } from './input/prometheus/client.js';
-import { samplesFromQueryData } from './parse/metrics/query-result.js';
-import { toSnapshots } from './model/metrics.js';
-import { metricStalls } from './model/metric-stalls.js';
-import { flatPassQuery, aggregateQueries, detailQuery, flaggedWindows, rankNodes, scanStep, targetOf } from './model/fleet-scan.js';
-import type { KubeletTarget, LabelSet } from './model/prom-plan.js';
+import type { FleetNode, FleetScan } from '../../contract/analysis.js';
+import { SCHEMA_VERSION } from '../../contract/analysis.js';
+import type { PrometheusClient, QueryData } from './client.js';
+import { samplesFromQueryData } from '../../parse/metrics/query-result.js';
+import { toSnapshots } from '../../model/metrics.js';
+import { metricStalls } from '../../model/metric-stalls.js';
+import { flatPassQuery, aggregateQueries, detailQuery, flaggedWindows, rankNodes, scanStep, targetOf } from '../../model/fleet-scan.js';
+import type { KubeletTarget, LabelSet } from '../../model/prom-plan.js';
 import { discoverKubelets, probeScrapeInterval, runLimited } from './history.js';
-import { TOOL_VERSION } from './version.js';
-import { EVENTED_PLEG_NAMES } from './model/metric-names.js';
+import { TOOL_VERSION } from '../../version.js';
+import { EVENTED_PLEG_NAMES } from '../../model/metric-names.js';
 
 const PARALLEL = 4;
 

@@ -1,16 +1,16 @@
-// One large log scanned on every core: the file is cut into byte ranges (src/input/ranges.ts: each owns the lines that
+// One large log scanned on every core: the file is cut into byte ranges (src/sources/files/ranges.ts: each owns the lines that
 // start in it), runners (worker threads or this thread) extract each range on their own, and merge() stitches the
 // results back in order: line numbers and offsets rebased, the year walk carried across, kubelet restarts that fall on a
 // boundary found, windows and counters combined, and each host's relist-proof state carried over (resolveProofs).
-import { readRangeSync, type FileRange } from '../input/ranges.js';
-import { parseLine } from '../parse/record.js';
-import { WallClock, YearClock } from '../parse/time.js';
-import type { SignalEvent } from './events.js';
+import { readRangeSync, type FileRange } from './ranges.js';
+import { parseLine } from '../../parse/record.js';
+import { WallClock, YearClock } from '../../parse/time.js';
+import type { SignalEvent } from '../../signals/events.js';
 import {
   completeSignals, distinctHosts, HEAD_LINES, hostKey, MULTI_HOST_TAIL_BYTES, SignalExtractor,
   type ArtifactSignals, type ExtractOptions, type HostWindow, type SegmentOptions, type SegmentTail,
-} from './extract.js';
-import { LineScanner } from '../parse/lines.js';
+} from '../../signals/extract.js';
+import { LineScanner } from '../../parse/lines.js';
 
 export interface SegmentResult {
   signals: ArtifactSignals;

@@ -10,7 +10,7 @@
 //   file-date  the file's modification time
 //   today      nothing else: the current year
 // The last three are assumptions: the report says so, and how to set the year (--year).
-import type { Artifact } from './input/artifact.js';
+import type { Artifact } from '../artifact.js';
 
 export type YearFrom = 'option' | 'bundle' | 'content' | 'same-host' | 'file-name' | 'file-date' | 'today';
 

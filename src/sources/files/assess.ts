@@ -1,7 +1,7 @@
 // What a probed file is, and what (if anything) is wrong with it: shared by loose files, folders and archive members.
-import type { Role } from '../contract/analysis.js';
+import type { Role } from '../../contract/analysis.js';
 import { CORRUPT, TRUNCATED, type Probe } from './decode.js';
-import { errorCode } from './fserror.js';
+import { errorCode } from '../fserror.js';
 import { PROBLEM_FORMATS, compressedKind, isContainerList, sniff } from './sniff.js';
 
 const NOT_RECOGNISED = 'not recognised as a kubelet, runtime or kernel log, metrics, goroutine dump or node object';

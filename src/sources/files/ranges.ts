@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { OPEN_FLAGS, READ_CHUNK } from './source.js';
-import { shortError } from './fserror.js';
+import { shortError } from '../fserror.js';
+import { extractFed, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
 
 export interface FileRange {
   /** The resolved path the walk validated (the only one ever opened), as FileSource holds it. */
@@ -153,4 +154,13 @@ export async function readFileChunks(realPath: string, onChunk: (bytes: Buffer) 
   } finally {
     await fh.close().catch(() => undefined);
   }
+}
+
+/** extractSignals for a plain file on disk, read through reused buffers (readFileChunks) rather than a stream.
+ *  `onChunk` sees each chunk after the extractor (progress). */
+export function extractFile(realPath: string, opts: ExtractOptions, onChunk?: (bytes: Buffer) => void): Promise<ArtifactSignals> {
+  return extractFed(opts, (push) => readFileChunks(realPath, (b) => {
+    push(b);
+    onChunk?.(b);
+  }));
 }

@@ -3,7 +3,7 @@
 // above this layer assumes a real path on disk.
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import { mapStreamErrors, shortError } from './fserror.js';
+import { mapStreamErrors, shortError } from '../fserror.js';
 
 export interface Source {
   /** Path as the user will find it (relative to the input they named, or as they typed it). */
