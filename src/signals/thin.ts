@@ -80,6 +80,12 @@ export class Thinner {
   private readonly runs = new Map<string, Run>();
   /** Lines folded into another event so far. */
   folded = 0;
+  /** The last key looked up, its parts and its run. */
+  private lastType = '';
+  private lastHost: string | null = null;
+  private lastKind = '';
+  private lastKey = '';
+  private lastRun: Run | undefined = undefined;
 
   constructor(private readonly events: SignalEvent[]) {}
 
@@ -101,12 +107,24 @@ export class Thinner {
       return;
     }
     const bucket = Math.floor(ts / width);
-    const key = `${d.type}\u0000${host ?? ''}\u0000${kind(d)}`;
-    let run = this.runs.get(key);
+    const k = kind(d);
+    // A dense run is the same kind of line over and over: the last key looked up is the likely one.
+    let key: string;
+    if (d.type === this.lastType && host === this.lastHost && k === this.lastKind) key = this.lastKey;
+    else {
+      key = `${d.type}\u0000${host ?? ''}\u0000${k}`;
+      this.lastType = d.type;
+      this.lastHost = host;
+      this.lastKind = k;
+      this.lastKey = key;
+      this.lastRun = this.runs.get(key);
+    }
+    let run = this.lastRun;
     if (!run || run.bucket !== bucket) {
       if (run) this.settle(run);
       run = new Run(bucket);
       this.runs.set(key, run);
+      this.lastRun = run;
     }
     if (run.kept < KEEP) {
       run.kept++;
