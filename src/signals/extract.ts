@@ -717,9 +717,35 @@ export async function extractFed(opts: ExtractOptions, feed: (push: (chunk: Buff
   return ex.finish();
 }
 
+/** Pieces of a stream smaller than half this are gathered into one reused buffer before the scanner sees them: a
+ *  decoder's pipe (xz, bzip2) gives 64 KiB at a time, and every push costs the scanner a chunk's set-up. */
+const BATCH_BYTES = 1 << 20;
+
 export function extractSignals(stream: Readable, opts: ExtractOptions): Promise<ArtifactSignals> {
   return extractFed(opts, async (push) => {
-    for await (const chunk of stream) push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    let batch: Buffer | null = null;
+    let used = 0;
+    const flush = () => {
+      if (batch !== null && used > 0) push(batch.subarray(0, used));
+      used = 0;
+    };
+    try {
+      for await (const c of stream) {
+        const chunk = typeof c === 'string' ? Buffer.from(c) : (c as Buffer);
+        if (chunk.length >= BATCH_BYTES / 2) {
+          flush();
+          push(chunk);
+          continue;
+        }
+        if (used + chunk.length > BATCH_BYTES) flush();
+        batch ??= Buffer.allocUnsafe(BATCH_BYTES);
+        chunk.copy(batch, used);
+        used += chunk.length;
+      }
+    } finally {
+      // What was read before a failure is scanned too ("read stopped after line N" counts it).
+      flush();
+    }
   });
 }
 
