@@ -26,6 +26,8 @@ export interface AnalyzeOptions extends ReadOptions {
   rules?: RuleSpec[];
   gaps?: GapSpec[];
   now?: () => Date;
+  /** A kubeconfig is at hand (the CLI looks: $KUBECONFIG, ~/.kube/config): gaps end with `plegscope collect`. */
+  kubeconfigAtHand?: boolean;
   /** A Prometheus history read next to the files (--prometheus): src/sources/prometheus/history.ts. */
   prometheus?: PrometheusAsk;
 }
@@ -80,7 +82,10 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   };
   const served = new Set(sources.flatMap((s) => [...s.served]));
   const reports: NodeReport[] = nodes.map((n) => {
-    const judgement = evaluate(rules, gaps, computeFacts(n));
+    const sheet = computeFacts(n);
+    // A kubeconfig at hand: the gaps end with the plegscope collect command that gets them all.
+    if (opts.kubeconfigAtHand) sheet.facts['cluster.kubeconfig'] = true;
+    const judgement = evaluate(rules, gaps, sheet);
     evaluated.set(n.name, judgement.evaluated);
     return toNodeReport(n, judgement, fileOf, served, sourceOf);
   });

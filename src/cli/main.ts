@@ -12,6 +12,8 @@ import { withCluster } from '../report/cluster.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { registerTui } from './tui-command.js';
+import { registerCollect } from './collect-command.js';
+import { registerWatch } from './watch-command.js';
 import { registerAlerts } from './alerts-command.js';
 import { registerMcp } from './mcp-command.js';
 import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, type PrometheusFlags } from './scan-command.js';
@@ -20,7 +22,7 @@ import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import type { LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../sources/text-file.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
-import { checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP, UsageError } from './options.js';
+import { checkZone, DISPLAY_TZ_HELP, displayZone, kubeconfigAtHand, parseEvidence, parseYear, TZ_HELP, UsageError } from './options.js';
 
 // The exit code's policy is JUnit's (report/policy.ts): one function decides both.
 export { failOnTriggered };
@@ -32,7 +34,7 @@ function useColor(flag: boolean | undefined): boolean {
   return process.stdout.isTTY === true;
 }
 
-interface AnalyzeFlags extends PrometheusFlags {
+export interface AnalyzeFlags extends PrometheusFlags {
   format: 'text' | 'json' | 'markdown' | 'junit' | 'html';
   output?: string;
   year?: number;
@@ -46,14 +48,6 @@ interface AnalyzeFlags extends PrometheusFlags {
   redact?: boolean;
   redactMap?: string;
   evidence?: number;
-}
-
-/** `--evidence all|N`: evidence lines per finding in the text report. */
-function parseEvidence(v: string): number {
-  if (v === 'all') return Infinity;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--evidence: "${v}" is neither "all" nor a number of lines`);
-  return n;
 }
 
 /** Columns the text report fits: the terminal's (unless it goes to a file); else $COLUMNS when set; else 80. */
@@ -76,7 +70,7 @@ async function readPack(file: string): Promise<LoadedPack> {
   }
 }
 
-async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number> {
+export async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number> {
   if (flags.tz !== undefined) checkZone(flags.tz);
   displayZone(flags);
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
@@ -94,6 +88,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number>
       tz: flags.tz,
       noPrefilter: flags.prefilter === false,
       prometheus,
+      kubeconfigAtHand: kubeconfigAtHand(),
       ...(progress ? {
         onIndex: (member: string) => progress.member(member),
         onRead: ({ artifact, bytes }) => progress.read(artifact.id, artifact.path, bytes),
@@ -206,6 +201,8 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
     process.stdout.write(out);
   });
   registerTui(program);
+  registerCollect(program, runAnalyze);
+  registerWatch(program);
   registerScan(program);
   registerAlerts(program);
   registerMcp(program);

@@ -1,7 +1,18 @@
 // Option values shared by `analyze` and `tui`: checked before anything is read, each mistake one line (exit 2).
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { resolveZone } from '../parse/time.js';
 
 export class UsageError extends Error {}
+
+/** `--evidence all|N`: evidence lines per finding in the text report. */
+export function parseEvidence(v: string): number {
+  if (v === 'all') return Infinity;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--evidence: "${v}" is neither "all" nor a number of lines`);
+  return n;
+}
 
 export function parseYear(v: string): number {
   const n = Number(v);
@@ -34,3 +45,13 @@ export function displayZone(flags: { tz?: string; displayTz?: string }): string 
 
 export const TZ_HELP = 'time zone of timestamps that carry none (IANA name, +hh:mm, UTC); default: the zone a bundle records, else UTC';
 export const DISPLAY_TZ_HELP = 'time zone of the times the report shows; default: --tz, else UTC';
+
+/** Whether a kubeconfig is at hand, without reading one: $KUBECONFIG is set, or ~/.kube/config exists (a stat only). */
+export function kubeconfigAtHand(env: NodeJS.ProcessEnv = process.env): boolean {
+  if ((env['KUBECONFIG'] ?? '') !== '') return true;
+  try {
+    return statSync(join(env['HOME'] ?? homedir(), '.kube', 'config')).isFile();
+  } catch {
+    return false;
+  }
+}

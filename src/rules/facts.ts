@@ -440,6 +440,8 @@ export function computeFacts(node: NodeModel): FactSheet {
   const world = WORLDS[f['bundle.kind'] as string] ?? 'kubernetes';
   f['bundle.world'] = world;
   f['bundle.cli'] = world === 'openshift' ? 'oc' : 'kubectl';
+  // Collected from a cluster by plegscope collect (analyze.ts also sets it when a kubeconfig is at hand).
+  f['cluster.kubeconfig'] = f['bundle.kind'] === 'plegscope-collect';
   f['node.role'] = b?.role ?? null;
   f['node.skipped'] = b?.skipped ?? false;
   f['node.objectReady'] = b?.ready?.status ?? null;

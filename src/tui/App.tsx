@@ -47,9 +47,11 @@ export interface AppProps {
   /** Tests: the Log view's controller, to wait for its reads. */
   onLogController?: (c: LogController) => void;
   initial?: NavState;
+  /** Told when the user quits: the node to collect again (`c` in the overview), or null. */
+  onQuit?: (recollect: string | null) => void;
 }
 
-export function App({ model, size, onLogController, initial }: AppProps) {
+export function App({ model, size, onLogController, initial, onQuit }: AppProps) {
   const dims = useSize(size);
   const env = useRef<Env>({ model, rows: dims.rows, cols: dims.columns });
   env.current = { model, rows: dims.rows, cols: dims.columns };
@@ -61,7 +63,9 @@ export function App({ model, size, onLogController, initial }: AppProps) {
   });
   const merged = useRef(new Map<number, MergedLog>());
   useEffect(() => {
-    if (state.quit) exit();
+    if (!state.quit) return;
+    onQuit?.(state.recollect ?? null);
+    exit();
   }, [state.quit]);
   useEffect(() => () => {
     for (const m of merged.current.values()) m.close();

@@ -20,6 +20,8 @@ import { spool, type Spooled } from './spool.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
+import { MANIFEST_NAME } from '../collected-manifest.js';
+import { manifestWarnings } from './collected.js';
 
 export interface DiscoverOptions {
   /** What `-` reads (default: process.stdin). */
@@ -235,6 +237,8 @@ class Discoverer {
       if ((r.kind === 'sosreport' || r.kind === 'rancher') && r.zone === null) {
         this.warnings.push({ file: r.dir || given, line: null, message: `${r.kind}: the node's time zone is not in the bundle (no timedatectl, etc/localtime or date output): its journal times are read as UTC; pass --tz if the node ran in another zone` });
       }
+      // What `plegscope collect` could not fetch, and why (collected.ts).
+      if (r.collected) for (const message of manifestWarnings(r.collected)) this.warnings.push({ file: r.dir ? `${r.dir}/${MANIFEST_NAME}` : MANIFEST_NAME, line: null, message });
     }
     const { placements } = place(tree, roots);
     // Rotated logs oldest first (in a folder; an archive keeps its order, see rotationOrder).
