@@ -89,7 +89,10 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     evaluated.set(n.name, judgement.evaluated);
     return toNodeReport(n, judgement, fileOf, served, sourceOf);
   });
-  const nodeOf = (id: number): string | null => nodes.find((n) => n.artifacts.includes(id))?.name ?? null;
+  // Each artifact's node, found once (a scan of every node per artifact was quadratic in a folder of many files).
+  const firstNode = new Map<number, string>();
+  for (const n of nodes) for (const id of n.artifacts) if (!firstNode.has(id)) firstNode.set(id, n.name);
+  const nodeOf = (id: number): string | null => firstNode.get(id) ?? null;
 
   const analysis: Analysis = {
     schemaVersion: SCHEMA_VERSION,

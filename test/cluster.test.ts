@@ -42,7 +42,7 @@ function kubeconfig(name: string, server: string, user: Record<string, unknown>)
   return file;
 }
 
-function report(text: string): { nodes: Array<{ name: string; verdict: { plegUnhealthy: boolean; primaryCause: string | null }; findings: Array<{ ruleId: string }>; gaps: Array<{ missing: string; collect: string }> }>; warnings: Array<{ message: string }> } {
+function report(text: string): { nodes: Array<{ name: string; verdict: { plegUnhealthy: boolean; primaryCause: string | null }; findings: Array<{ ruleId: string }>; gaps: Array<{ missing: string; why: string; collect: string }> }>; warnings: Array<{ message: string }> } {
   return JSON.parse(text);
 }
 
@@ -102,6 +102,14 @@ describe('plegscope collect', () => {
       const warnings = got.warnings.map((w) => w.message).join('\n');
       expect(warnings).toMatch(/goroutine dump not collected \(HTTP 403\): forbidden: needs "get nodes\/proxy"; the ClusterRole rule that grants it: \{apiGroups: \[""\], resources: \["nodes\/proxy"\], verbs: \["get"\]\}.*; once fixed: kubectl get --raw "\/api\/v1\/nodes\/worker-3\/proxy\/debug\/pprof\/goroutine\?debug=2"$/m);
       expect(warnings).toMatch(/the node log query not collected \(HTTP 200\): the node log query is off on this kubelet \(it needs the NodeLogQuery feature gate/);
+      // What could not be collected is also a gap, with the command that gets it once the cause is fixed.
+      const gaps = got.nodes[0]?.gaps ?? [];
+      expect(gaps).toContainEqual(expect.objectContaining({ missing: 'the kubelet goroutine dump', collect: 'kubectl get --raw "/api/v1/nodes/worker-3/proxy/debug/pprof/goroutine?debug=2"' }));
+      const off = gaps.find((g) => g.missing === 'the node log query') as { why: string; collect: string };
+      expect(off.why).toMatch(/could not fetch it: the node log query is off on this kubelet/);
+      expect(off.collect).toMatch(/^# nothing to run/);
+      // …before the one command that gets them all.
+      expect(gaps.at(-1)?.collect).toMatch(/^plegscope collect worker-3/);
       // The kubelet's lines came from /var/log/messages instead: the verdict stands.
       expect(got.nodes[0]?.verdict.primaryCause).toBe(sample.nodes[0]?.verdict.primaryCause);
       expect(api.requests.some((q) => q.path.endsWith('/proxy/logs/messages'))).toBe(true);

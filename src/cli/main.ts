@@ -22,7 +22,7 @@ import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import type { LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../sources/text-file.js';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
-import { checkZone, DISPLAY_TZ_HELP, displayZone, kubeconfigAtHand, parseEvidence, parseYear, TZ_HELP, UsageError } from './options.js';
+import { checkOutputsApart, checkOutputsUnread, checkZone, DISPLAY_TZ_HELP, displayZone, kubeconfigAtHand, parseEvidence, parseYear, TZ_HELP, UsageError } from './options.js';
 
 // The exit code's policy is JUnit's (report/policy.ts): one function decides both.
 export { failOnTriggered };
@@ -50,11 +50,16 @@ export interface AnalyzeFlags extends PrometheusFlags {
   evidence?: number;
 }
 
-/** Columns the text report fits: the terminal's (unless it goes to a file); else $COLUMNS when set; else 80. */
+/** Widest text report: past it lines are not easier to read, and a $COLUMNS of 10⁹ must not size a buffer. */
+const MAX_WIDTH = 1000;
+
+/** Columns the text report fits: the terminal's (unless it goes to a file); else $COLUMNS when set; else 80. Clamped to
+ *  40–1000 columns whatever the terminal or the environment says. */
 function terminalWidth(toFile = false): number {
-  if (!toFile && process.stdout.isTTY === true && process.stdout.columns) return process.stdout.columns;
+  const clamp = (n: number): number => Math.min(MAX_WIDTH, Math.max(40, n));
+  if (!toFile && process.stdout.isTTY === true && process.stdout.columns) return clamp(process.stdout.columns);
   const env = Number(process.env['COLUMNS']);
-  return Number.isInteger(env) && env >= 40 ? env : 80;
+  return Number.isInteger(env) && env >= 40 ? clamp(env) : 80;
 }
 
 // What only some runs need is loaded when asked for (rule packs, redaction, the rules listing, renderers): start-up
@@ -74,6 +79,7 @@ export async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<
   if (flags.tz !== undefined) checkZone(flags.tz);
   displayZone(flags);
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
+  checkOutputsApart([['-o', flags.output], ['--redact-map', flags.redactMap]], [...paths, flags.rules, flags.prometheusTokenFile]);
   const pack = flags.rules ? await readPack(flags.rules) : null;
   const prometheus = await prometheusAsk(flags, paths);
   const progress = progressWanted(process.stderr, process.env) && !flags.output?.startsWith('/dev/') ? new CliProgress(process.stderr, paths, progressDelay(process.env)) : null;
@@ -99,6 +105,7 @@ export async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<
     progress?.end();
   }
   requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], run.analysis);
+  checkOutputsUnread([['-o', flags.output], ['--redact-map', flags.redactMap]], run.analysis.inputs);
   // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before
   // any renderer, so no format can leak what another hides.
   let a = withCluster(run.analysis);

@@ -289,6 +289,14 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
       collect: renderCommand(AROUND_STALL, f),
     });
   }
+  // What a collection could not fetch, each with the command that fetches it once the cause is fixed.
+  for (const r of sheet.refused ?? []) {
+    outGaps.push({
+      missing: r.what,
+      why: `plegscope collect could not fetch it${r.status !== null && r.status !== 200 ? ` (HTTP ${r.status})` : ''}: ${r.reason}`,
+      collect: r.command ?? '# nothing to run until what "why" names is fixed; then collect again (below)',
+    });
+  }
   // A closing gap (the one command that gets all the others) only after others.
   if (outGaps.length > 0) outGaps.push(...held.filter((g) => g.closing).map(toGap));
   return { fired, verdict, ruledOut, notSeen, gaps: outGaps, evaluated };

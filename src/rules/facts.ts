@@ -21,6 +21,8 @@ export interface FactSheet {
   /** Per counted kind of line: how many lines it is, in the window the facts cover and in the whole input, and the files
    *  that hold them: what a `grep -c` on those files finds (rules cite them by key in `counts`). */
   counts: Record<string, CountCheck>;
+  /** What a collection through the API server could not fetch for the node: each is a gap (engine.ts). */
+  refused: NodeModel['bundle']['refusals'];
 }
 
 /** A count check as facts make it (the contract's CountCheck): its `grep` is still a template, `{grep} 'pattern'
@@ -639,7 +641,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   for (const c of COUNTED) f[c.key] = counts[c.key]?.count ?? 0;
   const unhealthyLines = f['lines.unhealthy'] as number;
   f['phrase.unhealthyLines'] = unhealthyLines ? `(${unhealthyLines} line(s) saying how long ago it was last seen active)` : null;
-  return { facts: f, pools: p, counts };
+  return { facts: f, pools: p, counts, refused: node.bundle.refusals };
 }
 
 /** The counted kinds of line (COUNTED) present in the node's input, with the grep that finds them. */

@@ -98,6 +98,20 @@ function proofSearch(): MultiSearch {
  * ~10 % of a -v=2 kubelet log, and the model needs one only right after an unhealthy line.
  */
 export function buildPrefilter(custom: CustomPattern[] = []): Prefilter {
+  // Once per pack (the array analyze compiled), not once per file: a folder of 100 000 small files builds 100 000
+  // extractors.
+  const known = custom.length === 0 ? builtinPrefilter : prefilterOf.get(custom);
+  if (known) return known;
+  const p = prefilterFor(custom);
+  if (custom.length === 0) builtinPrefilter = p;
+  else prefilterOf.set(custom, p);
+  return p;
+}
+
+let builtinPrefilter: Prefilter | null = null;
+const prefilterOf = new WeakMap<CustomPattern[], Prefilter>();
+
+function prefilterFor(custom: CustomPattern[]): Prefilter {
   const needles = allNeedles(custom.flatMap((c) => c.needles), true);
   const key = needles.join('\u0000');
   let p = prefilters.get(key);

@@ -58,6 +58,9 @@ export interface Artifact {
   zone?: string | null;
   /** When the bundle was collected (epoch ms): the file holds nothing later. Anchors year-less stamps. */
   collectedAt?: number | null;
+  /** What `plegscope collect` could not fetch for this artifact's node (on one artifact of each collected node), with the
+   *  command that fetches it once the cause is fixed, if any. */
+  refusals?: Array<{ what: string; status: number | null; reason: string; command: string | null }>;
   /** The file is known to be cut (sos `.tailed`, manifest `truncated`, archive damaged inside it). */
   truncated?: boolean;
   /** Other paths in the bundle that lead to the same bytes (symlinks, hard links, `.tailed` links). */

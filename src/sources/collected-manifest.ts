@@ -27,7 +27,15 @@ export interface CollectedNode {
   /** The API server's clock (its Date header) when this node's evidence was fetched. */
   serverDate?: string | null;
   files: CollectedFile[];
-  refusals: Array<{ what: string; url?: string; status?: number; reason: string }>;
+  refusals: Refusal[];
+}
+
+/** What the API server or the kubelet refused (or did not answer), and why. */
+export interface Refusal {
+  what: string;
+  url?: string;
+  status?: number;
+  reason: string;
 }
 
 export interface CollectedManifest {

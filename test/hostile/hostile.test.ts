@@ -351,3 +351,104 @@ describe('8. an event-dense log through the worker path', () => {
     expect(a.inputs[0]?.artifacts[0]?.lines).toBe(300_000);
   }, T);
 });
+
+describe('issue 28 (5). paths', () => {
+  it('a folder swapped for a symlink to outside during the run: nothing from outside is read', async () => {
+    // in/sub flips between its own folder and a link to outside/sub every ~2 ms (renames by a child process): each file
+    // is checked after it is opened (its path still resolves to itself and names the very file opened).
+    const root = join(dir, 'swap');
+    for (let i = 0; i < 200; i++) {
+      g.write(root, `in/sub/k${i}.log`, g.goodLog('inside-node'));
+      g.write(root, `outside/sub/k${i}.log`, g.goodLog('outside-secret'));
+    }
+    g.write(root, 'in/kubelet.log', g.goodLog());
+    execSync(`ln -s ../outside/sub ${join(root, 'in/sub.lnk')}`);
+    const swapper = `const fs=require('fs'),p=require('path'),d=process.argv[1],w=()=>Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,2);
+      for(;;){try{fs.renameSync(p.join(d,'sub'),p.join(d,'sub.real'));fs.renameSync(p.join(d,'sub.lnk'),p.join(d,'sub'))}catch{}w();
+      try{fs.renameSync(p.join(d,'sub'),p.join(d,'sub.lnk'));fs.renameSync(p.join(d,'sub.real'),p.join(d,'sub'))}catch{}w()}`;
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['-e', swapper, join(root, 'in')], { stdio: 'ignore' });
+    try {
+      for (let k = 0; k < 2; k++) {
+        const r = run(['analyze', join(root, 'in'), '--format', 'json']);
+        bounded(r, [0, 1]);
+        expect(r.stdout + r.stderr).not.toContain('outside-secret');
+        analyzed(r);
+      }
+    } finally {
+      child.kill();
+    }
+  }, T);
+
+  it('-o or --redact-map naming an input file: one line, exit 2, the file untouched', () => {
+    const log = g.write(dir, 'onto/kubelet.log', g.goodLog());
+    const before = readFileSync(log, 'utf8');
+    for (const args of [['-o', log], ['--redact', '--redact-map', log], ['-o', join(dir, 'onto-named.log')]]) {
+      const input = args[1] === join(dir, 'onto-named.log') ? g.write(dir, 'onto-named.log', g.goodLog()) : join(dir, 'onto');
+      const r = run(['analyze', input, ...args]);
+      bounded(r, [2]);
+      expect(r.stderr).toMatch(/^plegscope: (-o|--redact-map) .*: is an input of this run \(.*\): refusing to overwrite it\n$/);
+    }
+    expect(readFileSync(log, 'utf8')).toBe(before);
+  }, T);
+
+  it('COLUMNS=1000000000 (and 5): the text report at a clamped width', () => {
+    g.write(dir, 'cols/kubelet.log', g.goodLog());
+    for (const c of ['1000000000', '5']) {
+      const r = run(['analyze', join(dir, 'cols')], { env: { COLUMNS: c } });
+      bounded(r, [0, 1]);
+      expect(r.stdout).toContain(g.GOOD_NODE);
+    }
+  }, T);
+});
+
+describe('issue 28 (4). --redact leaves no name behind', () => {
+  it('names planted in paths, log lines, kernel lines and cgroup paths: in none of the five formats', () => {
+    // The sample incident in a folder named by the node's FQDN, with a kernel NFS server, an OOM kill's cgroup paths
+    // (systemd's underscore UID, cgroupfs' dashed one), an API endpoint, a registry and IPs in every spelling.
+    const root = join(dir, 'plant', 'worker-3.corp.example.com');
+    const sample = join(__dirname, '..', '..', 'fixtures', 'sample-incident');
+    execSync(`mkdir -p '${root}' && cp '${sample}'/* '${root}'/`);
+    const de = 'rpc error: code = DeadlineExceeded desc = context deadline exceeded';
+    writeFileSync(join(root, 'dmesg.txt'), readFileSync(join(root, 'dmesg.txt'), 'utf8') + [
+      '[Mon Mar 11 10:12:01 2024] nfs: server nfs01.corp.example.com not responding, still trying',
+      '[Mon Mar 11 10:12:02 2024] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=x,mems_allowed=0,oom_memcg=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1a2b3c4d_5e6f_4a7b_8c9d_0e1f2a3b4c5d.slice,task_memcg=/kubepods/burstable/pod9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a/c0ffee,task=java,pid=4242,uid=1000',
+      '',
+    ].join('\n'));
+    const kubelet = readFileSync(join(root, 'kubelet.log'), 'utf8').split('\n').filter(Boolean);
+    kubelet.push(
+      `Mar 11 10:14:06 worker-3 kubelet[2817]: E0311 10:14:06.000000    2817 kubelet_node_status.go:544] "Error updating node status, will retry" err="error getting node \\"worker-3\\": Get \\"https://api.prod.example.net:6443/api/v1/nodes/worker-3?timeout=10s\\": dial tcp [::ffff:10.0.77.6]:6443: i/o timeout"`,
+      `Mar 11 10:14:07 worker-3 kubelet[2817]: E0311 10:14:07.000000    2817 remote_image.go:180] "PullImage from image service failed" err="${de}" image="registry.corp.example.com/team/app:1.2"`,
+      `Mar 11 10:14:08 worker-3 kubelet[2817]: E0311 10:14:08.000000    2817 remote_runtime.go:432] "ContainerStatus from runtime service failed" err="${de}" probe="http://10.0.77.8:443/healthz" peer=10.0.77.8.443 q=%3D10.0.77.5 cg="/kubepods/burstable/pod9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a/"`,
+    );
+    writeFileSync(join(root, 'kubelet.log'), `${kubelet.sort((a, b) => a.slice(0, 15).localeCompare(b.slice(0, 15))).join('\n')}\n`);
+    const secrets = ['worker-3', 'nfs01', 'corp.example', 'api.prod', 'registry.corp', '10.0.77', '1a2b3c4d', '5e6f', '0e1f2a3b4c5d', '9f8e7d6c', '5b4a', '6f5e4d3c2b1a'];
+    const plain = run(['analyze', root, '--format', 'json', '--evidence', 'all']);
+    bounded(plain, [0, 1]);
+    // What reaches a plain report (the rest is planted where no report cites it, and must stay absent all the same).
+    for (const s of ['worker-3', 'nfs01', 'corp.example', '10.0.77.8.443', '%3D10.0.77.5', '9f8e7d6c-5b4a']) expect(plain.stdout, s).toContain(s);
+    for (const format of ['text', 'json', 'markdown', 'junit', 'html']) {
+      const r = run(['analyze', root, '--format', format, '--evidence', 'all', '--redact']);
+      bounded(r, [0, 1]);
+      for (const s of secrets) expect(r.stdout.toLowerCase(), `${format}: ${s}`).not.toContain(s);
+    }
+  }, T);
+});
+
+describe('issue 28 (3). rule-pack cost checked at load', () => {
+  const pack = (n: number): string => {
+    const out = ['signals:'];
+    for (let i = 0; i < n; i++) out.push(`  - id: s${i}`, `    pattern: "sharedneedle1zz.*x${i}y"`);
+    return g.write(dir, `shared-${n}.yaml`, `${out.join('\n')}\n`);
+  };
+  it('10 000 signals sharing one needle: one line, exit 2; 100 of them over an 8 MB log of that needle: within the bounds', () => {
+    const busy = g.kubeletLine(Date.UTC(2024, 2, 11, 9, 30, 0), 'I', 'prober.go:107', '"Probe succeeded" probeType="Readiness" pod="default/web-0" sharedneedle1zz', g.GOOD_NODE);
+    g.write(dir, 'shared-log/kubelet.log', `${`${busy}\n`.repeat(Math.ceil((8 << 20) / busy.length))}${g.goodLog()}`);
+    const many = run(['analyze', join(dir, 'shared-log'), '--rules', pack(10_000)]);
+    bounded(many, [2]);
+    expect(many.stderr).toMatch(/: 10000 signals wake on a line holding "sharedneedle1zz": at most 100 \(each such line is tested against every one of them\)/);
+    const r = run(['analyze', join(dir, 'shared-log'), '--rules', pack(100), '--format', 'json']);
+    bounded(r, [0, 1]);
+    analyzed(r);
+  }, T);
+});

@@ -25,6 +25,14 @@ export function placeCollected(m: CollectedManifest, rel: string): { node: strin
   return null;
 }
 
+/** Each node's refusals, by its placement group (`collected:<dir>`), with the command that fetches each once fixed. */
+export function refusalsByGroup(m: CollectedManifest): Map<string, Array<{ what: string; status: number | null; reason: string; command: string | null }>> {
+  return new Map(m.nodes.filter((n) => n.refusals.length > 0).map((n) => [`collected:${n.dir}`, n.refusals.map((r) => {
+    const again = retry(r);
+    return { what: r.what, status: r.status ?? null, reason: r.reason, command: again ? again.slice('; once fixed: '.length) : null };
+  })]));
+}
+
 /** Each refusal, as the report's warning (the file named is the manifest). */
 export function manifestWarnings(m: CollectedManifest): string[] {
   return m.nodes.flatMap((n) => n.refusals.map((r) => `${n.name}: ${r.what} not collected${r.status ? ` (HTTP ${r.status})` : ''}: ${r.reason}${retry(r)}`));
