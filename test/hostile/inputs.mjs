@@ -178,6 +178,14 @@ export function xz(buf) {
   return execFileSync('xz', ['-c', '-9'], { input: buf, maxBuffer: 1 << 30 });
 }
 
+/** `total` bytes of `line` repeated, as .xz in blocks of `blockBytes` (the sizes in the block headers, as xz -T writes
+ *  them): a multi-threaded decoder buffers a whole block ahead of its reader. Piped through the shell, never held. */
+export function xzBlocks(line, total, blockBytes) {
+  return execFileSync('sh', ['-c', 'yes "$LINE" | head -c "$TOTAL" | xz -c -0 -T2 --block-size="$BLOCK"'], {
+    env: { ...process.env, LINE: line.replace(/\n$/, ''), TOTAL: String(total), BLOCK: String(blockBytes) }, maxBuffer: 1 << 28,
+  });
+}
+
 export function write(dir, name, data) {
   const p = path.join(dir, name);
   fs.mkdirSync(path.dirname(p), { recursive: true });

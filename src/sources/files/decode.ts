@@ -160,10 +160,18 @@ export function zlibError(err: Error, what: string): Error {
   return err;
 }
 
+/**
+ * The memory xz may use to decode (it counts its threads' too). Threads decode blocks ahead of what is read, each
+ * into a buffer of its block's size: a 459 KB file of three 1 GiB blocks made `xz -d -T0` take 3 GB. Under this bound
+ * xz runs as many threads as fit, or one (which needs the dictionary only: 65 MiB for `xz -9`); a file whose dictionary
+ * alone is larger is refused (a warning, like damage).
+ */
+export const XZ_MEMLIMIT_MIB = 80;
+
 function spawnDecoder(raw: Readable, compression: 'xz' | 'bzip2' | 'zstd', cmd: string): Readable {
   const out = new PassThrough();
   // zstd keeps its default bound on a frame's window (128 MiB of memory at most): a hostile frame is refused.
-  const args = compression === 'xz' ? ['-d', '-c', '-T0'] : compression === 'zstd' ? ['-d', '-c', '-q'] : ['-d', '-c'];
+  const args = compression === 'xz' ? ['-d', '-c', '-T0', `--memlimit-decompress=${XZ_MEMLIMIT_MIB}MiB`] : compression === 'zstd' ? ['-d', '-c', '-q'] : ['-d', '-c'];
   const child = childProcess().spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let exited = false;
   let stderr = '';
@@ -194,6 +202,10 @@ function spawnDecoder(raw: Readable, compression: 'xz' | 'bzip2' | 'zstd', cmd: 
 }
 
 function toolError(compression: string, cmd: string, stderr: string, code: number | null, signal: string | null): Error {
+  if (/memory usage limit reached/i.test(stderr)) {
+    // (xz 5.4 misstates the memory it would need in the line after: not quoted.)
+    return Object.assign(new Error(`${compression} stream refused: decoding it needs more than the ${XZ_MEMLIMIT_MIB} MiB of memory allowed`), { code: CORRUPT });
+  }
   if (/unexpected end of input|ends unexpectedly|truncated input|unexpected end of file/i.test(stderr)) {
     return Object.assign(new Error(`truncated ${compression} stream`), { code: TRUNCATED });
   }
