@@ -9,6 +9,8 @@ import { join as pathJoin } from 'node:path';
 import { statSync } from 'node:fs';
 import type { LogIndex } from './sources/files/line-reader.js';
 import { JOURNAL_FIELDS } from './sources/files/journal.js';
+import { foldCommand } from './sources/files/fold.js';
+import { EXPORT_ENTRIES_JQ } from './sources/files/exports.js';
 import { iso } from './parse/time.js';
 import { messageOf } from './parse/message.js';
 import { buildNodes, type NodeModel } from './model/node.js';
@@ -28,6 +30,8 @@ export interface AnalyzeOptions extends ReadOptions {
   rules?: RuleSpec[];
   gaps?: GapSpec[];
   now?: () => Date;
+  /** A kubeconfig is at hand (the CLI looks: $KUBECONFIG, ~/.kube/config): gaps end with `plegscope collect`. */
+  kubeconfigAtHand?: boolean;
   /** A Prometheus history read next to the files (--prometheus): src/sources/prometheus/history.ts. */
   prometheus?: PrometheusAsk;
 }
@@ -82,11 +86,17 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   };
   const served = new Set(sources.flatMap((s) => [...s.served]));
   const reports: NodeReport[] = nodes.map((n) => {
-    const judgement = evaluate(rules, gaps, computeFacts(n));
+    const sheet = computeFacts(n);
+    // A kubeconfig at hand: the gaps end with the plegscope collect command that gets them all.
+    if (opts.kubeconfigAtHand) sheet.facts['cluster.kubeconfig'] = true;
+    const judgement = evaluate(rules, gaps, sheet);
     evaluated.set(n.name, judgement.evaluated);
     return toNodeReport(n, judgement, fileOf, served, sourceOf);
   });
-  const nodeOf = (id: number): string | null => nodes.find((n) => n.artifacts.includes(id))?.name ?? null;
+  // Each artifact's node, found once (a scan of every node per artifact was quadratic in a folder of many files).
+  const firstNode = new Map<number, string>();
+  for (const n of nodes) for (const id of n.artifacts) if (!firstNode.has(id)) firstNode.set(id, n.name);
+  const nodeOf = (id: number): string | null => firstNode.get(id) ?? null;
 
   const analysis: Analysis = {
     schemaVersion: SCHEMA_VERSION,
@@ -285,12 +295,16 @@ function locate(a: Artifact, inputPath: string | undefined, inputKind: string | 
   const journal = a.compression === 'journal' ? `journalctl -o json --output-fields=${JOURNAL_FIELDS.join(',')} --file` : null;
   const decode = journal ? `{ j=$(mktemp); cat > "$j"; ${journal} "$j"; rm -f "$j"; }` : DECODE[a.compression ?? ''] ?? null;
   const members = a.reach?.members ?? [];
+  // A hard-wrapped paste is counted as it was read: its wrapped lines joined by the same rule (sources/files/fold.ts). A JSON
+  // export document entry by entry, one a line (jq); a CSV export by its own lines, as a plain file.
+  const then = a.wrap !== undefined ? foldCommand(a.wrap) : a.document === 'json' ? EXPORT_ENTRIES_JQ : null;
+  const format = a.document === 'json' ? 'export-json' : a.document === 'csv' ? 'export-csv' : a.format;
   if (members.length === 0) {
-    const tool = a.compression === null ? 'grep' : GREP_TOOL[a.compression] ?? null;
+    const tool = a.compression === null || a.compression === 'export' ? 'grep' : GREP_TOOL[a.compression] ?? null;
     return {
-      direct: tool ? { tool, file: base } : null,
-      stream: journal ? `${journal} ${shellWord(base)}` : `${decode ?? 'cat'} ${shellWord(base)}`,
-      format: a.format,
+      direct: tool && !then ? { tool, file: base } : null,
+      stream: journal ? `${journal} ${shellWord(base)}` : then ? (decode ? `${decode} ${shellWord(base)} | ${then}` : `${then} ${shellWord(base)}`) : `${decode ?? 'cat'} ${shellWord(base)}`,
+      format,
     };
   }
   const [first, ...inner] = members as [Reach['members'][number], ...Reach['members']];
@@ -298,7 +312,8 @@ function locate(a: Artifact, inputPath: string | undefined, inputKind: string | 
   // A zip inside an archive must be a file to be read (its index is at its end): a temporary one.
   for (const x of inner) steps.push(x.kind === 'tar' ? `tar -xO${TAR_FLAG[x.compression ?? ''] ?? ''}f - ${shellWord(x.name)}` : `{ z=$(mktemp); cat > "$z"; unzip -p "$z" ${shellWord(unzipName(x.name))}; rm -f "$z"; }`);
   if (decode) steps.push(decode);
-  return { direct: null, stream: steps.join(' | '), format: a.format };
+  if (then) steps.push(then);
+  return { direct: null, stream: steps.join(' | '), format };
 }
 
 /** unzip reads member names as wildcards: `[`, `*`, `?` stand for themselves in brackets. */
@@ -306,8 +321,8 @@ function unzipName(name: string): string {
   return name.replace(/[[*?]/g, '[$&]');
 }
 
-const DECODE: Record<string, string> = { gzip: 'gzip -dc', xz: 'xz -dc', bzip2: 'bzip2 -dc', utf16le: 'iconv -f UTF-16LE -t UTF-8', utf16be: 'iconv -f UTF-16BE -t UTF-8' };
-const GREP_TOOL: Record<string, string> = { gzip: 'zgrep', xz: 'xzgrep', bzip2: 'bzgrep' };
+const DECODE: Record<string, string> = { gzip: 'gzip -dc', xz: 'xz -dc', bzip2: 'bzip2 -dc', zstd: 'zstd -dcq', utf16le: 'iconv -f UTF-16LE -t UTF-8', utf16be: 'iconv -f UTF-16BE -t UTF-8' };
+const GREP_TOOL: Record<string, string> = { gzip: 'zgrep', xz: 'xzgrep', bzip2: 'bzgrep', zstd: 'zstdgrep' };
 const TAR_FLAG: Record<string, string> = { gzip: 'z', xz: 'J', bzip2: 'j' };
 
 /** The lines of one host in a log of several: the journal's host column (`Jan 11 09:00:00 HOST ident: …`, ISO stamps
@@ -316,6 +331,8 @@ function hostFilter(host: string, format: string): string {
   if (format === 'journal-json') return `grep -F ${shellWord(`"_HOSTNAME":"${host}"`)}`;
   // A cloud export's JSON lines name the host in a field of their own (`"host":`, `"node_name":`, `"Computer":` …).
   if (format === 'export-json') return `grep -F ${shellWord(`"${host}"`)}`;
+  // A CSV export's host column, quoted or not.
+  if (format === 'export-csv') return `grep -F ${shellWord(host)}`;
   if (!/^[\w.:-]+$/.test(host)) return `grep -F ${shellWord(` ${host} `)}`;
   const column = format.startsWith('journal-short-iso') || format === 'rfc3339-prefixed' ? 2 : format === 'journal-short' || format === 'journal-short-precise' || format === 'syslog' ? 4 : null;
   return column === null ? `awk '{ for (i = 1; i <= 5 && i <= NF; i++) if ($i == "${host}") { print; next } }'` : `awk '$${column} == "${host}"'`;

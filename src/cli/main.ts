@@ -12,6 +12,8 @@ import { withCluster } from '../report/cluster.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 import { TOOL_VERSION } from '../version.js';
 import { registerTui } from './tui-command.js';
+import { registerCollect } from './collect-command.js';
+import { registerWatch } from './watch-command.js';
 import { registerAlerts } from './alerts-command.js';
 import { registerMcp } from './mcp-command.js';
 import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, type PrometheusFlags } from './scan-command.js';
@@ -21,7 +23,7 @@ import type { LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../sources/text-file.js';
 import { existsSync } from 'node:fs';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
-import { checkZone, DISPLAY_TZ_HELP, displayZone, parseYear, TZ_HELP, UsageError } from './options.js';
+import { checkOutputsApart, checkOutputsUnread, checkZone, DISPLAY_TZ_HELP, displayZone, kubeconfigAtHand, parseEvidence, parseYear, TZ_HELP, UsageError } from './options.js';
 
 // The exit code's policy is JUnit's (report/policy.ts): one function decides both.
 export { failOnTriggered };
@@ -33,7 +35,7 @@ function useColor(flag: boolean | undefined): boolean {
   return process.stdout.isTTY === true;
 }
 
-interface AnalyzeFlags extends PrometheusFlags {
+export interface AnalyzeFlags extends PrometheusFlags {
   format: 'text' | 'json' | 'markdown' | 'md' | 'junit' | 'html';
   output?: string;
   year?: number;
@@ -50,19 +52,16 @@ interface AnalyzeFlags extends PrometheusFlags {
   width?: number;
 }
 
-/** `--evidence all|N`: evidence lines per finding in the text report. */
-function parseEvidence(v: string): number {
-  if (v === 'all') return Infinity;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--evidence: "${v}" is neither "all" nor a number of lines`);
-  return n;
-}
+/** Widest text report: past it lines are not easier to read, and a $COLUMNS of 10⁹ must not size a buffer. */
+const MAX_WIDTH = 1000;
 
-/** Columns the text report fits: the terminal's (unless it goes to a file); else $COLUMNS when set; else 80. */
+/** Columns the text report fits: the terminal's (unless it goes to a file); else $COLUMNS when set; else 80. Clamped to
+ *  40–1000 columns whatever the terminal or the environment says. */
 function terminalWidth(toFile = false): number {
-  if (!toFile && process.stdout.isTTY === true && process.stdout.columns) return process.stdout.columns;
+  const clamp = (n: number): number => Math.min(MAX_WIDTH, Math.max(40, n));
+  if (!toFile && process.stdout.isTTY === true && process.stdout.columns) return clamp(process.stdout.columns);
   const env = Number(process.env['COLUMNS']);
-  return Number.isInteger(env) && env >= 40 ? env : 80;
+  return Number.isInteger(env) && env >= 40 ? clamp(env) : 80;
 }
 
 /** The text report's widths: `--width N` fits everything to N; a terminal fits its columns, and so does $COLUMNS when
@@ -103,10 +102,11 @@ export function reportFormat(flags: { format: AnalyzeFlags['format'] | 'md'; out
   return (ext && byExt[ext]) || 'text';
 }
 
-async function runAnalyze(paths: string[], flags: AnalyzeFlags, formatGiven = true): Promise<number> {
+export async function runAnalyze(paths: string[], flags: AnalyzeFlags, formatGiven = true): Promise<number> {
   if (flags.tz !== undefined) checkZone(flags.tz);
   displayZone(flags);
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
+  checkOutputsApart([['-o', flags.output], ['--redact-map', flags.redactMap]], [...paths, flags.rules, flags.prometheusTokenFile]);
   const pack = flags.rules ? await readPack(flags.rules) : null;
   const prometheus = await prometheusAsk(flags, paths);
   const progress = progressWanted(process.stderr, process.env) && !flags.output?.startsWith('/dev/') ? new CliProgress(process.stderr, paths, progressDelay(process.env)) : null;
@@ -121,6 +121,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags, formatGiven = tr
       tz: flags.tz,
       noPrefilter: flags.prefilter === false,
       prometheus,
+      kubeconfigAtHand: kubeconfigAtHand(),
       ...(progress ? {
         onIndex: (member: string) => progress.member(member),
         onRead: ({ artifact, bytes }) => progress.read(artifact.id, artifact.path, bytes),
@@ -131,6 +132,7 @@ async function runAnalyze(paths: string[], flags: AnalyzeFlags, formatGiven = tr
     progress?.end();
   }
   requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], run.analysis);
+  checkOutputsUnread([['-o', flags.output], ['--redact-map', flags.redactMap]], run.analysis.inputs);
   // A source asked for that could not be read is said on stderr too: the report may go to a file nobody opens now.
   for (const w of run.analysis.warnings) if (w.unread) errorLine(`${w.file ? `${w.file}: ` : ''}${w.message}`);
   // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before
@@ -245,6 +247,8 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
     process.stdout.write(`Facts (and custom.<signal id> of a pack's signals):\n${[...FACTS].sort().map((f) => `  ${f}`).join('\n')}\n  has.<role> (kubelet-log, runtime-log, …), knownBugs.<cause>, op.<operation>.<figure>\n\nEvidence pools:\n${[...POOLS].sort().map((f) => `  ${f}`).join('\n')}\n  op.<operation>, custom.<signal id>\n`);
   });
   registerTui(program);
+  registerCollect(program, runAnalyze);
+  registerWatch(program);
   registerScan(program);
   registerAlerts(program);
   registerMcp(program);

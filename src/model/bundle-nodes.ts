@@ -21,10 +21,12 @@ export interface NodeBundleInfo {
   /** must-gather could not gather from this node (nodes/skipped_nodes.txt). */
   skipped: boolean;
   collectedAt: number | null;
+  /** What a collection through the API server could not fetch (one entry per thing). */
+  refusals: Array<{ what: string; status: number | null; reason: string; command: string | null }>;
 }
 
 export function emptyBundleInfo(): NodeBundleInfo {
-  return { kind: null, role: null, kubeletVersion: null, runtime: null, runtimeVersion: null, podsCapacity: null, ready: null, containers: null, skipped: false, collectedAt: null };
+  return { kind: null, role: null, kubeletVersion: null, runtime: null, runtimeVersion: null, podsCapacity: null, ready: null, containers: null, skipped: false, collectedAt: null, refusals: [] };
 }
 
 const SYSLOG_PREFIX = /^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\S+) \S+ [^\s:[\]]+(?:\[\d+\])?: /;

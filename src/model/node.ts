@@ -14,6 +14,15 @@ import type { DescribeNode } from '../parse/describe-node.js';
 import { applyNodeObject, dedupeKey, emptyBundleInfo, mergeCounts, type NodeBundleInfo } from './bundle-nodes.js';
 import { conditionEvents } from '../signals/conditions.js';
 import { dumpEvents } from '../signals/dumps.js';
+import { isoTime } from '../util/instant.js';
+
+/** Something a collection could not fetch, why, and the command that fetches it once fixed. */
+export interface Refusal {
+  what: string;
+  status: number | null;
+  reason: string;
+  command: string | null;
+}
 
 export interface ArtifactData {
   id: number;
@@ -37,6 +46,8 @@ export interface ArtifactData {
   bundleKind?: string | null;
   collectedAt?: number | null;
   nodeRole?: 'master' | 'worker' | null;
+  /** What a collection through the API server could not fetch for this node (src/sources/files/collected.ts). */
+  refusals?: Refusal[];
   nodeObjects?: NodeObject[] | null;
   /** The file held a single Node (must-gather) rather than a list (kubectl get nodes on a master). */
   singleNodeObject?: boolean;
@@ -88,26 +99,44 @@ function shortName(n: string): string {
 
 class NodeSet {
   /** `shared`: the part also takes the controller manager's lines that name no node (a controller log). */
-  readonly nodes = new Map<string, { name: string; aliases: Set<string>; parts: Array<{ artifact: ArtifactData; host: string | null; shared?: boolean }>; snapshots: Snapshot[] }>();
+  readonly nodes = new Map<string, { name: string; order: number; aliases: Set<string>; parts: Array<{ artifact: ArtifactData; host: string | null; shared?: boolean }>; snapshots: Snapshot[] }>();
+  /** Short name (of a node's name or an alias) → the nodes it names: a lookup, not a pass over every node (a folder of
+   *  100 000 files of as many hosts made that quadratic). */
+  private readonly byShort = new Map<string, Set<string>>();
 
+  /** The node `name` is (by name, short name or alias); the first made when several match. */
   find(name: string): string | null {
     if (this.nodes.has(name)) return name;
-    const s = shortName(name);
-    for (const [k, v] of this.nodes) {
-      if (shortName(k) === s) return k;
-      for (const a of v.aliases) if (a === name || shortName(a) === s) return k;
+    let best: { key: string; order: number } | null = null;
+    for (const k of this.byShort.get(shortName(name)) ?? []) {
+      const order = this.nodes.get(k)?.order ?? Infinity;
+      if (best === null || order < best.order) best = { key: k, order };
     }
-    return null;
+    return best?.key ?? null;
+  }
+
+  private index(short: string, key: string): void {
+    const set = this.byShort.get(short);
+    if (set) set.add(key);
+    else this.byShort.set(short, new Set([key]));
   }
 
   get(name: string) {
     const k = this.find(name) ?? name;
     let n = this.nodes.get(k);
     if (!n) {
-      n = { name: k, aliases: new Set(), parts: [], snapshots: [] };
+      n = { name: k, order: this.nodes.size, aliases: new Set(), parts: [], snapshots: [] };
       this.nodes.set(k, n);
+      this.index(shortName(k), k);
     }
     return n;
+  }
+
+  /** `alias` is another name of node `name`. */
+  alias(name: string, alias: string): void {
+    const n = this.get(name);
+    n.aliases.add(alias);
+    this.index(shortName(alias), n.name);
   }
 }
 
@@ -159,7 +188,7 @@ function farFrom(n: { parts: Array<{ artifact: ArtifactData; host: string | null
   }
   const t = snapshots.find((s) => s.timeMs !== null)?.timeMs ?? null;
   if (t === null || !Number.isFinite(start) || (t >= start - DAY_MS && t <= end + DAY_MS)) return null;
-  const day = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + 'Z';
+  const day = (ms: number): string => isoTime(ms).slice(0, 16).replace('T', ' ') + 'Z';
   return { at: day(t), span: `${day(start)} → ${day(end)}` };
 }
 
@@ -194,7 +223,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
         const only = hosts.length === 1 ? hosts[0] as string : null;
         if (only) set.get(only).parts.push({ artifact: a, host: null });
       }
-      for (const n of sig.nodeNames) if (hosts.length === 1) set.get(hosts[0] as string).aliases.add(n);
+      for (const n of sig.nodeNames) if (hosts.length === 1) set.alias(hosts[0] as string, n);
     } else if (sig.nodeNames.length > 0) {
       set.get(sig.nodeNames[0] as string).parts.push({ artifact: a, host: null });
     } else if (a.nodeHint) {
@@ -210,7 +239,7 @@ export function buildNodes(artifacts: ArtifactData[]): { nodes: NodeModel[]; war
       hintHosts.set(a.nodeHint, hs);
     }
   }
-  for (const [hint, hs] of hintHosts) if (hs.size === 1) set.get([...hs][0] as string).aliases.add(hint);
+  for (const [hint, hs] of hintHosts) if (hs.size === 1) set.alias([...hs][0] as string, hint);
   for (const a of hinted) set.get(a.nodeHint as string).parts.push({ artifact: a, host: null });
   // A Prometheus query names the node it was asked for: an explicit identity.
   for (const a of artifacts) if (a.format === 'prometheus-query' && a.nodeHint) set.get(a.nodeHint);
@@ -419,7 +448,7 @@ function serviceLogCut(n: NodeModel, arts: ArtifactData[]): ModelWarning | null 
   const mins = Math.round((collected - n.windowEnd) / 60_000);
   return {
     artifact: log.id,
-    message: `${n.name}: its log ends ${mins} min before the must-gather was collected (${new Date(collected).toISOString()}): node-logs stops reading after 30 s, so the newest lines may be missing (or the kubelet stopped logging); collect them with \`oc adm node-logs ${n.name} -u kubelet\``,
+    message: `${n.name}: its log ends ${mins} min before the must-gather was collected (${isoTime(collected)}): node-logs stops reading after 30 s, so the newest lines may be missing (or the kubelet stopped logging); collect them with \`oc adm node-logs ${n.name} -u kubelet\``,
   };
 }
 
@@ -437,6 +466,7 @@ function stripInternal(info: NodeBundleInfo & Partial<BundleExtra>, arts: Artifa
     kind: rest.kind ?? kinds[0] ?? null,
     role: rest.role ?? roles[0] ?? null,
     collectedAt: rest.collectedAt ?? (collected.length ? collected.reduce((m, x) => Math.max(m, x), -Infinity) : null),
+    refusals: [...new Map(arts.flatMap((a) => a.refusals ?? []).map((r) => [`${r.what}\0${r.reason}`, r])).values()],
   };
 }
 

@@ -39,7 +39,7 @@ const KIND_ORDER: RedactKind[] = ['node', 'host', 'domain', 'ip', 'namespace', '
 /** Fields that hold the tool's own vocabulary or times, never log text: copied untouched. */
 const KEEP_KEYS = new Set([
   'schemaVersion', 'tool', 'generatedAt', 'ruleId', 'cause', 'primaryCause', 'severity', 'ruleSeverity', 'explains', 'role', 'roles', 'format', 'kind',
-  'source', 'endedBy', 'runtime', 'operation', 'references', 'kubeletVersion', 'trait',
+  'endedBy', 'runtime', 'operation', 'references', 'kubeletVersion', 'trait',
   'ts', 'lastRelistAt', 'unhealthyFrom', 'endedAt', 'at', 'from', 'to', 'start', 'end', 'firstUnhealthyFrom', 'lastEndedAt',
 ]);
 
@@ -74,7 +74,37 @@ const HOST_PATTERNS: Array<[RegExp, boolean]> = [
   [new RegExp(`\\bnodes/(${HOSTISH})(?=/|\\b)`, 'g'), true],
   [new RegExp(`\\bhttps?://(?:[^@/\\s]*@)?(${HOSTISH})`, 'g'), false],
   [new RegExp(`\\b(?:dial tcp|lookup) (${HOSTISH})`, 'g'), false],
+  // The kernel's NFS client: `nfs: server nfs01.corp.example.com not responding, still trying`, `… OK`.
+  [new RegExp(`\\bserver (${HOSTISH}) (?:not responding|OK)\\b`, 'g'), false],
+  // An image or endpoint reference: `registry.corp:5000/team/app`, `"quay.internal/x"` (a dotted name before a path).
+  [new RegExp(`(?:^|[\\s"'=(\\[])(${HOSTISH}\\.${HOSTISH})(?::\\d{1,5})?/[A-Za-z0-9._-]`, 'g'), false],
+  // Any fully qualified name in a line (three labels or more, the last a word): NFS servers, API endpoints, registries.
+  [new RegExp(`(?<![A-Za-z0-9._/-])([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?){2,}\\.?)(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])`, 'g'), false],
 ];
+
+/** Last labels that make a dotted word a file name (`kern.log.gz`, `kubelet.service`), not a host. */
+const FILE_SUFFIX = new Set([
+  'log', 'gz', 'xz', 'bz2', 'zst', 'lz4', 'txt', 'json', 'yaml', 'yml', 'go', 'tar', 'tgz', 'zip', 'conf', 'service',
+  'slice', 'scope', 'socket', 'mount', 'so', 'sh', 'py', 'js', 'ts', 'html', 'md', 'xml', 'pem', 'crt', 'key', 'sock',
+  'pid', 'd', 'tmp', 'out', 'err', 'journal', 'prom', 'csv', 'jsonl', 'ndjson', 'old', 'bak', 'name', 'id', 'hash', 'uid',
+]);
+/** First labels of reverse-DNS keys (`io.kubernetes.container.name`), never hosts. */
+const REVERSE_DNS = new Set(['io', 'com', 'org', 'net', 'dev', 'sh', 'k8s', 'x-k8s']);
+
+/** Whether a known name starts the dotted word (`worker-3.example.com.metrics`: a file named after a node). */
+function knownPrefix(name: string, p: Pseudonyms): boolean {
+  const labels = name.toLowerCase().split('.');
+  for (let k = 1; k < labels.length; k++) if (p.literal.has(labels.slice(0, k).join('.'))) return true;
+  return false;
+}
+
+/** Whether a dotted word a pattern found reads as a host name (not a version, a file, a Go package or a label key). */
+function hostLike(name: string): boolean {
+  const labels = name.replace(/\.$/, '').toLowerCase().split('.');
+  const last = labels[labels.length - 1] as string;
+  if (labels.length < 2) return /[a-z]/.test(last);
+  return /^[a-z]{2,63}$/.test(last) && !FILE_SUFFIX.has(last) && !REVERSE_DNS.has(labels[0] as string);
+}
 
 interface PodHit { ns?: string; pod?: string; uid?: string }
 // Where pods and namespaces stand: structured `pod="ns/name"` (KObj), pod lists, JSON KObj, the pre-1.21
@@ -147,7 +177,8 @@ class Pseudonyms {
   }
 
   addShaped(kind: RedactKind, text: string): string {
-    const key = text.toLowerCase();
+    // A pod UID is one UID in every spelling: dashes, or underscores (systemd's cgroup slices).
+    const key = kind === 'uid' ? text.toLowerCase().replace(/_/g, '-') : text.toLowerCase();
     const have = this.shaped.get(key);
     if (have) return have.pseudonym;
     const p = this.fresh(kind);
@@ -217,7 +248,7 @@ function harvest(analysis: Analysis, p: Pseudonyms, texts: string[]): void {
   const uids: string[] = [];
   for (const t of texts) {
     for (const [re, own] of HOST_PATTERNS) {
-      for (const m of t.matchAll(re)) if (m[1] && /[A-Za-z]/.test(m[1])) p.addHost('host', m[1], own);
+      for (const m of t.matchAll(re)) if (m[1] && /[A-Za-z]/.test(m[1]) && (own || (hostLike(m[1]) && !knownPrefix(m[1], p)))) p.addHost('host', m[1].replace(/\.$/, ''), own);
     }
     for (const [re, hits] of POD_PATTERNS) {
       re.lastIndex = 0;
@@ -245,7 +276,9 @@ function rewrite(s: string, p: Pseudonyms): string {
   const n = s.length;
   while (i < n) {
     const c = s.charCodeAt(i);
-    const prev = i > 0 ? s.charCodeAt(i - 1) : 0;
+    // Right after a percent-encoded byte (`%3D10.0.77.5`, `%2Fnode-a`) a word starts too.
+    const pct = i >= 3 && s.charCodeAt(i - 3) === 37 && isHex(s.charCodeAt(i - 2)) && isHex(s.charCodeAt(i - 1));
+    const prev = i > 0 && !pct ? s.charCodeAt(i - 1) : 0;
     const wordStart = isAlnum(c) && !isAlnum(prev);
     const v6Start = c === 58 && s.charCodeAt(i + 1) === 58 && !isHex(prev) && prev !== 58;
     if (!wordStart && !v6Start) {
@@ -275,9 +308,17 @@ function rewrite(s: string, p: Pseudonyms): string {
   return last === 0 ? s : out + s.slice(last);
 }
 
-const UUID_AT = new RegExp(`${UUID}`, 'iy');
+/** A UID with dashes or underscores (systemd's `kubepods-burstable-pod<uid_with_underscores>.slice`). */
+const UID_ANY = '[0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}';
+const UUID_AT = new RegExp(UID_ANY, 'iy');
+/** A pod's cgroup: `pod<uid>` (cgroupfs `/kubepods/burstable/pod<uid>/`, systemd `…-pod<uid>.slice`). */
+const POD_UID_AT = new RegExp(`pod(${UID_ANY})`, 'iy');
 const V4_AT = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})/y;
+/** A port after a dot (tcpdump, conntrack: `10.0.77.8.443`): the address is still an address. */
+const DOT_PORT_AT = /\.\d{1,5}(?![0-9A-Za-z]|\.\d)/y;
 const V6_AT = /[0-9A-Fa-f:]*:[0-9A-Fa-f:]*(?:\d{1,3}(?:\.\d{1,3}){3})?/y;
+/** IPv6 ending in a dotted IPv4 (`::ffff:10.0.77.6`): taken whole. */
+const V6V4_AT = /[0-9A-Fa-f:]*:\d{1,3}(?:\.\d{1,3}){3}(?![0-9A-Za-z]|\.\d)/y;
 
 /** An address or ID starting at `i`: [length, pseudonym], or [0, ''] for none. */
 function shaped(s: string, i: number, prev: number, p: Pseudonyms): [number, string] {
@@ -285,6 +326,13 @@ function shaped(s: string, i: number, prev: number, p: Pseudonyms): [number, str
   UUID_AT.lastIndex = i;
   const u = UUID_AT.exec(s);
   if (u && !isAlnum(after(i + 36))) return [36, p.addShaped('uid', u[0])];
+  POD_UID_AT.lastIndex = i;
+  const pu = POD_UID_AT.exec(s);
+  if (pu && !isAlnum(after(i + 39))) return [39, `pod${p.addShaped('uid', pu[1] as string)}`];
+
+  V6V4_AT.lastIndex = i;
+  const v6v4 = V6V4_AT.exec(s);
+  if (v6v4 && v6v4[0].includes('::') && isIPv6(v6v4[0])) return [v6v4[0].length, p.addShaped('ip', v6v4[0])];
 
   V6_AT.lastIndex = i;
   const v6 = V6_AT.exec(s);
@@ -303,7 +351,8 @@ function shaped(s: string, i: number, prev: number, p: Pseudonyms): [number, str
     if (v4 && v4.slice(1).every((o) => Number(o) <= 255)) {
       const end = i + v4[0].length;
       const next = after(end);
-      if (!isAlnum(next) && !(next === 46 && isDigit(after(end + 1)))) {
+      DOT_PORT_AT.lastIndex = end;
+      if (!isAlnum(next) && (!(next === 46 && isDigit(after(end + 1))) || DOT_PORT_AT.test(s))) {
         return [v4[0].length, keepIp(v4[0]) ? v4[0] : p.addShaped('ip', v4[0])];
       }
     }
@@ -352,6 +401,14 @@ export function redact(analysis: Analysis): Redacted {
   strings(analysis, texts);
   harvest(analysis, p, texts);
   const out = mapStrings(analysis, (s) => rewrite(s, p));
+  // A count check's command names files and hosts: redacted, it no longer runs as printed. It says so, and where its
+  // numbers come from (the original files, under the names the redaction map gives back).
+  out.nodes.forEach((n, i) => n.findings.forEach((f, j) => {
+    const before = analysis.nodes[i]?.findings[j]?.checks;
+    f.checks?.forEach((c, k) => {
+      if (before?.[k] !== undefined && c.grep !== before[k].grep) c.grep = `# names redacted; counted on the original files (names: --redact-map): ${c.grep}`;
+    });
+  }));
   const order = (e: RedactionEntry): number => Number(e.pseudonym.slice(e.pseudonym.lastIndexOf('-') + 1));
   const entries = [...p.entries].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || order(a) - order(b) || a.original.localeCompare(b.original));
   return { analysis: out, mapping: { entries } };

@@ -9,6 +9,7 @@ import type { Condition, GapSpec, RuleSpec } from './spec.js';
 import { KUBELET_LOG_GAP } from './gaps.js';
 import type { Cite, CountCheck, FactSheet, FactValue, Facts } from './facts.js';
 import { LIST_SEP, LIST_START } from './facts.js';
+import { isoTime } from '../util/instant.js';
 
 export interface Fired {
   spec: RuleSpec;
@@ -93,21 +94,26 @@ const TIME_OPTIONS: Record<string, { option: string; style: 'journal' | 'rfc3339
   until: { option: ' --until ', style: 'journal' },
   ocsince: { option: ' --since=', style: 'rfc3339' },
   ocuntil: { option: ' --until=', style: 'rfc3339' },
+  qsince: { option: '&sinceTime=', style: 'rfc3339' },
+  pcsince: { option: ' --since ', style: 'rfc3339' },
 };
 
 function utcStamp(ms: number, style: 'journal' | 'rfc3339'): string {
-  const iso = new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const iso = isoTime(Math.floor(ms / 1000) * 1000).replace('.000Z', 'Z');
   return style === 'rfc3339' ? iso : shQuote(`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`);
 }
 
 /** What the node's container runtime logs as, for `journalctl -u`: every runtime's unit when it is not known. */
 const RUNTIME_UNITS: Record<string, string> = { containerd: '-u containerd', 'cri-o': '-u crio', docker: '-u docker' };
+/** The same as the node log query's `query=` parameters. */
+const RUNTIME_QUERIES: Record<string, string> = { containerd: 'query=containerd', 'cri-o': 'query=crio', docker: 'query=docker' };
 
 function fmt(v: FactValue | undefined, how: string | undefined): string {
   const time = how !== undefined ? TIME_OPTIONS[how] : undefined;
   if (time) return typeof v === 'number' && Number.isFinite(v) ? time.option + utcStamp(v, time.style) : '';
   // Shell words (collection commands): quoted, or no command at all when unknown or not a node name.
   if (how === 'units') return (typeof v === 'string' ? RUNTIME_UNITS[v] : undefined) ?? '-u containerd -u crio -u docker';
+  if (how === 'queries') return (typeof v === 'string' ? RUNTIME_QUERIES[v] : undefined) ?? 'query=containerd&query=crio&query=docker';
   if (how === 'node' || how === 'sh') {
     if (v === null || v === undefined || (how === 'node' && !isNodeName(String(v)))) throw new Refused();
     return shQuote(String(v));
@@ -306,7 +312,9 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
       }
     }
   }
-  const outGaps: Gap[] = gaps.filter((g) => allHold(g.when, f)).map((g) => ({ missing: g.missing, why: render(g.why, f), collect: renderCommand(g.collect, f) }));
+  const held = gaps.filter((g) => allHold(g.when, f));
+  const toGap = (g: GapSpec): Gap => ({ missing: g.missing, why: render(g.why, f), collect: renderCommand(g.collect, f) });
+  const outGaps: Gap[] = held.filter((g) => !g.closing).map(toGap);
   if (notSeen.length > 0) {
     // First, unless the kubelet's journal is missing altogether (gaps.ts): that gap stays first, this one follows it.
     outGaps.splice(outGaps[0]?.missing === KUBELET_LOG_GAP ? 1 : 0, 0, {
@@ -315,6 +323,16 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
       collect: renderCommand(AROUND_STALL, f),
     });
   }
+  // What a collection could not fetch, each with the command that fetches it once the cause is fixed.
+  for (const r of sheet.refused ?? []) {
+    outGaps.push({
+      missing: r.what,
+      why: `plegscope collect could not fetch it${r.status !== null && r.status !== 200 ? ` (HTTP ${r.status})` : ''}: ${r.reason}`,
+      collect: r.command ?? '# nothing to run until what "why" names is fixed; then collect again (below)',
+    });
+  }
+  // A closing gap (the one command that gets all the others) only after others.
+  if (outGaps.length > 0) outGaps.push(...held.filter((g) => g.closing).map(toGap));
   return { fired, verdict, ruledOut, notSeen, gaps: outGaps, evaluated };
 }
 

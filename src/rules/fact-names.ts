@@ -29,7 +29,7 @@ export const FACTS: readonly string[] = [
   'goroutine.relistState', 'goroutine.relistWaitMinutes', 'goroutine.relistChanSend', 'goroutine.relistInCni',
   'goroutine.relistInCri', 'goroutine.relistInList', 'goroutine.relistInStatus', 'goroutine.deepestFrame',
   'goroutine.relistStep', 'goroutine.relistCall', 'goroutine.relistWhere',
-  'collect.since', 'collect.until', 'bundle.world', 'bundle.cli', 'phrase.unhealthyLines', 'phrase.runtime', 'phrase.listShare',
+  'collect.since', 'collect.until', 'bundle.world', 'bundle.cli', 'cluster.kubeconfig', 'phrase.unhealthyLines', 'phrase.runtime', 'phrase.listShare',
   'scope', 'stall.undated', 'stall.disagreements', 'timeouts.runtimeWrapper', 'timeouts.csi',
   'relist.failedUnavailable', 'cri.sizeLimit', 'cri.sizeLimitBytes', 'cri.sizeLimitMax', 'runtime.stateTimeoutIds',
   'runtime.taskListTimeouts', 'runtime.daemonTimeouts', 'runtime.blockedCall', 'runtime.blockedCallId',

@@ -8,6 +8,7 @@ import type { ParsedGoroutines } from '../parse/goroutines.js';
 import { eventedPleg } from '../model/coverage.js';
 import { KNOWN_BUGS, inRange } from './known-bugs.js';
 import { figure, shortSeconds } from '../util/latency.js';
+import { isoTime } from '../util/instant.js';
 
 export type FactValue = number | boolean | string | null;
 export type Facts = Record<string, FactValue>;
@@ -24,6 +25,8 @@ export interface FactSheet {
   /** Per phrase fact (`evidence.runtimeHang`): the facts its items state, which a finding's "supporting" list then does
    *  not repeat (rules/engine.ts factLines). */
   said?: Record<string, string[]>;
+  /** What a collection through the API server could not fetch for the node: each is a gap (engine.ts). */
+  refused: NodeModel['bundle']['refusals'];
 }
 
 /** A count check as facts make it (the contract's CountCheck): its `grep` is still a template, `{grep} 'pattern'
@@ -443,6 +446,8 @@ export function computeFacts(node: NodeModel): FactSheet {
   const world = WORLDS[f['bundle.kind'] as string] ?? 'kubernetes';
   f['bundle.world'] = world;
   f['bundle.cli'] = world === 'openshift' ? 'oc' : 'kubectl';
+  // Collected from a cluster by plegscope collect (analyze.ts also sets it when a kubeconfig is at hand).
+  f['cluster.kubeconfig'] = f['bundle.kind'] === 'plegscope-collect';
   f['node.role'] = b?.role ?? null;
   f['node.skipped'] = b?.skipped ?? false;
   f['node.objectReady'] = b?.ready?.status ?? null;
@@ -641,7 +646,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   for (const c of COUNTED) f[c.key] = counts[c.key]?.count ?? 0;
   const unhealthyLines = f['lines.unhealthy'] as number;
   f['phrase.unhealthyLines'] = unhealthyLines ? `(${unhealthyLines} line(s) saying how long ago it was last seen active)` : null;
-  return { facts: f, pools: p, counts, said: { 'evidence.runtimeHang': [...hangSaid], 'phrase.listShare': ['cri.listTimeouts'] } };
+  return { facts: f, pools: p, counts, refused: node.bundle.refusals, said: { 'evidence.runtimeHang': [...hangSaid], 'phrase.listShare': ['cri.listTimeouts'] } };
 }
 
 /** The counted kinds of line (COUNTED) present in the node's input, with the grep that finds them. */
@@ -682,7 +687,7 @@ export function relistWhere(frames: string[], state: string | null): { step: str
 /** A window in the reports' time style (UTC): `2024-03-11 10:04:12 → 10:22:27 +00:00` (the end's date when it
  *  differs). */
 function scopeSpan(a: number, b: number): string {
-  const at = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+  const at = (ms: number): string => isoTime(ms).slice(0, 19).replace('T', ' ');
   const x = at(a);
   const y = at(b);
   return `${x} → ${y.slice(0, 10) === x.slice(0, 10) ? y.slice(11) : y} +00:00`;
@@ -743,7 +748,7 @@ function podForId(events: SignalEvent[], id: string): string | null {
 
 /** A window edge to the minute, in UTC (`2024-03-11T10:07Z`). */
 function isoMin(ms: number): string {
-  return new Date(ms).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
+  return isoTime(ms).replace(/:\d\d\.\d+Z$/, 'Z');
 }
 
 /** A p99 (plain value `seconds`) as prose that says how it is known: `between 119 s and 298 s` (its histogram bucket),

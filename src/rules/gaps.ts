@@ -8,6 +8,11 @@
 // line (`#` lines are comments); every value from the input is a quoted shell word (`|node` refuses a name no node can
 // have, and the gap then says so instead of suggesting a command; a name it lets through is [a-z0-9.-] only, so it
 // may stand inside double quotes).
+// Through the API server first (no pod on the node): the node log query, the kubelet's /logs/ file server, its /metrics
+// and pprof through the node proxy; then the node's own shell; `kubectl debug node/` last, marked as needing a pod on
+// the node (it hangs when the node is NotReady). The log query gets `sinceTime` only: the kubelet turns `untilTime`
+// into `journalctl --until=<sinceTime>` (pkg/kubelet/kubelet_server_journal_linux.go), which would print nothing.
+// When a kubeconfig is at hand, the gaps end with the one `plegscope collect` that gets them all (`closing`).
 import type { Condition, GapSpec } from './spec.js';
 
 const world = (w: 'openshift' | 'node' | 'kind' | 'kubernetes'): Condition => ({ fact: 'bundle.world', op: '==', value: w });
@@ -18,6 +23,10 @@ const WINDOW = '{collect.since|since}{collect.until|until}';
 const OC_WINDOW = '{collect.since|ocsince}{collect.until|ocuntil}';
 /** Runs a command in the node's root filesystem from a pod (kubectl 1.20+; leaves a node-debugger-… pod behind). */
 const KUBECTL_DEBUG = 'kubectl debug node/{node.name|node} -q -i --image=busybox -- chroot /host';
+const NEEDS_POD = '# last resort — needs a pod on the node: hangs when it is NotReady:';
+/** The node log query through the API server (`/proxy/logs/?query=UNIT&sinceTime=…`) and what it needs. */
+const LOG_QUERY = "# no pod on the node: the node log query, through the API server\n# (kubelet: enableSystemLogQuery: true, NodeLogQuery gate, beta 1.30+):";
+const logQuery = (query: string, file: string): string => `kubectl get --raw "/api/v1/nodes/{node.name|node}/proxy/logs/?${query}{collect.since|qsince}" > {node.name|node}-${file}`;
 const METRICS_WHY = 'relist duration and per-operation CRI latency come from /metrics; two snapshots a few minutes apart during a stall show whether relist froze';
 const metrics = (cli: string): string => [
   '# twice, 5 min apart, during the next stall:',
@@ -73,9 +82,13 @@ export const BUILTIN_GAPS: GapSpec[] = [
     missing: KUBELET_LOG_GAP,
     why: "only the kubelet's journal says when PLEG stopped relisting and what the kubelet saw; the input holds none of this node's",
     collect: [
+      LOG_QUERY,
+      logQuery('query=kubelet', 'kubelet.log'),
+      '# the same with the kubectl node-logs plugin, where installed:',
+      'kubectl node-logs {node.name|node} --query=kubelet > {node.name|node}-kubelet.log',
       '# on the node, as root:',
       `journalctl -u kubelet${WINDOW} -o short-iso-precise > kubelet.log`,
-      '# or from a machine with cluster access:',
+      NEEDS_POD,
       `${KUBECTL_DEBUG} journalctl -u kubelet${WINDOW} -o short-iso-precise > {node.name|node}-kubelet.log`,
     ].join('\n'),
   },
@@ -107,8 +120,9 @@ export const BUILTIN_GAPS: GapSpec[] = [
     why: 'must-gather listed this node in nodes/skipped_nodes.txt: its gather pod did not run there, which is what a NotReady node does',
     collect: [
       `oc adm node-logs {node.name|node} -u kubelet -u crio${OC_WINDOW} > {node.name|node}-journal.log`,
+      '# needs a pod on the node: hangs when it is NotReady',
+      '# (then run the journalctl part on the node itself):',
       `oc debug node/{node.name|node} -- chroot /host journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
-      '# if the API cannot reach the node, run the journalctl part on the node itself',
     ].join('\n'),
   },
   // The runtime's log, from the incident's window.
@@ -139,9 +153,12 @@ export const BUILTIN_GAPS: GapSpec[] = [
     missing: 'container runtime log',
     why: 'whether the runtime was hung, restarting or stuck on one container is decided by its own log',
     collect: [
-      `${KUBECTL_DEBUG} journalctl {runtime|units}${WINDOW} -o short-precise > {node.name|node}-runtime.log`,
-      '# or on the node itself, as root:',
+      LOG_QUERY,
+      logQuery('{runtime|queries}', 'runtime.log'),
+      '# on the node itself, as root:',
       `journalctl {runtime|units}${WINDOW} -o short-precise > {node.name|node}-runtime.log`,
+      NEEDS_POD,
+      `${KUBECTL_DEBUG} journalctl {runtime|units}${WINDOW} -o short-precise > {node.name|node}-runtime.log`,
     ].join('\n'),
   },
   // The kernel's log, from the incident's window (`-k` would read the current boot only).
@@ -150,7 +167,7 @@ export const BUILTIN_GAPS: GapSpec[] = [
     when: [stalled, { fact: 'has.kernel-log', op: 'falsy' }, world('openshift')],
     missing: 'kernel log',
     why: 'hung tasks, NFS timeouts, unregister_netdevice and OOM kills only show in the kernel log',
-    collect: `oc debug node/{node.name|node} -- chroot /host journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
+    collect: `# needs a pod on the node: hangs when it is NotReady\n# (then run the journalctl part on the node itself):\noc debug node/{node.name|node} -- chroot /host journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
   },
   {
     id: 'no-kernel-log-node',
@@ -172,9 +189,13 @@ export const BUILTIN_GAPS: GapSpec[] = [
     missing: 'kernel log',
     why: 'hung tasks, NFS timeouts, unregister_netdevice and OOM kills only show in the kernel log',
     collect: [
-      `${KUBECTL_DEBUG} journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
-      '# or on the node itself, as root:',
+      "# no pod on the node: the kubelet's /logs/ file server (/var/log),",
+      '# kern.log where rsyslog writes one, else messages:',
+      'kubectl get --raw "/api/v1/nodes/{node.name|node}/proxy/logs/kern.log" > {node.name|node}-kernel.log',
+      '# on the node itself, as root:',
       `journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
+      NEEDS_POD,
+      `${KUBECTL_DEBUG} journalctl _TRANSPORT=kernel${WINDOW} -o short-precise > {node.name|node}-kernel.log`,
     ].join('\n'),
   },
   {
@@ -190,5 +211,29 @@ export const BUILTIN_GAPS: GapSpec[] = [
     missing: 'kubelet version',
     why: 'the relist deadlock exists only before 1.14, and log wordings differ by version',
     collect: "{bundle.cli|sh} get node {node.name|node} -o jsonpath='{.status.nodeInfo.kubeletVersion}'",
+  },
+  {
+    id: 'runtime-goroutines',
+    when: [stalled, { fact: 'cri.timeouts', op: '>=', value: 1 }, { fact: 'goroutine.runtimeProgram', op: 'absent' }, { fact: 'bundle.world', op: '!=', value: 'kind' }],
+    missing: "the container runtime's goroutine dump",
+    why: 'CRI calls timed out: only the runtime\'s own stacks show what it was blocked on (a lock, a shim, the disk); no API route reaches them',
+    collect: [
+      '# on the node, as root, during the next stall (nothing restarts):',
+      '# containerd: stacks in its journal and a containerd.*.stacks.log',
+      'pkill -USR1 -x containerd',
+      '# CRI-O: /tmp/crio-goroutine-stacks-*.log',
+      'pkill -USR1 -x crio',
+      '# dockerd: goroutine-stacks-*.log under /var/run/docker',
+      'pkill -USR1 -x dockerd',
+    ].join('\n'),
+  },
+  // Last, when a kubeconfig is at hand: the one command that gets all of the above through the API server.
+  {
+    id: 'plegscope-collect',
+    closing: true,
+    when: [{ fact: 'cluster.kubeconfig', op: 'truthy' }, { fact: 'bundle.world', op: '!=', value: 'kind' }],
+    missing: 'what the API server can give, in one command',
+    why: 'a kubeconfig is at hand: plegscope collect reads the node\'s journals, kernel log, metrics, kubelet goroutines and Node object through the API server (GET only, no pod on the node) and prints the analysis',
+    collect: 'plegscope collect {node.name|node}{collect.since|pcsince}',
   },
 ];

@@ -23,6 +23,9 @@ export const MAX_PACK_VALUES = 1_000_000;
 export const MAX_SIGNALS = 10_000;
 export const MAX_NEEDLES = 20_000;
 export const MAX_SHORT_NEEDLES = 16;
+/** Signals one line may wake: a line holding a needle is tested against every signal with that needle (or with a
+ *  needle inside it). Past this a pack's cost grows with signals × lines rather than with the bytes read. */
+export const MAX_WOKEN = 100;
 /** Formats a template placeholder may ask for (`{fact|fmt}`, engine.ts). */
 const FORMATS = ['dur', 'n', 's', 'pct', 'sec'];
 /** Placeholders as the engine renders them. */
@@ -297,6 +300,10 @@ export function loadRulePack(text: string, name: string): LoadedPack {
   if (short.length > MAX_SHORT_NEEDLES) {
     throw new RulePackError(`the signals list ${short.length} needles of 3 or 4 characters (such as "${shown(short[0] as string)}"): at most ${MAX_SHORT_NEEDLES}, as each costs a pass over every log; use longer ones`);
   }
+  const woken = mostWoken(signals);
+  if (woken && woken.signals > MAX_WOKEN) {
+    throw new RulePackError(`${woken.signals} signals wake on a line holding "${shown(woken.needle)}": at most ${MAX_WOKEN} (each such line is tested against every one of them); give them needles of their own`);
+  }
   const rules = rulesRaw.map((r, i) => checkRule(r, i, signalIds));
   const ids = new Set<string>();
   for (const r of rules) {
@@ -304,6 +311,33 @@ export function loadRulePack(text: string, name: string): LoadedPack {
     ids.add(r.id);
   }
   return { pack: { rules, signals }, signals };
+}
+
+/**
+ * The pack's expected cost per line, checked at load: the needle whose lines wake the most signals (those with that
+ * needle, or with a needle inside it: a line holding `abcdef` holds `bcd` too), and how many. A window over each needle
+ * per needle length the pack uses: linear in the needles' total length times their distinct lengths.
+ */
+function mostWoken(signals: ReadonlyArray<{ needles: string[] }>): { needle: string; signals: number } | null {
+  const byNeedle = new Map<string, Set<number>>();
+  signals.forEach((sg, i) => {
+    for (const n of sg.needles) {
+      const set = byNeedle.get(n);
+      if (set) set.add(i);
+      else byNeedle.set(n, new Set([i]));
+    }
+  });
+  const lengths = [...new Set([...byNeedle.keys()].map((n) => n.length))];
+  let best: { needle: string; signals: number } | null = null;
+  for (const n of byNeedle.keys()) {
+    const hit = new Set<number>();
+    for (const len of lengths) {
+      if (len > n.length) continue;
+      for (let at = 0; at + len <= n.length; at++) for (const i of byNeedle.get(n.slice(at, at + len)) ?? []) hit.add(i);
+    }
+    if (best === null || hit.size > best.signals) best = { needle: n, signals: hit.size };
+  }
+  return best;
 }
 
 /** Built-in rules with a pack's rules added; a pack rule with a built-in id replaces it. */

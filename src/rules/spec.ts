@@ -50,6 +50,8 @@ export interface GapSpec {
   missing: string;
   why: string;
   collect: string;
+  /** Said only after other gaps, as the one command that gets them all. */
+  closing?: boolean;
 }
 
 export type { CustomSignalSpec } from '../signals/custom.js';

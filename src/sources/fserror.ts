@@ -21,6 +21,7 @@ const BY_CODE: Record<string, string> = {
   EDQUOT: 'disk quota exceeded',
   EROFS: 'read-only file system',
   EFBIG: 'file too large',
+  ECHANGED: 'changed while being read (a folder or file replaced, by a symlink?): not read',
 };
 
 export function errorCode(err: unknown): string | undefined {

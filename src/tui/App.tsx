@@ -47,6 +47,8 @@ export interface AppProps {
   /** Tests: the Log view's controller, to wait for its reads. */
   onLogController?: (c: LogController) => void;
   initial?: NavState;
+  /** Told when the user quits: the node to collect again (`c` in the overview), or null. */
+  onQuit?: (recollect: string | null) => void;
 }
 
 /** What was last copied: run.ts prints it after the TUI leaves the alternate screen, so it stays in the scrollback. */
@@ -58,7 +60,7 @@ export function osc52(text: string): string {
   return `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
 }
 
-export function App({ model, size, onLogController, initial }: AppProps) {
+export function App({ model, size, onLogController, initial, onQuit }: AppProps) {
   const dims = useSize(size);
   const env = useRef<Env>({ model, rows: dims.rows, cols: dims.columns });
   env.current = { model, rows: dims.rows, cols: dims.columns };
@@ -71,7 +73,9 @@ export function App({ model, size, onLogController, initial }: AppProps) {
   });
   const merged = useRef(new Map<number, MergedLog>());
   useEffect(() => {
-    if (state.quit) exit();
+    if (!state.quit) return;
+    onQuit?.(state.recollect ?? null);
+    exit();
   }, [state.quit]);
   // A copy asked for (`y` in a gap): on the clipboard now, and printed once the screen is given back (run.ts).
   useEffect(() => {

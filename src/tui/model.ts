@@ -29,6 +29,8 @@ export interface TuiModel {
   /** Zone for displayed times (IANA name, ±hh:mm, UTC). */
   zone: string;
   color: boolean;
+  /** Started from a cluster (tui --kubeconfig): `c` in the overview collects the selected node again. */
+  collect?: boolean;
 }
 
 const LOG_ROLES: Role[] = ['kubelet-log', 'runtime-log', 'kernel-log'];

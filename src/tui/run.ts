@@ -5,16 +5,27 @@ import { analyze, type AnalyzeOptions } from '../analyze.js';
 import type { Analysis } from '../contract/analysis.js';
 import { buildModel } from './model.js';
 import { ProgressScreen, ProgressStore } from './progress.js';
+import { sanitizeLine } from '../util/sanitize.js';
 
 export interface TuiOptions extends Omit<AnalyzeOptions, 'onRead' | 'onProgress' | 'stdin'> {
   zone: string;
   color: boolean;
   /** Throws when the analysis is nothing to browse (the caller's one-line error, after the screen is restored). */
   accept?: (analysis: Analysis) => void;
+  /** Started from a cluster: collects one node again into the input (`c` in the overview), then the view reopens. */
+  collect?: (node: string) => Promise<void>;
 }
 
 const ENTER = '\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J';
 const LEAVE = '\x1b[?25h\x1b[?1049l';
+
+/** Commands copied in a gap (`y`): printed where the terminal keeps them, whether or not its clipboard took OSC 52 — as
+ *  the process ends, after the last of ink's own writes (its final frame and line erasing can come after it unmounts). */
+async function printCopied(): Promise<void> {
+  const { copied } = await import('./App.js');
+  const text = copied.text;
+  if (text) process.once('exit', () => writeSync(1, `# commands copied in plegscope tui:\n${text}\n`));
+}
 
 /** Runs the TUI until the user quits. Returns the exit code; throws what analyze() throws (bad input). */
 export async function runTui(opts: TuiOptions): Promise<number> {
@@ -70,7 +81,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       process.exit(130);
     }
     opts.accept?.(first.run.analysis);
-    const model = buildModel(first.run, { zone: opts.zone, color: opts.color });
+    let model = { ...buildModel(first.run, { zone: opts.zone, color: opts.color }), collect: opts.collect !== undefined };
     out.write('\x1b[H\x1b[2J');
     // A person at a terminal asked for an interactive screen: ink must draw frames even when CI-style variables are
     // set (ink draws only the last frame when it thinks it runs in CI, and chalk, told CI=0, would drop every style:
@@ -78,14 +89,23 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     delete process.env['CI'];
     delete process.env['CONTINUOUS_INTEGRATION'];
     const { startApp } = await import('./app-entry.js');
-    await startApp(model);
-    restore();
-    // Commands copied in a gap: printed where the terminal keeps them, whether or not its clipboard took OSC 52 — as the
-    // process ends, after the last of ink's own writes (its final frame and line erasing can come after it unmounts).
-    const { copied } = await import('./App.js');
-    const text = copied.text;
-    if (text) process.once('exit', () => writeSync(1, `# commands copied in plegscope tui:\n${text}\n`));
-    return 0;
+    for (;;) {
+      const node = await startApp(model);
+      if (node === null || !opts.collect) {
+        await printCopied();
+        return 0;
+      }
+      // `c`: collect the node again, read the input anew, reopen the view.
+      out.write(`\x1b[H\x1b[2Jcollecting ${sanitizeLine(node, 300)} through the API server…\n`);
+      try {
+        await opts.collect(node);
+      } catch (err) {
+        out.write(`collecting ${sanitizeLine(node, 300)} failed: ${sanitizeLine((err as Error).message, 300)}\n`);
+      }
+      const run = await analyze({ ...opts });
+      model = { ...buildModel(run, { zone: opts.zone, color: opts.color }), collect: true };
+      out.write('\x1b[H\x1b[2J');
+    }
   } finally {
     stopReading();
     restore();

@@ -65,6 +65,8 @@ export interface NavState {
    *  when the TUI exits. `seq` tells a new request from the last one. */
   copy?: { text: string; seq: number };
   quit: boolean;
+  /** `c` in the overview (a TUI started with --kubeconfig): the node to collect again before the view reopens. */
+  recollect?: string | null;
   /** `detail`: the selected line shown in full (enter). */
   log: { cmds: Array<{ id: number; cmd: LogCmd }>; nextId: number; busy: boolean; filter: string | null; raw: boolean; detail: boolean };
 }
@@ -356,6 +358,11 @@ function overviewKey(env: Env, s: NavState, input: string, key: Keys): NavState 
     return { ...s, overview: { ...o, sort, desc: input === 'S' ? !o.desc : false } };
   }
   if (key.escape && o.filter) return { ...s, overview: { ...o, filter: '', cursor: 0 } };
+  if (input === 'c') {
+    const node = env.model.nodes[rows[clamp(o.cursor, 0, rows.length - 1)] ?? -1]?.report.name;
+    if (!env.model.collect) return { ...s, message: 'c collects a node again when the TUI was started from a cluster: plegscope tui --kubeconfig FILE NODE…' };
+    return node === undefined ? s : { ...s, recollect: node, quit: true };
+  }
   return s;
 }
 
@@ -635,7 +642,7 @@ export function helpFor(screen: Screen): HelpSection[] {
   };
   const time: [string, string] = ['t, :time T', 'go to a time: 10:03, 10:03:30, 03-11 10:03, ISO, +5m, -30s, start, end'];
   const per: Record<Screen['kind'], HelpSection[]> = {
-    overview: [{ title: 'Overview (one row per node)', keys: [['j/k ↑/↓ pgup/pgdn g/G', 'move'], ['enter', 'open the node'], ['/', 'filter by node name or cause (as you type)'], ['s / S', 'sort by the next column / reverse']] },
+    overview: [{ title: 'Overview (one row per node)', keys: [['j/k ↑/↓ pgup/pgdn g/G', 'move'], ['enter', 'open the node'], ['/', 'filter by node name or cause (as you type)'], ['s / S', 'sort by the next column / reverse'], ['c', 'collect the node again (a TUI started with --kubeconfig)']] },
       { title: 'Columns', keys: [['PLEG', 'unhealthy: PLEG stalled (no relist for longer than the threshold); no stall, NotReady: no PLEG stall — NotReady for another reason'], ['TIMELINE', 'every node on one time axis (a wide screen): █ stall, ▒ NotReady, | kubelet start, · healthy, ╌ no data (before its log starts, after it ends)'], ['CAUSE CONF', 'the primary cause and how sure the rules are of it'], ['LONGEST', 'the longest stall: time without a completed relist'], ['FIRST STALL', 'when the node\'s first stall began: its last good relist']] }],
     node: [{ title: 'Node (timeline, findings, stalls, ruled out, gaps, operations)', keys: [['tab, 1-5', 'switch section'], ['j/k ↑/↓', 'move in the section'], ['enter', 'open the finding / the log at the stall / the commands of a gap'], ['←/→ h, H/L', 'move the timeline cursor (H/L: 10 steps)'], ['[ / ]', 'previous / next event (stall, NotReady, restart)'], time, ['l', 'open the Log at the cursor time']] },
       { title: 'Timeline', keys: [['█ ▒ |', 'PLEG stall, NotReady without a stall, kubelet start'], ['▁▂▃…█', 'CRI errors per column, one row per operation']] },

@@ -12,7 +12,7 @@ import { BIN } from '../helpers/cli.js';
 // @ts-expect-error -- plain .mjs generators, shared with people building an input by hand
 import * as gen from './inputs.mjs';
 
-const g = gen as Record<string, (...args: unknown[]) => string | Promise<string>> & { GOOD_NODE: string; goodLog(host?: string): string; quietLines(n: number): Buffer; xz(b: Buffer): Buffer; write(dir: string, name: string, data: Buffer | string): string; kubeletLine(t: number, level: string, caller: string, payload: string, host?: string): string };
+const g = gen as Record<string, (...args: unknown[]) => string | Promise<string>> & { GOOD_NODE: string; goodLog(host?: string): string; quietLines(n: number): Buffer; xz(b: Buffer): Buffer; xzBlocks(line: string, total: number, blockBytes: number): Buffer; write(dir: string, name: string, data: Buffer | string): string; kubeletLine(t: number, level: string, caller: string, payload: string, host?: string): string };
 
 const MAX_MS = 60_000;
 const MAX_RSS_MB = 200;
@@ -90,6 +90,28 @@ describe('2. loose compressed files and stdin: bounded like archive members', ()
     expect(p).toBeTruthy();
   }, T);
 
+  it('an .xz of big blocks: xz decodes within its memory bound, not a block ahead per thread (3 × 256 MiB in ~120 KB)', () => {
+    // Measured before the bound: three 1 GiB blocks (459 KB) made the `xz -d -T0` child take 3 GB.
+    const big = g.xzBlocks(g.quietLines(1).toString('utf8'), 3 * 256 << 20, 256 << 20);
+    g.write(dir, 'blocks/kubelet-blocks.log.xz', big);
+    g.write(dir, 'blocks/kubelet.log', g.goodLog());
+    const r = run(['analyze', join(dir, 'blocks'), '--format', 'json']);
+    // /usr/bin/time reports the largest process it waited for, the xz child included.
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(a.warnings.find((w) => w.file?.endsWith('kubelet-blocks.log.xz'))?.message).toMatch(/decompression stopped after 64\.\d MiB/);
+  }, T);
+
+  it('an .xz whose dictionary alone is past the bound is refused with a warning; the rest is analyzed', () => {
+    const dict = execSync('xz -c --lzma2=dict=192MiB,mf=hc3', { input: g.quietLines(1000) });
+    g.write(dir, 'dict/kubelet-dict.log.xz', dict);
+    g.write(dir, 'dict/kubelet.log', g.goodLog());
+    const r = run(['analyze', join(dir, 'dict'), '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(a.warnings.find((w) => w.file?.endsWith('kubelet-dict.log.xz'))?.message).toMatch(/xz stream refused: decoding it needs more than the 80 MiB of memory allowed/);
+  }, T);
+
   it('stdin the same', () => {
     const r = run(['analyze', '-', '--format', 'json'], { input: bomb });
     bounded(r, [0, 1]);
@@ -147,6 +169,26 @@ describe('3. memory does not grow with matched lines', () => {
     const d = dense('dense-notready', () => '"Node became not ready" node="good-node" condition={"type":"Ready","status":"False","lastHeartbeatTime":"2024-03-11T10:09:16Z","lastTransitionTime":"2024-03-11T10:09:16Z","reason":"KubeletNotReady","message":"PLEG is not healthy: pleg was last seen active 3m4.5s ago; threshold is 3m0s"}', 'setters.go:548');
     bounded(run(['analyze', d, '--format', 'json']), [0, 1]);
   }, T);
+});
+
+describe('2c. cloud exports read whole', () => {
+  for (const form of ['json', 'csv']) {
+    it(`a ${form === 'json' ? 'JSON array' : 'CSV'} export of 16 MiB, every entry a "PLEG is not healthy" line, newest first: one stall, every entry counted, within the bound`, async () => {
+      const d = join(dir, `export-${form}`);
+      mkdirSync(d);
+      const f = (await g.plegExport(d, form)) as string;
+      const r = run(['analyze', f, '--format', 'json']);
+      bounded(r, [0, 1]);
+      const a = JSON.parse(r.stdout) as Analysis;
+      expect(a.warnings).toEqual([]);
+      const n = a.nodes.find((x) => x.name === g.GOOD_NODE);
+      expect(n?.stalls).toHaveLength(1);
+      const c = n?.findings.flatMap((x) => x.checks ?? []).find((x) => x.grep.includes('pleg was last seen active'));
+      if (c) expect(c.total).toBe(Number(execSync(`grep -c 'pleg was last seen active' ${f}`, { encoding: 'utf8' }).trim()));
+      // The stall runs to the newest entry (the export turned round).
+      expect(n?.stalls[0]?.maxLastSeenAgoSeconds).toBeGreaterThan(600);
+    }, T);
+  }
 });
 
 describe('3. metric series', () => {
@@ -327,5 +369,106 @@ describe('8. an event-dense log through the worker path', () => {
     expect(a.warnings.filter((w) => /call stack|could not be read/.test(w.message))).toEqual([]);
     expect(a.nodes.find((n) => n.name === g.GOOD_NODE)?.verdict.plegUnhealthy).toBe(true);
     expect(a.inputs[0]?.artifacts[0]?.lines).toBe(300_000);
+  }, T);
+});
+
+describe('issue 28 (5). paths', () => {
+  it('a folder swapped for a symlink to outside during the run: nothing from outside is read', async () => {
+    // in/sub flips between its own folder and a link to outside/sub every ~2 ms (renames by a child process): each file
+    // is checked after it is opened (its path still resolves to itself and names the very file opened).
+    const root = join(dir, 'swap');
+    for (let i = 0; i < 200; i++) {
+      g.write(root, `in/sub/k${i}.log`, g.goodLog('inside-node'));
+      g.write(root, `outside/sub/k${i}.log`, g.goodLog('outside-secret'));
+    }
+    g.write(root, 'in/kubelet.log', g.goodLog());
+    execSync(`ln -s ../outside/sub ${join(root, 'in/sub.lnk')}`);
+    const swapper = `const fs=require('fs'),p=require('path'),d=process.argv[1],w=()=>Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,2);
+      for(;;){try{fs.renameSync(p.join(d,'sub'),p.join(d,'sub.real'));fs.renameSync(p.join(d,'sub.lnk'),p.join(d,'sub'))}catch{}w();
+      try{fs.renameSync(p.join(d,'sub'),p.join(d,'sub.lnk'));fs.renameSync(p.join(d,'sub.real'),p.join(d,'sub'))}catch{}w()}`;
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['-e', swapper, join(root, 'in')], { stdio: 'ignore' });
+    try {
+      for (let k = 0; k < 2; k++) {
+        const r = run(['analyze', join(root, 'in'), '--format', 'json']);
+        bounded(r, [0, 1]);
+        expect(r.stdout + r.stderr).not.toContain('outside-secret');
+        analyzed(r);
+      }
+    } finally {
+      child.kill();
+    }
+  }, T);
+
+  it('-o or --redact-map naming an input file: one line, exit 2, the file untouched', () => {
+    const log = g.write(dir, 'onto/kubelet.log', g.goodLog());
+    const before = readFileSync(log, 'utf8');
+    for (const args of [['-o', log], ['--redact', '--redact-map', log], ['-o', join(dir, 'onto-named.log')]]) {
+      const input = args[1] === join(dir, 'onto-named.log') ? g.write(dir, 'onto-named.log', g.goodLog()) : join(dir, 'onto');
+      const r = run(['analyze', input, ...args]);
+      bounded(r, [2]);
+      expect(r.stderr).toMatch(/^plegscope: (-o|--redact-map) .*: is an input of this run \(.*\): refusing to overwrite it\n$/);
+    }
+    expect(readFileSync(log, 'utf8')).toBe(before);
+  }, T);
+
+  it('COLUMNS=1000000000 (and 5): the text report at a clamped width', () => {
+    g.write(dir, 'cols/kubelet.log', g.goodLog());
+    for (const c of ['1000000000', '5']) {
+      const r = run(['analyze', join(dir, 'cols')], { env: { COLUMNS: c } });
+      bounded(r, [0, 1]);
+      expect(r.stdout).toContain(g.GOOD_NODE);
+    }
+  }, T);
+});
+
+describe('issue 28 (4). --redact leaves no name behind', () => {
+  it('names planted in paths, log lines, kernel lines and cgroup paths: in none of the five formats', () => {
+    // The sample incident in a folder named by the node's FQDN, with a kernel NFS server, an OOM kill's cgroup paths
+    // (systemd's underscore UID, cgroupfs' dashed one), an API endpoint, a registry and IPs in every spelling.
+    const root = join(dir, 'plant', 'worker-3.corp.example.com');
+    const sample = join(__dirname, '..', '..', 'fixtures', 'sample-incident');
+    execSync(`mkdir -p '${root}' && cp '${sample}'/* '${root}'/`);
+    const de = 'rpc error: code = DeadlineExceeded desc = context deadline exceeded';
+    writeFileSync(join(root, 'dmesg.txt'), readFileSync(join(root, 'dmesg.txt'), 'utf8') + [
+      '[Mon Mar 11 10:12:01 2024] nfs: server nfs01.corp.example.com not responding, still trying',
+      '[Mon Mar 11 10:12:02 2024] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=x,mems_allowed=0,oom_memcg=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1a2b3c4d_5e6f_4a7b_8c9d_0e1f2a3b4c5d.slice,task_memcg=/kubepods/burstable/pod9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a/c0ffee,task=java,pid=4242,uid=1000',
+      '',
+    ].join('\n'));
+    const kubelet = readFileSync(join(root, 'kubelet.log'), 'utf8').split('\n').filter(Boolean);
+    kubelet.push(
+      `Mar 11 10:14:06 worker-3 kubelet[2817]: E0311 10:14:06.000000    2817 kubelet_node_status.go:544] "Error updating node status, will retry" err="error getting node \\"worker-3\\": Get \\"https://api.prod.example.net:6443/api/v1/nodes/worker-3?timeout=10s\\": dial tcp [::ffff:10.0.77.6]:6443: i/o timeout"`,
+      `Mar 11 10:14:07 worker-3 kubelet[2817]: E0311 10:14:07.000000    2817 remote_image.go:180] "PullImage from image service failed" err="${de}" image="registry.corp.example.com/team/app:1.2"`,
+      `Mar 11 10:14:08 worker-3 kubelet[2817]: E0311 10:14:08.000000    2817 remote_runtime.go:432] "ContainerStatus from runtime service failed" err="${de}" probe="http://10.0.77.8:443/healthz" peer=10.0.77.8.443 q=%3D10.0.77.5 cg="/kubepods/burstable/pod9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a/"`,
+    );
+    writeFileSync(join(root, 'kubelet.log'), `${kubelet.sort((a, b) => a.slice(0, 15).localeCompare(b.slice(0, 15))).join('\n')}\n`);
+    const secrets = ['worker-3', 'nfs01', 'corp.example', 'api.prod', 'registry.corp', '10.0.77', '1a2b3c4d', '5e6f', '0e1f2a3b4c5d', '9f8e7d6c', '5b4a', '6f5e4d3c2b1a'];
+    const plain = run(['analyze', root, '--format', 'json', '--evidence', 'all']);
+    bounded(plain, [0, 1]);
+    // What reaches a plain report (the rest is planted where no report cites it, and must stay absent all the same).
+    for (const s of ['worker-3', 'nfs01', 'corp.example', '10.0.77.8.443', '%3D10.0.77.5', '9f8e7d6c-5b4a']) expect(plain.stdout, s).toContain(s);
+    for (const format of ['text', 'json', 'markdown', 'junit', 'html']) {
+      const r = run(['analyze', root, '--format', format, '--evidence', 'all', '--redact']);
+      bounded(r, [0, 1]);
+      for (const s of secrets) expect(r.stdout.toLowerCase(), `${format}: ${s}`).not.toContain(s);
+    }
+  }, T);
+});
+
+describe('issue 28 (3). rule-pack cost checked at load', () => {
+  const pack = (n: number): string => {
+    const out = ['signals:'];
+    for (let i = 0; i < n; i++) out.push(`  - id: s${i}`, `    pattern: "sharedneedle1zz.*x${i}y"`);
+    return g.write(dir, `shared-${n}.yaml`, `${out.join('\n')}\n`);
+  };
+  it('10 000 signals sharing one needle: one line, exit 2; 100 of them over an 8 MB log of that needle: within the bounds', () => {
+    const busy = g.kubeletLine(Date.UTC(2024, 2, 11, 9, 30, 0), 'I', 'prober.go:107', '"Probe succeeded" probeType="Readiness" pod="default/web-0" sharedneedle1zz', g.GOOD_NODE);
+    g.write(dir, 'shared-log/kubelet.log', `${`${busy}\n`.repeat(Math.ceil((8 << 20) / busy.length))}${g.goodLog()}`);
+    const many = run(['analyze', join(dir, 'shared-log'), '--rules', pack(10_000)]);
+    bounded(many, [2]);
+    expect(many.stderr).toMatch(/: 10000 signals wake on a line holding "sharedneedle1zz": at most 100 \(each such line is tested against every one of them\)/);
+    const r = run(['analyze', join(dir, 'shared-log'), '--rules', pack(100), '--format', 'json']);
+    bounded(r, [0, 1]);
+    analyzed(r);
   }, T);
 });

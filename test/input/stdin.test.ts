@@ -167,7 +167,7 @@ describe('discover: process.stdin in a child process', () => {
   const run = (input: Buffer): Promise<{ code: number | null; stdout: string }> =>
     new Promise((resolve) => {
       const script = `
-        import { discover } from ${JSON.stringify(path.join(out, 'input/discover.js'))};
+        import { discover } from ${JSON.stringify(path.join(out, 'sources/files/discover.js'))};
         try {
           const d = await discover(['-']);
           const a = d.artifacts[0];

@@ -81,16 +81,20 @@ describe('gap commands carry the stall\'s dates and the bundle\'s commands', () 
     expect(cp!.gaps.find((g) => g.missing === 'kernel log')?.collect).toMatch(/^# on the machine that runs the kind cluster:\njournalctl _TRANSPORT=kernel /);
   });
 
-  it('other clusters (EKS, AKS, Rancher, loose files): kubectl debug node/NODE, or journalctl on the node', async () => {
+  it('other clusters (EKS, AKS, Rancher, loose files): through the API server first (no pod), the node\'s journalctl, kubectl debug node/NODE last', async () => {
     const [n] = await nodesOf('aks');
     const w = window(n!);
     expect(commands(n!, 'kernel log')).toEqual([
-      `kubectl debug node/aks-nodepool1-12345678-vmss000000 -q -i --image=busybox -- chroot /host journalctl _TRANSPORT=kernel --since ${journal(w.since)} --until ${journal(w.until!)} -o short-precise > aks-nodepool1-12345678-vmss000000-kernel.log`,
+      'kubectl get --raw "/api/v1/nodes/aks-nodepool1-12345678-vmss000000/proxy/logs/kern.log" > aks-nodepool1-12345678-vmss000000-kernel.log',
       `journalctl _TRANSPORT=kernel --since ${journal(w.since)} --until ${journal(w.until!)} -o short-precise > aks-nodepool1-12345678-vmss000000-kernel.log`,
+      `kubectl debug node/aks-nodepool1-12345678-vmss000000 -q -i --image=busybox -- chroot /host journalctl _TRANSPORT=kernel --since ${journal(w.since)} --until ${journal(w.until!)} -o short-precise > aks-nodepool1-12345678-vmss000000-kernel.log`,
     ]);
+    expect(n!.gaps.find((g) => g.missing === 'kernel log')?.collect.split('\n').at(-2)).toBe('# last resort — needs a pod on the node: hangs when it is NotReady:');
     const [e] = await nodesOf('eks-logs', (p) => /containerd/.test(p));
-    // The runtime is not known from these logs: every runtime's unit.
-    expect(commands(e!, 'container runtime log')[0]).toMatch(/^kubectl debug node\/ip-10-0-1-23\.ec2\.internal -q -i --image=busybox -- chroot \/host journalctl -u containerd -u crio -u docker --since /);
+    // The runtime is not known from these logs: every runtime's unit; the log query from 10 min before the stall.
+    const rt = commands(e!, 'container runtime log');
+    expect(rt[0]).toBe(`kubectl get --raw "/api/v1/nodes/ip-10-0-1-23.ec2.internal/proxy/logs/?query=containerd&query=crio&query=docker&sinceTime=${window(e!).since}" > ip-10-0-1-23.ec2.internal-runtime.log`);
+    expect(rt.at(-1)).toMatch(/^kubectl debug node\/ip-10-0-1-23\.ec2\.internal -q -i --image=busybox -- chroot \/host journalctl -u containerd -u crio -u docker --since /);
   });
 
   it('every view prints one command per line, unwrapped', async () => {
@@ -148,7 +152,7 @@ describe('commands are safe to paste (issue 16 point 1)', () => {
     // Stand-ins for the tools the commands call: they only print their arguments.
     const bin = join(work, 'bin');
     mkdirSync(bin);
-    for (const tool of ['kubectl', 'oc', 'journalctl', 'docker']) {
+    for (const tool of ['kubectl', 'oc', 'journalctl', 'docker', 'pkill', 'plegscope']) {
       writeFileSync(join(bin, tool), '#!/bin/sh\necho "$0 $*"\n');
       chmodSync(join(bin, tool), 0o755);
     }

@@ -40,13 +40,18 @@ describe('signal pool', () => {
   });
 
   it('a range sent to a busy worker is taken by the reading thread when it is free first', async () => {
-    // This worker claims what it is sent, holds each range 400 ms and answers with a marker instead of a result.
+    // This worker claims what it is sent, says so in a file, holds the range until the test releases it (a file), and
+    // answers with a marker instead of a result. No timing: each step waits for the one before it.
+    const claimed = path.join(tmp, 'claimed');
+    const release = path.join(tmp, 'release');
     const slow = path.join(tmp, 'slow.mjs');
     fs.writeFileSync(slow, [
+      "import fs from 'node:fs';",
       "import { parentPort, workerData } from 'node:worker_threads';",
       'parentPort.on(\'message\', (m) => {',
       '  if (Atomics.compareExchange(m.claim, 0, 0, workerData.claimId) !== 0) return;',
-      '  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400);',
+      `  fs.writeFileSync(${JSON.stringify(claimed)}, '');`,
+      `  while (!fs.existsSync(${JSON.stringify(release)})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);`,
       "  parentPort.postMessage({ type: 'done', id: m.id, result: { byWorker: true } });",
       '});',
     ].join('\n'));
@@ -56,10 +61,12 @@ describe('signal pool', () => {
     const range = { realPath: log, start: 0, end: Buffer.byteLength(text) };
     const pool = new SignalPool(slow, 1);
     try {
-      // Let the worker start, so that it claims the first range before this thread looks.
+      // The worker claims the first range before the second is sent.
       const first = pool.runRange(job, here, range, { first: true });
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      while (!fs.existsSync(claimed)) await new Promise((resolve) => setTimeout(resolve, 10));
       const second = pool.runRange(job, here, range, { first: true });
+      // Once this thread has run the second, the worker lets the first go.
+      void second.then(() => fs.writeFileSync(release, ''));
       const both = Promise.all([first, second]);
       await pool.helpUntil(both);
       const [a, b] = await both;

@@ -43,6 +43,7 @@ export function bundleFields(a: Artifact): Partial<ArtifactData> {
     bundleKind: a.bundleKind ?? null,
     collectedAt: a.collectedAt ?? null,
     nodeRole: a.nodeRole ?? null,
+    ...(a.refusals ? { refusals: a.refusals } : {}),
   };
 }
 

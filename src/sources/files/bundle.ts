@@ -9,8 +9,10 @@ import type { InputWarning } from '../artifact.js';
 import { nameTime } from './names.js';
 import { isContainerList } from './sniff.js';
 import type { Tree, TreeFile } from './tree-types.js';
+import { MANIFEST_NAME, manifestTime, parseManifest, type CollectedManifest } from '../collected-manifest.js';
+import { placeCollected } from './collected.js';
 
-export type BundleKind = 'sosreport' | 'sos-collect' | 'must-gather' | 'inspect' | 'eks-logs' | 'aks' | 'rancher' | 'kind' | 'directory';
+export type BundleKind = 'sosreport' | 'sos-collect' | 'must-gather' | 'inspect' | 'eks-logs' | 'aks' | 'rancher' | 'kind' | 'plegscope-collect' | 'directory';
 
 export interface Placement {
   /** Path to report (relative to the bundle root when the input holds one root). */
@@ -38,12 +40,15 @@ export interface BundleRoot {
   zone: string | null;
   /** sos manifest: command outputs known to be cut (paths relative to the root). */
   truncatedPaths: Set<string>;
+  /** `plegscope collect`'s manifest (collected.ts). */
+  collected?: CollectedManifest;
 }
 
 /** Basenames whose whole content bundle detection reads (all small). */
 const META_NAMES = new Set([
   'version.txt', 'version', 'timestamp', 'hostname', 'timedatectl', 'date', 'date_--utc', 'manifest.json', 'timezone',
   'kind-version.txt', 'kubernetes-version.txt', 'instance-id.txt', 'versions', 'skipped_nodes.txt', 'hostnamefqdn',
+  MANIFEST_NAME,
 ]);
 
 export function wantMeta(p: string, size: number | null): boolean {
@@ -125,7 +130,7 @@ class Index {
 const j = (d: string, p: string): string => (d ? `${d}/${p}` : p);
 
 /** Every kind of root holds at least one entry of these names (see detect): only their folders are candidates. */
-const ROOT_MARKERS = new Set(['version.txt', 'sos_commands', 'sos_logs', 'cluster-scoped-resources', 'namespaces', 'host_service_logs', 'kubelet', 'systemlogs', 'systeminfo', 'kind-version.txt']);
+const ROOT_MARKERS = new Set([MANIFEST_NAME, 'version.txt', 'sos_commands', 'sos_logs', 'cluster-scoped-resources', 'namespaces', 'host_service_logs', 'kubelet', 'systemlogs', 'systeminfo', 'kind-version.txt']);
 
 /** Finds the bundle roots in a tree, with their metadata. `label` is the input as the user named it. */
 export function findRoots(tree: Tree, label: string): BundleRoot[] {
@@ -157,6 +162,8 @@ function detect(ix: Index, d: string, inputBase: string, tree: Tree): BundleRoot
   const root = (kind: BundleKind, extra: Partial<BundleRoot> = {}): BundleRoot => ({
     dir: d, kind, node: null, collectedAt: null, zone: null, truncatedPaths: new Set(), ...extra,
   });
+  const collected = parseManifest(text(ix.file(j(d, MANIFEST_NAME))));
+  if (collected) return root('plegscope-collect', { collectedAt: manifestTime(collected), zone: null, collected });
   const version = text(ix.file(j(d, 'version.txt')));
   if ((version && /^(?:sosreport|sos report):/.test(version)) || (ix.dir(j(d, 'sos_commands')) && (ix.dir(j(d, 'sos_reports')) || ix.dir(j(d, 'sos_logs')) || ix.has(j(d, 'version.txt'))))) {
     return sosRoot(ix, d, name, tree);
@@ -482,6 +489,17 @@ function layout(root: BundleRoot, f: TreeFile, rels: string[], pl: Placement, ix
       else if (rel.startsWith('systemlogs/')) pl.priority = 2;
       else if (/^(?:k3s|rke2|rke|kubeadm)\/crictl\/(?:psa|pods)$/.test(rel) || /^docker\/(?:dockerpsa|ps)/.test(rel)) pl.parseAs = 'container-list';
       else if (POD_LOG.test(rel) || rel.startsWith('rke/containerlogs/')) pl.role = 'other';
+      return;
+    }
+    case 'plegscope-collect': {
+      const c = root.collected ? placeCollected(root.collected, rel) : null;
+      if (!c) return;
+      pl.nodeHint = c.node;
+      pl.group = c.group;
+      pl.zone = c.zone;
+      pl.collectedAt = c.collectedAt ?? pl.collectedAt;
+      if (c.role === 'kubelet-log' || c.role === 'runtime-log' || c.role === 'kernel-log') setLog(pl, f, c.role, c.priority);
+      else pl.priority = c.priority;
       return;
     }
     case 'kind': {

@@ -15,7 +15,7 @@ import { collect, EntryStream } from './entry-stream.js';
 import { bounded, meterOf, type Budget, type Limits } from './limits.js';
 import { mapStreamErrors, shortError } from '../fserror.js';
 import { zlibError } from './decode.js';
-import { INFLATE_CHUNK, OPEN_FLAGS } from './source.js';
+import { INFLATE_CHUNK, openInput } from './source.js';
 
 /** Loaded on the first tar: most runs read folders. */
 const tarStream = lazyRequire<typeof tar>('tar-stream');
@@ -400,7 +400,7 @@ export class FileAccess implements RandomAccess {
   private handle: Promise<fsp.FileHandle> | null = null;
   constructor(private readonly realPath: string, readonly size: number) {}
   private fh(): Promise<fsp.FileHandle> {
-    this.handle ??= fsp.open(this.realPath, OPEN_FLAGS);
+    this.handle ??= openInput(this.realPath);
     return this.handle;
   }
   async read(pos: number, len: number): Promise<Buffer> {

@@ -20,6 +20,8 @@ import { spool, type Spooled } from './spool.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
+import { MANIFEST_NAME } from '../collected-manifest.js';
+import { manifestWarnings, refusalsByGroup } from './collected.js';
 
 export interface DiscoverOptions {
   /** What `-` reads (default: process.stdin). */
@@ -210,12 +212,27 @@ class Discoverer {
     if (plain && roots.length === 0 && tree.files.every((f) => plain.drafts.has(f))) {
       // No bundle here: a folder of loose files, exactly as before bundles existed.
       const ws: InputWarning[] = [...tree.warnings];
+      // Files neither their name nor their head shows to be anything plegscope reads are still read, by content: up to
+      // limits.maxIdleMembers of them per folder, as for an archive's members; past that counted (each read file costs
+      // its state in the report: 100 000 such files took 375 MB and 36 MB of JSON).
+      const idle = { kept: 0, dropped: 0, example: '' };
       for (const f of tree.files) {
         const d = plain.drafts.get(f);
         if (d) {
+          if (d.artifact?.role === 'other' && d.warnings.length === 0) {
+            if (idle.kept >= this.limits.maxIdleMembers) {
+              idle.dropped++;
+              idle.example ||= d.artifact.path;
+              continue;
+            }
+            idle.kept++;
+          }
           this.push(plain.input, d.artifact, []);
           for (const w of d.warnings) ws.push(w);
         }
+      }
+      if (idle.dropped > 0) {
+        ws.push({ file: given, line: null, message: `${idle.dropped} more file(s) like ${idle.example} that neither name nor first bytes show to be a log, metrics or a dump were not read: only ${idle.kept} such files are read per input` });
       }
       for (const w of ws.sort((a, b) => comparePathSegments(a.file ?? '', b.file ?? ''))) this.warnings.push(w);
       return;
@@ -235,8 +252,12 @@ class Discoverer {
       if ((r.kind === 'sosreport' || r.kind === 'rancher') && r.zone === null) {
         this.warnings.push({ file: r.dir || given, line: null, message: `${r.kind}: the node's time zone is not in the bundle (no timedatectl, etc/localtime or date output): its journal times are read as UTC; pass --tz if the node ran in another zone` });
       }
+      // What `plegscope collect` could not fetch, and why (collected.ts).
+      if (r.collected) for (const message of manifestWarnings(r.collected)) this.warnings.push({ file: r.dir ? `${r.dir}/${MANIFEST_NAME}` : MANIFEST_NAME, line: null, message });
     }
     const { placements } = place(tree, roots);
+    // What collect could not fetch goes with one artifact of its node (the rules make gaps of it).
+    const refused = new Map(roots.flatMap((r) => (r.collected ? [...refusalsByGroup(r.collected)] : [])));
     // Rotated logs oldest first (in a folder; an archive keeps its order, see rotationOrder).
     if (!archive && tree.containers.length === 0) tree.files = rotationOrder(tree.files);
     const warned = new Set<string>();
@@ -286,7 +307,9 @@ class Discoverer {
         ...(f.early !== undefined ? { early: f.early } : {}),
         ...(f.member ? { sequential: true } : {}),
         reach: reachOf(tree, f.path, f.raw),
+        ...(pl.group && refused.has(pl.group) ? { refusals: refused.get(pl.group) } : {}),
       });
+      if (pl.group) refused.delete(pl.group);
     }
     if (tree.files.length === 0 && !warned.has(given)) this.warnings.push({ file: given, line: null, message: 'no files found' });
   }
@@ -469,6 +492,7 @@ class Discoverer {
       nameTime: stdin ? null : nameTime(source.path),
       mtime: source.mtime,
       compression,
+      ...(pr.document ? { document: pr.document } : {}),
       size: source.size,
       head,
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
@@ -476,7 +500,7 @@ class Discoverer {
       // A binary journal on disk is read by offset (journal.ts bounds it), not as a stream.
       open: inMemory ? () => Readable.from([head], { objectMode: false })
         : compression === 'journal' && source instanceof FileSource ? () => journalFileLines(source.realPath, limits)
-        : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget }),
+        : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget, ...(pr.document ? { document: pr.document } : {}) }),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
       ...(isContainerList(verdict.format) ? { parseAs: 'container-list' as const } : {}),
@@ -491,7 +515,9 @@ function warning(file: string, message: string): InputWarning {
 
 function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let active = 0;
+  // A queue read from a moving head: Array.shift() copies the array, and a folder of 100 000 files queues them all.
   const waiting: (() => void)[] = [];
+  let head = 0;
   return async <T>(fn: () => Promise<T>): Promise<T> => {
     if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
     active++;
@@ -499,10 +525,20 @@ function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
       return await fn();
     } finally {
       active--;
-      waiting.shift()?.();
+      if (head < waiting.length) {
+        const next = waiting[head] as () => void;
+        waiting[head++] = NOOP;
+        if (head > 1024 && head * 2 > waiting.length) {
+          waiting.splice(0, head);
+          head = 0;
+        }
+        next();
+      }
     }
   };
 }
+
+const NOOP = (): void => {};
 
 function failedStream(err: Error): Readable {
   const r = new PassThrough();

@@ -27,6 +27,10 @@
 //   Azure Log Analytics Syslog row (`az monitor log-analytics query` prints an array of these):
 //     {"TimeGenerated":"2024-03-11T10:04:12.0001500Z","Computer":"worker-3","ProcessName":"kubelet","ProcessID":"2817",
 //      "SyslogMessage":"E0311 …","TableName":"PrimaryResult"}
+//   …and the Log Analytics REST API's answer (the portal's JSON export), a table of columns and rows
+//   (learn.microsoft.com/azure/azure-monitor/logs/api/response-format): each row is read as the object of its columns:
+//     {"tables":[{"name":"PrimaryResult","columns":[{"name":"TimeGenerated","type":"datetime"},{"name":"Computer",
+//      "type":"string"},…,{"name":"SyslogMessage","type":"string"}],"rows":[["2024-03-11T10:04:12.000150Z","worker-3",…]]}]}
 //
 // Whole documents (a JSON array of entries, {"events":[…]}, an Elasticsearch answer, a CSV export) are decoded like a
 // compression (decode.ts, compression `export`): read into memory, at most limits.maxExportBytes, scanned entry by entry
@@ -40,7 +44,6 @@
 // ProcessName,SyslogMessage`, Kibana `@timestamp,host.name,message`, Splunk `_time,host,source,_raw`), RFC 4180 quoting
 // (a quoted field may hold commas, doubled quotes and line breaks: a message split over rows is one record).
 import { Readable } from 'node:stream';
-import { collect } from './entry-stream.js';
 import { mib, type Limits } from './limits.js';
 
 /** What an export entry gives: its time (µs since the epoch, NaN when it has none), host, identifier, PID, message. */
@@ -262,6 +265,8 @@ export function journalLine(e: ExportEntry): string {
 const ENTRY_KEYS = /"(?:textPayload|jsonPayload|logName|insertId|logStreamName|ingestionTime|SyslogMessage|TimeGenerated|_raw|_source|@timestamp)"\s*:/;
 /** A document that wraps its entries: `aws logs filter-log-events`/`get-log-events`, an Elasticsearch answer. */
 const WRAPPER = /^\{\s*"(?:events|nextForwardToken|nextToken|searchedLogStreams|took|timed_out|_shards|hits)"\s*:/;
+/** A Log Analytics REST answer: tables of columns and rows. */
+const TABLES = /^\{\s*"tables"\s*:\s*\[/;
 
 /** Whether `head` (a file's first bytes) is a whole-document export: a JSON document (not JSON lines) or a CSV. */
 export function isExportDocument(head: Buffer): boolean {
@@ -271,13 +276,43 @@ export function isExportDocument(head: Buffer): boolean {
   const c = head[i];
   if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
     const text = head.toString('utf8', i, Math.min(head.length, i + 16 * 1024));
-    if (c === 0x7b) return WRAPPER.test(text) && /"(?:events|hits)"\s*:/.test(text);
+    if (c === 0x7b) return (WRAPPER.test(text) && /"(?:events|hits)"\s*:/.test(text)) || (TABLES.test(text) && /"columns"\s*:/.test(text) && /"name"\s*:\s*"(?:SyslogMessage|TimeGenerated)"/.test(text));
     // An array of entries (its first one), not a Prometheus answer or a list of other things.
     return /^\[\s*\{/.test(text) && ENTRY_KEYS.test(text.slice(0, 4096));
   }
   const nl = head.indexOf(0x0a, i);
   if (nl < 0 && head.length >= 64 * 1024) return false;
   return csvColumns(head.toString('utf8', i, nl < 0 ? head.length : nl).replace(/\r$/, '')) !== null;
+}
+
+/**
+ * The shell command that prints a JSON export document's entries one a line (`jq -c`), for the count checks: an array's
+ * elements, `events[]` (CloudWatch), `hits.hits[]` (Elasticsearch), each table's rows (Log Analytics). A pattern that
+ * matches an entry's message matches its line; a CSV is counted by its own lines (a message is one field of one row).
+ */
+export const EXPORT_ENTRIES_JQ = `jq -c 'if type == "array" then .[] elif has("tables") then .tables[].rows[] elif has("events") then .events[] elif has("hits") then .hits.hits[] else empty end'`;
+
+/** Whether an export document's first bytes are JSON or CSV. */
+export function exportDocumentKind(head: Buffer): 'json' | 'csv' {
+  return /^\uFEFF?\s*[[{]/.test(head.toString('utf8', 0, 256)) ? 'json' : 'csv';
+}
+
+/**
+ * The journal JSON lines of the entries in an export document's first bytes (`head`: all of it when `complete`), at
+ * most `max` bytes of them: what a probe sniffs, without reading the document whole. A cut CSV is read up to its last
+ * whole line; a cut JSON document up to its last whole entry.
+ */
+export function exportHead(head: Buffer, complete: boolean, max: number): { head: Buffer; complete: boolean } {
+  const doc = complete || exportDocumentKind(head) === 'json' ? head : head.subarray(0, head.lastIndexOf(0x0a) + 1);
+  const parts: Buffer[] = [];
+  let size = 0;
+  for (const e of exportDocument(doc).entries) {
+    const line = Buffer.from(journalLine(e), 'utf8');
+    if (size + line.length > max) return { head: Buffer.concat(parts), complete: false };
+    parts.push(line);
+    size += line.length;
+  }
+  return { head: Buffer.concat(parts), complete };
 }
 
 /** Containers deeper than this are scanned through, never parsed as entries (bounds the re-scanning: see below). */
@@ -320,6 +355,58 @@ function documentEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
     i++;
   }
   return depth === 0;
+}
+
+/**
+ * The rows of a Log Analytics answer's tables, each read as the object of its columns' names (so that exportEntry
+ * reads it as it reads `az monitor log-analytics query`'s objects). Each row is parsed alone; a table's columns are
+ * found before its rows (the API writes name, columns, rows). False when the document ends inside a row.
+ */
+function tableEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
+  let at = 0;
+  for (;;) {
+    const key = b.indexOf('"columns"', at);
+    if (key < 0) return true;
+    const open = b.indexOf(0x5b, key);
+    const end = open < 0 ? -1 : containerEnd(b, open);
+    if (end < 0) return false;
+    let names: string[];
+    try {
+      names = (JSON.parse(b.toString('utf8', open, end)) as unknown[]).map((c) => (isObj(c) && typeof c.name === 'string' ? c.name : ''));
+    } catch {
+      names = [];
+    }
+    const rows = b.indexOf('"rows"', end);
+    let i = rows < 0 ? -1 : b.indexOf(0x5b, rows);
+    if (i < 0) return true;
+    // Each element of the rows array: `[…]`, separated by commas and blanks, up to the closing `]`.
+    for (i++; i < b.length; ) {
+      const c = b[i] as number;
+      if (c === 0x5d /* ] */) break;
+      if (c !== 0x5b) {
+        i++;
+        continue;
+      }
+      const rowEnd = containerEnd(b, i);
+      if (rowEnd < 0) return false;
+      let row: unknown;
+      try {
+        row = JSON.parse(b.toString('utf8', i, rowEnd));
+      } catch {
+        row = null;
+      }
+      if (Array.isArray(row)) {
+        const o: Obj = {};
+        names.forEach((n, k) => {
+          if (n !== '' && k < row.length) o[n] = row[k];
+        });
+        const e = exportEntry(o);
+        if (e) add(e);
+      }
+      i = rowEnd;
+    }
+    at = i + 1;
+  }
 }
 
 /** The index after the string that starts at `i` (b.length when it is not closed). */
@@ -394,6 +481,7 @@ function scanDocument(doc: Buffer | string, add: (e: ExportEntry) => void): bool
   const b = typeof doc === 'string' ? Buffer.from(doc, 'utf8') : doc;
   let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
   while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
+  if (b[i] === 0x7b && TABLES.test(b.toString('utf8', i, i + 64))) return tableEntries(b.subarray(i), add);
   if (b[i] === 0x5b || b[i] === 0x7b) return documentEntries(i > 0 ? b.subarray(i) : b, add);
   csvEntries(b.toString('utf8', i), add);
   return true;
@@ -406,33 +494,50 @@ export function exportDocument(doc: Buffer | string): { entries: ExportEntry[]; 
   return { entries: Array.from(timeOrder(found.map((e) => e.us)), (i) => found[i] as ExportEntry), whole };
 }
 
-/** Journal lines kept compactly: one growing buffer, an offset and a time per line (no object or string per entry). */
+/** Journal lines kept compactly: in 1 MiB segments, a segment, an offset and a time per line (no object or string per
+ *  entry). A segment is let go once every line in it has been taken (`take`): an export in time order, or newest
+ *  first, holds only the lines not yet handed on. */
 class LineStore {
-  /** `expect`: the bytes the lines will likely take (a document's own size: its lines are no longer than its entries). */
-  constructor(expect: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(expect, 1 << 16));
-  }
-  buf: Buffer;
-  size = 0;
-  starts: number[] = [];
+  private segs: Buffer[] = [];
+  private left: number[] = [];
+  private cur: Buffer = EMPTY;
+  private used = 0;
+  seg: number[] = [];
+  at: number[] = [];
+  len: number[] = [];
   times: number[] = [];
   add(e: ExportEntry): void {
     const line = journalLine(e);
-    const need = this.size + Buffer.byteLength(line, 'utf8');
-    if (need > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, Math.ceil(this.buf.length * 1.5)));
-      this.buf.copy(grown, 0, 0, this.size);
-      this.buf = grown;
+    const n = Buffer.byteLength(line, 'utf8');
+    if (this.used + n > this.cur.length) {
+      this.cur = Buffer.allocUnsafe(Math.max(SEGMENT, n));
+      this.segs.push(this.cur);
+      this.left.push(0);
+      this.used = 0;
     }
-    this.starts.push(this.size);
+    const k = this.segs.length - 1;
+    this.seg.push(k);
+    this.at.push(this.used);
+    this.len.push(n);
     this.times.push(e.us);
-    this.size += this.buf.write(line, this.size, 'utf8');
+    this.left[k] = (this.left[k] as number) + 1;
+    this.used += this.cur.write(line, this.used, 'utf8');
   }
-  line(i: number): Buffer {
-    return this.buf.subarray(this.starts[i] as number, i + 1 < this.starts.length ? (this.starts[i + 1] as number) : this.size);
+  /** Line `i` copied into `to` at `pos`; its segment let go once all of its lines have been taken. */
+  take(i: number, to: Buffer, pos: number): number {
+    const k = this.seg[i] as number;
+    const from = this.at[i] as number;
+    const n = (this.segs[k] as Buffer).copy(to, pos, from, from + (this.len[i] as number));
+    this.left[k] = (this.left[k] as number) - 1;
+    if (this.left[k] === 0) {
+      this.segs[k] = EMPTY;
+      if (k === this.segs.length - 1) this.cur = EMPTY;
+    }
+    return n;
   }
 }
 
+const SEGMENT = 1 << 20;
 const CHUNK = 256 * 1024;
 const EMPTY = Buffer.alloc(0);
 
@@ -442,27 +547,26 @@ const EMPTY = Buffer.alloc(0);
  * ECORRUPT, says so (the usual "read stopped after line N: …" warning).
  */
 export function exportLines(raw: Readable, limits: Limits): Readable {
-  const collecting = collect(raw, limits.maxExportBytes);
+  const collecting = collectInto(raw, limits.maxExportBytes);
   async function* lines(): AsyncGenerator<Buffer> {
     const got = await collecting;
     if (!raw.destroyed) raw.destroy();
     if (got.error) throw got.error;
     const cut = got.complete ? null : `export document larger than ${mib(limits.maxExportBytes)}`;
-    const store = new LineStore(got.data.length + 4096);
-    const whole = readDocument(got.data, cut !== null, store);
-    // The document is let go before its lines are handed on.
-    got.data = EMPTY;
+    const store = new LineStore();
+    // The document is let go as soon as it is read (a CSV's as soon as it is text), before its lines are handed on.
+    const whole = readDocument(got, cut !== null, store);
     const order = timeOrder(store.times);
     let chunk = Buffer.allocUnsafe(CHUNK);
     let size = 0;
     for (const i of order) {
-      const line = store.line(i);
-      if (size + line.length > chunk.length) {
+      const n = store.len[i] as number;
+      if (size + n > chunk.length) {
         if (size > 0) yield chunk.subarray(0, size);
-        chunk = Buffer.allocUnsafe(Math.max(CHUNK, line.length));
+        chunk = Buffer.allocUnsafe(Math.max(CHUNK, n));
         size = 0;
       }
-      size += line.copy(chunk, size);
+      size += store.take(i, chunk, size);
     }
     if (size > 0) yield chunk.subarray(0, size);
     if (cut) throw damage(`${cut}: only its first ${mib(limits.maxExportBytes)} read`);
@@ -492,10 +596,118 @@ export function exportLines(raw: Readable, limits: Limits): Readable {
   });
 }
 
-/** The document's entries into `store`; a CSV cut at the bound (`cut`) is read up to its last whole line. */
-function readDocument(data: Buffer, cut: boolean, store: LineStore): boolean {
-  const csv = cut && !/^\uFEFF?\s*[[{]/.test(data.toString('utf8', 0, 64));
-  return scanDocument(csv ? data.subarray(0, data.lastIndexOf(0x0a) + 1) : data, (e) => store.add(e));
+/**
+ * A stream's first `max` bytes in one buffer, each chunk copied in as it comes (no list of chunks joined at the end:
+ * that held the document twice). The buffer grows by doubling; its pages are only touched as they are written.
+ */
+function collectInto(stream: Readable, max: number): Promise<{ data: Buffer; complete: boolean; error: Error | null }> {
+  return new Promise((resolve) => {
+    let buf = Buffer.allocUnsafe(Math.min(max, 1 << 20));
+    let n = 0;
+    let done = false;
+    const finish = (complete: boolean, error: Error | null) => {
+      if (done) return;
+      done = true;
+      stream.off('data', onData);
+      resolve({ data: buf.subarray(0, n), complete, error });
+      if (!complete && !error) stream.destroy();
+    };
+    const onData = (chunk: Buffer | string) => {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      const take = Math.min(b.length, max - n);
+      if (n + take > buf.length) {
+        const grown = Buffer.allocUnsafe(Math.min(max, Math.max(n + take, buf.length * 2)));
+        buf.copy(grown, 0, 0, n);
+        buf = grown;
+      }
+      n += b.copy(buf, n, 0, take);
+      if (take < b.length) finish(false, null);
+    };
+    stream.on('data', onData);
+    stream.once('end', () => finish(true, null));
+    // Stays attached: a stream destroyed after the document may still report an error nobody else listens to.
+    stream.on('error', (err) => finish(false, err));
+  });
+}
+
+/** The document's entries into `store`; a CSV cut at the bound (`cut`) is read up to its last whole line. The
+ *  document's bytes (`got.data`) are let go once read, a CSV's once they are text. */
+function readDocument(got: { data: Buffer }, cut: boolean, store: LineStore): boolean {
+  if (exportDocumentKind(got.data) === 'json') {
+    const whole = scanDocument(got.data, (e) => store.add(e));
+    got.data = EMPTY;
+    return whole;
+  }
+  const b = cut ? got.data.subarray(0, got.data.lastIndexOf(0x0a) + 1) : got.data;
+  got.data = EMPTY;
+  const skip = /^\uFEFF?\s*/.exec(b.toString('utf8', 0, 4096))?.[0] ?? '';
+  csvWindows(b.subarray(Buffer.byteLength(skip, 'utf8')), (e) => store.add(e));
+  return true;
+}
+
+const CSV_WINDOW = 1 << 20;
+
+/**
+ * A CSV document's entries, its text decoded a window of about 1 MiB at a time (never the whole document as one
+ * string): each window ends after a line break; a record still open at a window's end (a quoted field over several
+ * lines) is read again with the next window.
+ */
+function csvWindows(b: Buffer, add: (e: ExportEntry) => void): void {
+  const nl = b.indexOf(0x0a);
+  const header = (nl < 0 ? b.toString('utf8') : b.toString('utf8', 0, nl)).replace(/\r$/, '');
+  const cols = csvColumns(header);
+  if (!cols) return;
+  let pos = nl < 0 ? b.length : nl + 1;
+  let win = CSV_WINDOW;
+  while (pos < b.length) {
+    let end = Math.min(b.length, pos + win);
+    if (end < b.length) {
+      const cut = b.lastIndexOf(0x0a, end - 1);
+      if (cut < pos) {
+        // One line longer than the window: a wider window.
+        win *= 2;
+        continue;
+      }
+      end = cut + 1;
+    }
+    const text = b.toString('utf8', pos, end);
+    const last = end === b.length;
+    let i = 0;
+    for (let r = csvRecord(text, 0); r; r = csvRecord(text, r.next)) {
+      // Open at the window's end (no line break closed it): read again from its start with the next window.
+      if (!last && r.next >= text.length && text.charCodeAt(text.length - 1) !== 0x0a) break;
+      if (!last && r.next >= text.length && openQuote(text, i)) break;
+      csvRow(r.fields, cols, add);
+      i = r.next;
+    }
+    if (i === 0 && !last) {
+      win *= 2;
+      continue;
+    }
+    pos += Buffer.byteLength(text.slice(0, i), 'utf8');
+    win = CSV_WINDOW;
+    if (last) break;
+  }
+}
+
+/** Whether the record that starts at `i` has a quoted field still open at the end of `text`. */
+function openQuote(text: string, i: number): boolean {
+  let quoted = false;
+  let atStart = true;
+  for (let j = i; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (quoted) {
+      if (c === 0x22) {
+        if (text.charCodeAt(j + 1) === 0x22) j++;
+        else quoted = false;
+      }
+      continue;
+    }
+    if (c === 0x22 && atStart) quoted = true;
+    else if (c === 0x0a) return false;
+    atStart = c === 0x2c || c === 0x0a || c === 0x0d;
+  }
+  return quoted;
 }
 
 function damage(message: string): Error {
@@ -585,14 +797,19 @@ function csvEntries(text: string, add: (e: ExportEntry) => void): void {
   if (!head) return;
   const cols = csvColumns(text.slice(0, head.next).replace(/\r?\n$/, ''));
   if (!cols) return;
-  for (let r = csvRecord(text, head.next); r; r = csvRecord(text, r.next)) {
-    if (r.fields.length === 1 && r.fields[0] === '') continue;
+  for (let r = csvRecord(text, head.next); r; r = csvRecord(text, r.next)) csvRow(r.fields, cols, add);
+}
+
+/** One CSV record's entry, read through its header's columns. */
+function csvRow(fields: string[], cols: Map<string, number>, add: (e: ExportEntry) => void): void {
+  {
+    if (fields.length === 1 && fields[0] === '') return;
     const get = (k: string): string | undefined => {
       const i = cols.get(k);
-      return i === undefined ? undefined : r.fields[i];
+      return i === undefined ? undefined : fields[i];
     };
     const message = get('message');
-    if (message === undefined) continue;
+    if (message === undefined) return;
     // Built as the JSON entry of the same export, so one reading serves both.
     const o: Obj = { message, host: get('host') ?? '', timestamp: get('timestamp') ?? '' };
     const ident = get('ident');

@@ -34,7 +34,7 @@ import { collect } from './entry-stream.js';
 import { shortError } from '../fserror.js';
 import { mib, tooExpanded, type Limits } from './limits.js';
 import { CodecError, OBJECT_COMPRESSED_XZ, decompressField } from './journal-codecs.js';
-import { OPEN_FLAGS } from './source.js';
+import { openInputSync } from './source.js';
 
 export const JOURNAL_MAGIC = 'LPKSHHRH';
 
@@ -219,13 +219,12 @@ class FileBytes implements Bytes {
   static open(realPath: string): FileBytes {
     let fd: number;
     try {
-      fd = fs.openSync(realPath, OPEN_FLAGS);
+      fd = openInputSync(realPath);
     } catch (err) {
       throw shortError(err);
     }
     try {
       const st = fs.fstatSync(fd);
-      if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
       return new FileBytes(fd, st.size);
     } catch (err) {
       fs.closeSync(fd);

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Artifact } from '../artifact.js';
-import { OPEN_FLAGS } from './source.js';
+import { openInput } from './source.js';
 
 /** Where an artifact's lines start and how its clock reads: what a viewer needs to re-read and place its lines. */
 export interface LogIndex {
@@ -302,7 +302,7 @@ export class LineReader {
       const len = s.end - s.start;
       const path = this.plainPath();
       if (path !== null) {
-        this.file ??= await fs.promises.open(path, OPEN_FLAGS);
+        this.file ??= await openInput(path);
         const buf = this.buffer(len).subarray(0, len);
         let got = 0;
         while (got < len) {
@@ -362,7 +362,7 @@ export class LineReader {
     if (count === 0) return split.out;
     const path = this.plainPath();
     if (path !== null) {
-      this.file ??= await fs.promises.open(path, OPEN_FLAGS);
+      this.file ??= await openInput(path);
       const buf = this.buffer(READ_BYTES);
       let pos = start;
       // Past `end` only to finish the block's last line when the file has no newline there (read to EOF).

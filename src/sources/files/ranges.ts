@@ -3,7 +3,7 @@
 // start inside it: ranges read one after another give every line once, in order, whatever the cut points.
 import fs from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { OPEN_FLAGS, READ_CHUNK } from './source.js';
+import { openInput, openInputSync, READ_CHUNK } from './source.js';
 import { shortError } from '../fserror.js';
 import { extractFed, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
 
@@ -29,12 +29,7 @@ export function splitRanges(realPath: string, size: number, n: number, minFirst 
 }
 
 function openChecked(realPath: string): number {
-  const fd = fs.openSync(realPath, OPEN_FLAGS);
-  if (!fs.fstatSync(fd).isFile()) {
-    fs.closeSync(fd);
-    throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
-  }
-  return fd;
+  return openInputSync(realPath);
 }
 
 /**
@@ -124,12 +119,11 @@ export async function readFileChunks(realPath: string, onChunk: (bytes: Buffer) 
   }
   let fh: fs.promises.FileHandle;
   try {
-    fh = await fs.promises.open(realPath, OPEN_FLAGS);
+    fh = await openInput(realPath);
   } catch (err) {
     throw shortError(err);
   }
   try {
-    if (!(await fh.stat()).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
     const handle = fh;
     let [buf, spare] = [Buffer.allocUnsafeSlow(chunkBytes), Buffer.allocUnsafeSlow(chunkBytes)];
     let pos = 0;

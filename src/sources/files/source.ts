@@ -27,6 +27,58 @@ export interface Source {
 export const OPEN_FLAGS =
   fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
+// O_NOFOLLOW guards only the last component: a folder on the way swapped for a symlink during the run would still lead
+// outside the input. So every open is checked after the fact, on the descriptor itself: the path must still resolve to
+// itself (no component is a link now) and name the very file the descriptor holds (same device and inode). A swap
+// before the open fails the first test, a swap back after it the second. Either way the file is refused, not read.
+const CHANGED = 'changed while being read (a folder or file replaced, by a symlink?): not read';
+
+function sameFile(a: fs.Stats, b: fs.Stats): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+function verifyOpened(realPath: string, st: fs.Stats, here: () => { real: string; st: fs.Stats }): void {
+  if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+  let now: { real: string; st: fs.Stats };
+  try {
+    now = here();
+  } catch {
+    throw Object.assign(new Error(CHANGED), { code: 'ECHANGED' });
+  }
+  if (now.real !== realPath || !sameFile(now.st, st)) throw Object.assign(new Error(CHANGED), { code: 'ECHANGED' });
+}
+
+/** Opens `realPath` (a path the walk resolved under the input) read-only, refusing links, non-files and a path that
+ *  no longer leads to the file it led to. Returns the descriptor; the caller closes it. */
+export function openInputSync(realPath: string): number {
+  const fd = fs.openSync(realPath, OPEN_FLAGS);
+  try {
+    verifyOpened(realPath, fs.fstatSync(fd), () => ({ real: fs.realpathSync.native(realPath), st: fs.lstatSync(realPath) }));
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+  return fd;
+}
+
+/** openInputSync's asynchronous twin: a FileHandle. */
+export async function openInput(realPath: string): Promise<fs.promises.FileHandle> {
+  const fh = await fs.promises.open(realPath, OPEN_FLAGS);
+  try {
+    const st = await fh.stat();
+    const real = await fs.promises.realpath(realPath).catch(() => '');
+    const lst = await fs.promises.lstat(realPath).catch(() => null);
+    verifyOpened(realPath, st, () => {
+      if (lst === null) throw new Error('gone');
+      return { real, st: lst };
+    });
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+  return fh;
+}
+
 /** 1 MiB reads: with 64 KiB ones the per-chunk overhead (syscalls, stream hops, scanner set-up) costs ~0.5 s per GB. */
 export const READ_CHUNK = 1024 * 1024;
 /** Output chunk of the inflaters (gzip, zip). zlib's default (16 KiB) makes a thread-pool round trip per 16 KiB: a 300 MB
@@ -53,13 +105,12 @@ export class FileSource implements Source {
     // costs four round trips and as many promise turns, several times the system calls themselves.
     let fd: number;
     try {
-      fd = fs.openSync(this.realPath, OPEN_FLAGS);
+      fd = openInputSync(this.realPath);
     } catch (err) {
       throw shortError(err);
     }
     try {
       const st = fs.fstatSync(fd);
-      if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
       // Sized to the file (+1 byte to see its end): a small file is one read. A file that grew is read on up to `max`
       // (+1: complete means it ended within `max`, as for a stream's head).
       let buf = Buffer.allocUnsafe(Math.min(max, st.size) + 1);
@@ -84,16 +135,16 @@ export class FileSource implements Source {
   open(): Readable {
     // Small files get a buffer their size (+1 to see the end), not 1 MiB each.
     const hwm = this.size !== null ? Math.max(1024, Math.min(READ_CHUNK, this.size + 1)) : READ_CHUNK;
-    // Numeric flags go straight to fs.open (as documented there); the typings only admit strings.
-    const stream = fs.createReadStream(this.realPath, { flags: OPEN_FLAGS as unknown as string, highWaterMark: hwm });
+    // Opened and checked here (openInputSync: no link on the way, the very file the path names, a regular file), then
+    // streamed from the descriptor.
+    let fd: number;
+    try {
+      fd = openInputSync(this.realPath);
+    } catch (err) {
+      return failed(shortError(err));
+    }
+    const stream = fs.createReadStream('', { fd, highWaterMark: hwm, autoClose: true });
     mapStreamErrors(stream, (err) => shortError(err));
-    stream.once('open', (fd: number) => {
-      // The walk checked the type already; this closes the window between that check and the open.
-      fs.fstat(fd, (err, st) => {
-        if (err) stream.destroy(err);
-        else if (!st.isFile()) stream.destroy(Object.assign(new Error('not a regular file'), { code: 'ENOTREG' }));
-      });
-    });
     return stream;
   }
 }
