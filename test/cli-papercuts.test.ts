@@ -69,7 +69,7 @@ describe('CLI paper cuts (issue 26.6)', () => {
     expect(r.stderr).toBe('plegscope: "some/path" is not a command; to analyze it: plegscope analyze some/path --year 2024\n');
     const w = cli(['frobnicate']);
     expect(w.code).toBe(2);
-    expect(w.stderr).toMatch(/^plegscope: unknown command "frobnicate" \(commands: analyze, rules, tui, scan/);
+    expect(w.stderr).toMatch(/^plegscope: unknown command "frobnicate" \(commands: analyze, rules, tui, .*scan.*; to analyze a file or folder: plegscope analyze PATH\)\n$/);
   });
 
   it('a subcommand\'s usage error points to its own --help; the root --help has examples', () => {
