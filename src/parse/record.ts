@@ -22,7 +22,7 @@
 import { LOKI_LABELS, linePrefixOf, skipLinePrefix, type LinePrefix } from '../util/line-prefix.js';
 import { parseKeyValues, readQuoted } from './kv.js';
 import { monthIndex, parseIso, type YearClock, type WallClock } from './time.js';
-import { exportEntry } from '../sources/files/exports.js';
+import { exportEntry } from './export-entry.js';
 import { plausibleMs } from '../util/instant.js';
 
 export type PayloadKind = 'klog' | 'json' | 'logrus' | 'text';
