@@ -52,6 +52,9 @@ export interface Artifact {
   /** Set when the bytes are a plain (uncompressed) file on disk large enough to be re-read by offset: readers of byte
    *  ranges (worker threads, the TUI's lazy lines) open `realPath`, the one path the walk validated. */
   file?: { realPath: string; size: number };
+  /** The validated path of a plain (uncompressed) file on disk, also when its bytes are served from memory (a small
+   *  file the probe read whole): the TUI's lazy lines read it by offset and take in lines appended since (follow). */
+  onDisk?: string;
 
   // Bundle placement (bundle.ts). All optional: loose files and stdin carry none of them.
   /** Kind of the bundle root this file sits under (sosreport, sos-collect, must-gather, inspect, eks-logs, aks,

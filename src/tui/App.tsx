@@ -203,7 +203,8 @@ function clusterLine(model: TuiModel): string {
 
 function Footer({ state, cols }: { state: NavState; cols: number }) {
   if (state.prompt) {
-    const label = state.prompt.kind === 'command' ? ':' : state.prompt.kind === 'filter' ? '/' : 'go to time: ';
+    const k = state.prompt.kind;
+    const label = k === 'command' ? ':' : k === 'filter' || k === 'search' ? '/' : k === 'logFilter' ? '& (!RE hides) ' : 'go to time: ';
     return (
       <Line>
         <T bold>{label}</T>

@@ -1,5 +1,7 @@
-// The Log view's engine: runs the commands the navigation queues (scroll, jump, filter, find), one at a time, over a
-// MergedLog, and publishes what to draw. Long scans report progress, can be cancelled (esc) and never block input: the
+// The Log view's engine: runs the commands the navigation queues (scroll, search, filter, marks, follow), one at a
+// time, over a MergedLog, and publishes what to draw. As in less and lnav: a search (`/`) jumps to the next match and
+// keeps every line around it; a filter (`&`, `&!` to hide) shows only the lines that match (or do not) and is toggled
+// with `f`; marks (`m` a, `'` a) remember lines; follow (`F`) polls the files for appended lines and stays at the end. Long scans report progress, can be cancelled (esc) and never block input: the
 // MergedLog yields to the event loop while it reads.
 import { cmpKey, isError, keyOf, ScanAborted, type Anchor, type Key, type LogLine, type MergedLog, type Pred, type Window } from './logs.js';
 import { compilePattern, type UserPattern } from './pattern.js';
@@ -10,9 +12,17 @@ export interface LogViewState {
   /** Lines on screen (at most `rows`), from the anchor on. */
   lines: LogLine[];
   sel: number;
+  /** The search: highlighted, counted, reached with n/N; every line stays in view. */
   pattern: UserPattern | null;
-  /** Show only matching lines. */
+  /** The filter: only the lines that match it (`out`: that do not) are shown while `only` is on (f toggles it). */
+  filter: { pattern: UserPattern; out: boolean } | null;
   only: boolean;
+  /** What is highlighted and counted: the search, else a filter that keeps its matches. */
+  highlight: UserPattern | null;
+  /** Marked lines by letter (m a), in letter order. */
+  marks: Array<[string, Key]>;
+  /** Following the end of the log as lines are appended (F). */
+  follow: boolean;
   hscroll: number;
   /** A scan under way: bytes read so far. */
   searching: { what: string; bytes: number } | null;
@@ -32,8 +42,10 @@ export interface LogControllerOptions {
   bounds: { start: number | null; end: number | null };
   onChange: (s: LogViewState) => void;
   onFocus: (ts: number) => void;
+  /** How often follow looks for appended lines (ms). */
+  followEveryMs?: number;
   /** A command has been running for a while (esc then cancels it) / it ended. */
-  onBusy: (busy: boolean, filter: string | null) => void;
+  onBusy: (busy: boolean, filter: string | null, follow: boolean) => void;
   busyAfterMs?: number;
 }
 
@@ -41,10 +53,15 @@ function rawPred(p: UserPattern): Pred {
   return p.block ? { raw: p.test, block: p.block } : { raw: p.test };
 }
 
+/** Commands that leave follow on: they keep the end in view or change only how lines are shown. */
+const KEEPS_FOLLOW = new Set<LogCmd['t']>(['tail', 'end', 'follow', 'hscroll', 'refresh', 'filter', 'toggleFilter', 'clearFilter', 'mark', 'cancel']);
+
 export class LogController {
   private anchor: Anchor = 'start';
   private win: Window = { before: [], after: [] };
-  private s: LogViewState = { lines: [], sel: 0, pattern: null, only: false, hscroll: 0, searching: null, status: null, loaded: false, matches: null };
+  private s: LogViewState = { lines: [], sel: 0, pattern: null, filter: null, only: false, highlight: null, marks: [], follow: false, hscroll: 0, searching: null, status: null, loaded: false, matches: null };
+  private followTimer: NodeJS.Timeout | null = null;
+  private polling = false;
   /** The background count of the current filter's matches, and the positions it found. */
   private counting: AbortController | null = null;
   private matchKeys: Key[] | null = null;
@@ -64,6 +81,10 @@ export class LogController {
   private set(patch: Partial<LogViewState>): void {
     if (this.closed) return;
     this.s = { ...this.s, ...patch };
+    if ('pattern' in patch || 'filter' in patch) {
+      const f = this.s.filter;
+      this.s = { ...this.s, highlight: this.s.pattern ?? (f && !f.out ? f.pattern : null) };
+    }
     // The selected line's place among the matches follows the selection.
     if (this.s.matches && this.matchKeys && ('lines' in patch || 'sel' in patch || 'matches' in patch)) {
       const index = this.matchIndex();
@@ -89,14 +110,18 @@ export class LogController {
   /** Counts the matches of the current pattern over the whole log, in the background, through a reader of its own. */
   private startCount(): void {
     this.stopCount();
-    const p = this.s.pattern;
-    if (!p) return;
+    const p = this.s.highlight;
+    if (!p) {
+      this.set({ matches: null });
+      return;
+    }
     const abort = new AbortController();
     this.counting = abort;
     const log = this.log.fork();
     let last = 0;
     this.set({ matches: { count: 0, done: false, fraction: 0, index: null } });
-    void log.count(rawPred(p), MATCH_KEYS_KEPT, {
+    // Its own readers start from the files as analysed: lines appended since (follow) are taken in first.
+    void log.grow().then(() => log.count(rawPred(p), MATCH_KEYS_KEPT, {
       signal: abort.signal,
       onFraction: (fraction) => {
         const now = Date.now();
@@ -104,7 +129,7 @@ export class LogController {
         last = now;
         this.set({ matches: { count: 0, done: false, fraction, index: null } });
       },
-    }).then((m) => {
+    })).then((m) => {
       if (this.counting !== abort) return;
       this.matchKeys = m.keys;
       this.set({ matches: { count: m.count, done: true, fraction: 1, index: null } });
@@ -127,9 +152,18 @@ export class LogController {
     return Math.max(1, this.o.rows());
   }
 
+  /** What the screen shows: every line, or those the filter lets through. */
   private get pred(): Pred | null {
-    const p = this.s.pattern;
-    return this.s.only && p ? rawPred(p) : null;
+    const f = this.s.filter;
+    if (!f || !this.s.only) return null;
+    return f.out ? { raw: (t) => !f.pattern.test(t) } : rawPred(f.pattern);
+  }
+
+  /** Lines that match `p` among those shown. */
+  private shownMatching(p: UserPattern): Pred {
+    const shown = this.pred;
+    if (!shown || !('raw' in shown)) return rawPred(p);
+    return p.block ? { raw: (t) => p.test(t) && shown.raw(t), block: p.block } : { raw: (t) => p.test(t) && shown.raw(t) };
   }
 
   /** Queues a command; `cancel` acts at once (stops the running scan and drops what was queued behind it). */
@@ -149,6 +183,7 @@ export class LogController {
   }
 
   close(): void {
+    this.stopFollow();
     this.closed = true;
     this.queue = [];
     this.abort?.abort();
@@ -165,7 +200,7 @@ export class LogController {
         this.abort = new AbortController();
         this.busyTimer = setTimeout(() => {
           this.busy = true;
-          this.o.onBusy(true, this.s.pattern?.source ?? null);
+          this.o.onBusy(true, this.clearable(), this.s.follow);
         }, this.o.busyAfterMs ?? 120);
         try {
           await this.run(cmd, this.abort.signal);
@@ -180,12 +215,17 @@ export class LogController {
         }
         if (this.busy || this.queue.length === 0) {
           this.busy = false;
-          this.o.onBusy(false, this.s.pattern?.source ?? null);
+          this.o.onBusy(false, this.clearable(), this.s.follow);
         }
       }
     } finally {
       this.running = false;
     }
+  }
+
+  /** The search or filter esc clears, if any. */
+  private clearable(): string | null {
+    return this.s.pattern?.source ?? this.s.filter?.pattern.source ?? null;
   }
 
   private ctl(signal: AbortSignal, what: string) {
@@ -247,13 +287,15 @@ export class LogController {
   }
 
   private async run(cmd: LogCmd, signal: AbortSignal): Promise<void> {
-    if (cmd.t !== 'hscroll') this.set({ status: null });
+    if (cmd.t !== 'hscroll' && cmd.t !== 'tail') this.set({ status: null });
+    // Moving away from the end (or jumping) stops following, as a key stops less's F.
+    if (this.s.follow && !KEEPS_FOLLOW.has(cmd.t) && !(cmd.t === 'move' && cmd.by > 0)) this.stopFollow();
     switch (cmd.t) {
       case 'open': return this.open(cmd.at, signal);
       case 'move': return this.move(cmd.by, signal);
       case 'page': return this.page(cmd.by, signal);
       case 'home': return this.load('start', signal, null, 0);
-      case 'end': {
+      case 'end': case 'tail': {
         await this.load('end', signal, null, 0);
         const last = this.s.lines.length - 1;
         this.set({ sel: Math.max(0, last) });
@@ -261,10 +303,14 @@ export class LogController {
         if (f) this.o.onFocus(f.ts);
         return;
       }
+      case 'search': return this.search(cmd.text, signal);
+      case 'mark': return this.mark(cmd.name);
+      case 'toMark': return this.toMark(cmd.name, signal);
+      case 'follow': return this.toggleFollow(signal);
       case 'find': return this.find(cmd.dir, signal);
       case 'error': return this.findError(cmd.dir, signal);
       case 'time': return this.jumpTime(cmd.text, signal);
-      case 'filter': return this.filter(cmd.text, signal);
+      case 'filter': return this.filter(cmd.text, cmd.out === true, signal);
       case 'toggleFilter': return this.toggle(signal);
       case 'clearFilter': return this.clearFilter(signal);
       case 'hscroll': return this.set({ hscroll: Math.max(0, this.s.hscroll + cmd.by) });
@@ -346,10 +392,14 @@ export class LogController {
   }
 
   private async find(dir: 1 | -1, signal: AbortSignal): Promise<void> {
-    const p = this.s.pattern;
+    const p = this.s.highlight;
     const from = this.selected();
-    if (!p || !from) return;
-    const hit = await this.log.find(keyOf(from), dir, rawPred(p), this.ctl(signal, `searching /${p.source}/`));
+    if (!p) {
+      this.set({ status: { text: 'no search yet: press / and type a pattern', error: false } });
+      return;
+    }
+    if (!from) return;
+    const hit = await this.log.find(keyOf(from), dir, this.shownMatching(p), this.ctl(signal, `searching /${p.source}/`));
     if (!hit) {
       this.set({ status: { text: `no ${dir > 0 ? 'later' : 'earlier'} line matches /${p.source}/`, error: false } });
       return;
@@ -360,8 +410,8 @@ export class LogController {
   private async findError(dir: 1 | -1, signal: AbortSignal): Promise<void> {
     const from = this.selected();
     if (!from) return;
-    const p = this.s.only ? this.s.pattern : null;
-    const pred: Pred = { line: p ? (l) => isError(l) && p.test(l.text) : isError };
+    const shown = this.pred;
+    const pred: Pred = { line: shown && 'raw' in shown ? (l) => isError(l) && shown.raw(l.text) : isError };
     const hit = await this.log.find(keyOf(from), dir, pred, this.ctl(signal, 'looking for errors'));
     if (!hit) {
       this.set({ status: { text: `no ${dir > 0 ? 'later' : 'earlier'} error line`, error: false } });
@@ -388,15 +438,37 @@ export class LogController {
     await this.reveal(target, signal);
   }
 
-  private async filter(text: string, signal: AbortSignal): Promise<void> {
+  /** `/`: the next line that matches, with the lines around it; the matches are counted and highlighted. */
+  private async search(text: string, signal: AbortSignal): Promise<void> {
     const c = compilePattern(text);
     if (!c.ok) {
       this.set({ status: { text: `/${text}/: ${c.error}`, error: true } });
       return;
     }
-    const prev = { pattern: this.s.pattern, only: this.s.only };
+    this.set({ pattern: c.pattern });
+    this.startCount();
     const from = this.selected();
-    this.set({ pattern: c.pattern, only: true });
+    if (!from) return;
+    const p = c.pattern;
+    const hit = (await this.log.window(keyOf(from), 0, 2, this.shownMatching(p), this.ctl(signal, `searching /${p.source}/`))).after.find((l) => cmpKey(l, from) > 0);
+    if (!hit) {
+      this.set({ status: { text: `no later line matches /${text}/ (N: earlier)`, error: false } });
+      return;
+    }
+    await this.reveal(hit, signal);
+  }
+
+  /** `&` (`out`: `&!`): only the lines that match (that do not match) are shown. */
+  private async filter(text: string, out: boolean, signal: AbortSignal): Promise<void> {
+    const c = compilePattern(text);
+    const shown = `&${out ? '!' : ''}${text}`;
+    if (!c.ok) {
+      this.set({ status: { text: `${shown}: ${c.error}`, error: true } });
+      return;
+    }
+    const prev = { filter: this.s.filter, only: this.s.only };
+    const from = this.selected();
+    this.set({ filter: { pattern: c.pattern, out }, only: true });
     try {
       await this.load(from ? keyOf(from) : this.anchor, signal, null, 0);
     } catch (err) {
@@ -404,7 +476,7 @@ export class LogController {
       throw err;
     }
     if (this.s.lines.length === 0) {
-      this.set({ ...prev, status: { text: `no line matches /${text}/ from here on`, error: false } });
+      this.set({ ...prev, status: { text: `no line ${out ? 'is left by' : 'matches'} ${shown} from here on`, error: false } });
       await this.load(from ? keyOf(from) : this.anchor, signal, from ? keyOf(from) : null);
       return;
     }
@@ -412,7 +484,10 @@ export class LogController {
   }
 
   private async toggle(signal: AbortSignal): Promise<void> {
-    if (!this.s.pattern) return;
+    if (!this.s.filter) {
+      this.set({ status: { text: 'no filter yet: & and a pattern shows only the lines that match it (&!: hides them)', error: false } });
+      return;
+    }
     const from = this.selected();
     const row = this.s.sel;
     this.set({ only: !this.s.only });
@@ -431,7 +506,69 @@ export class LogController {
     const from = this.selected();
     const wasOnly = this.s.only;
     this.stopCount();
-    this.set({ pattern: null, only: false, matches: null });
+    this.set({ pattern: null, filter: null, only: false, matches: null });
     if (from) await this.reveal(from, signal, wasOnly);
+  }
+
+  /** `m` + letter: remembers the selected line. */
+  private mark(name: string): void {
+    const sel = this.selected();
+    if (!sel) return;
+    const marks = this.s.marks.filter(([n]) => n !== name);
+    marks.push([name, keyOf(sel)]);
+    marks.sort((a, b) => a[0].localeCompare(b[0]));
+    this.set({ marks, status: { text: `mark ${name} set (' ${name} comes back here)`, error: false } });
+  }
+
+  /** `'` + letter: back to the marked line (all lines shown when the filter hides it). */
+  private async toMark(name: string, signal: AbortSignal): Promise<void> {
+    const m = this.s.marks.find(([n]) => n === name);
+    if (!m) {
+      const set = this.s.marks.map(([n]) => n).join(' ');
+      this.set({ status: { text: `no mark ${name}${set ? ` (marks: ${set})` : ' (m and a letter sets one)'}`, error: false } });
+      return;
+    }
+    const line = await this.log.line(m[1].src, m[1].lineNo);
+    if (!line) return;
+    const shown = this.pred;
+    if (shown && 'raw' in shown && !shown.raw(line.text)) {
+      this.set({ only: false, status: { text: `mark ${name} is a line the filter hides: all lines shown (f filters again)`, error: false } });
+      await this.reveal(line, signal, true);
+      return;
+    }
+    await this.reveal(line, signal);
+  }
+
+  /** `F`: the end of the log, kept in view as lines are appended to the files; F again (or moving up) stops. */
+  private async toggleFollow(signal: AbortSignal): Promise<void> {
+    if (this.s.follow) {
+      this.stopFollow();
+      return;
+    }
+    await this.log.grow();
+    await this.run({ t: 'tail' }, signal);
+    this.set({ follow: true });
+    this.followTimer = setInterval(() => void this.poll(), this.o.followEveryMs ?? 250);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling || this.running || this.queue.length > 0 || this.closed) return;
+    this.polling = true;
+    try {
+      if (await this.log.grow()) {
+        if (this.s.follow) this.push({ t: 'tail' });
+        if (this.s.highlight) this.startCount();
+      }
+    } catch {
+      // The file went away or cannot be read now: try again at the next tick.
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private stopFollow(): void {
+    if (this.followTimer) clearInterval(this.followTimer);
+    this.followTimer = null;
+    if (this.s.follow) this.set({ follow: false });
   }
 }

@@ -100,6 +100,9 @@ class Lru<V> {
     this.map.set(k, v);
     while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
   }
+  delete(k: string): void {
+    this.map.delete(k);
+  }
   clear(): void {
     this.map.clear();
   }
@@ -113,9 +116,9 @@ interface Shared {
 /** One file of the merged log. */
 class FileLog {
   readonly reader: LineReader;
-  private readonly blockTs: Float64Array;
+  private blockTs: Float64Array;
   /** Time of the last line of each block (NaN = not known yet): where the next block starts, without reading it. */
-  private readonly blockEnd: Float64Array;
+  private blockEnd: Float64Array;
   private readonly wall: WallClock;
   private indexed = false;
 
@@ -134,6 +137,21 @@ class FileLog {
 
   get blocks(): number {
     return this.reader.blocks;
+  }
+
+  /** Takes in the lines appended to the file since it was read (see LineReader.grow); true when there were some. */
+  async grow(): Promise<boolean> {
+    const before = this.blocks;
+    if ((await this.reader.grow()) === 0) return false;
+    const ts = new Float64Array(this.blocks).fill(NaN);
+    const end = new Float64Array(this.blocks).fill(NaN);
+    ts.set(this.blockTs.subarray(0, before));
+    // The former last block may have been finished by the appended bytes: its end is read again.
+    end.set(this.blockEnd.subarray(0, Math.max(0, before - 1)));
+    this.blockTs = ts;
+    this.blockEnd = end;
+    for (const c of [this.shared.decorated, this.shared.raw]) c.delete(`${this.src}:${before - 1}`);
+    return true;
   }
 
   private years(): YearClock {
@@ -489,6 +507,14 @@ export class MergedLog {
     }
     keys.sort(cmpKey);
     return { count: n, keys: n <= keep ? keys : null };
+  }
+
+  /** Takes in lines appended to the files since they were read (a log still being written); true when there were
+   *  some. Only plain files grow; compressed files and archive members are read as they were. */
+  async grow(): Promise<boolean> {
+    let grew = false;
+    for (const f of this.files) if (await f.grow()) grew = true;
+    return grew;
   }
 
   /** The same sources, read through readers and caches of its own (a background scan does not disturb the view's). */

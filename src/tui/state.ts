@@ -36,15 +36,24 @@ export type LogCmd =
   | { t: 'find'; dir: 1 | -1 }
   | { t: 'error'; dir: 1 | -1 }
   | { t: 'time'; text: string }
-  | { t: 'filter'; text: string }
+  /** `/`: jump to the next match, every line kept. */
+  | { t: 'search'; text: string }
+  /** `&` (out: `&!`): show only the lines that match (that do not). */
+  | { t: 'filter'; text: string; out?: boolean }
   | { t: 'toggleFilter' }
+  | { t: 'mark'; name: string }
+  | { t: 'toMark'; name: string }
+  /** `F`: follow the end of the log as lines are appended; `tail`: follow's reload of the end. */
+  | { t: 'follow' }
+  | { t: 'tail' }
   | { t: 'clearFilter' }
   | { t: 'cancel' }
   | { t: 'hscroll'; by: number }
   /** The screen changed size: reload the lines at the same place. */
   | { t: 'refresh' };
 
-export type PromptKind = 'filter' | 'command' | 'time';
+/** `search` and `logFilter` are the Log view's `/` and `&`; `filter` is the overview's. */
+export type PromptKind = 'filter' | 'command' | 'time' | 'search' | 'logFilter';
 
 export interface NavState {
   stack: Screen[];
@@ -68,7 +77,8 @@ export interface NavState {
   /** `c` in the overview (a TUI started with --kubeconfig): the node to collect again before the view reopens. */
   recollect?: string | null;
   /** `detail`: the selected line shown in full (enter). */
-  log: { cmds: Array<{ id: number; cmd: LogCmd }>; nextId: number; busy: boolean; filter: string | null; raw: boolean; detail: boolean };
+  /** `pending`: `m` or `'` was pressed, the next key names the mark. */
+  log: { cmds: Array<{ id: number; cmd: LogCmd }>; nextId: number; busy: boolean; filter: string | null; raw: boolean; detail: boolean; pending?: 'mark' | 'toMark' | null; follow?: boolean };
 }
 
 /** The subset of ink's Key the reducer reads. */
@@ -112,7 +122,7 @@ export function splitInput(input: string, key: Keys): Array<{ input: string; key
 export type Action =
   | { type: 'key'; input: string; key: Keys }
   | { type: 'focus'; ts: number }
-  | { type: 'logStatus'; busy: boolean; filter: string | null }
+  | { type: 'logStatus'; busy: boolean; filter: string | null; follow?: boolean }
   | { type: 'logAck'; id: number }
   | { type: 'message'; text: string | null };
 
@@ -282,7 +292,7 @@ function openLog(s: NavState, env: Env, node: number, at: LogTarget): NavState {
   const base = top.kind === 'log' && top.node === node ? s : push(s, { kind: 'log', node });
   const focus = at.kind === 'time' ? at.ts : at.ts ?? s.focus;
   const same = base === s;
-  return queue({ ...base, focus, log: { ...base.log, cmds: same ? base.log.cmds : [], busy: true, filter: same ? base.log.filter : null, detail: false } }, { t: 'open', at });
+  return queue({ ...base, focus, log: { ...base.log, cmds: same ? base.log.cmds : [], busy: true, filter: same ? base.log.filter : null, follow: same ? base.log.follow : false, pending: null, detail: false } }, { t: 'open', at });
 }
 
 /** From the Log view to the node's timeline (keeping the focused time). */
@@ -296,7 +306,10 @@ function toTimeline(s: NavState, env: Env, node: number): NavState {
 export function reduce(env: Env, s: NavState, a: Action): NavState {
   switch (a.type) {
     case 'focus': return s.focus === a.ts ? s : { ...s, focus: a.ts };
-    case 'logStatus': return s.log.busy === a.busy && s.log.filter === a.filter ? s : { ...s, log: { ...s.log, busy: a.busy, filter: a.filter } };
+    case 'logStatus': {
+      const follow = a.follow === true;
+      return s.log.busy === a.busy && s.log.filter === a.filter && (s.log.follow === true) === follow ? s : { ...s, log: { ...s.log, busy: a.busy, filter: a.filter, follow } };
+    }
     case 'logAck': return { ...s, log: { ...s.log, cmds: s.log.cmds.filter((c) => c.id > a.id) } };
     case 'message': return { ...s, message: a.text };
     case 'key': return onKey(env, { ...s, message: null }, a.input, a.key);
@@ -465,8 +478,15 @@ function gapKey(env: Env, s: NavState, top: Extract<Screen, { kind: 'gap' }>, in
 function logKey(env: Env, s: NavState, node: number, input: string, key: Keys): NavState {
   const page = logRows(env.rows);
   if (s.log.detail && (key.escape || key.return || key.backspace)) return { ...s, log: { ...s.log, detail: false } };
+  if (s.log.pending) {
+    const p = s.log.pending;
+    const next = { ...s, log: { ...s.log, pending: null } };
+    if (/^[a-zA-Z]$/.test(input) && !key.ctrl && !key.meta) return queue(next, p === 'mark' ? { t: 'mark', name: input } : { t: 'toMark', name: input });
+    return key.escape ? next : { ...next, message: 'a mark is a letter (a-z, A-Z)' };
+  }
   if (key.escape) {
     if (s.log.busy) return queue(s, { t: 'cancel' });
+    if (s.log.follow) return queue(s, { t: 'follow' });
     if (s.log.filter !== null) return queue(s, { t: 'clearFilter' });
     return back(s);
   }
@@ -481,16 +501,14 @@ function logKey(env: Env, s: NavState, node: number, input: string, key: Keys): 
   if (key.end || input === 'G') return queue(s, { t: 'end' });
   if (key.leftArrow || input === 'h') return queue(s, { t: 'hscroll', by: -20 });
   if (key.rightArrow) return queue(s, { t: 'hscroll', by: 20 });
-  if (input === 'n' || input === 'N') {
-    if (s.log.filter === null) return { ...s, message: 'no filter yet: press / and type a pattern' };
-    return queue(s, { t: 'find', dir: input === 'n' ? 1 : -1 });
-  }
+  if (input === 'n' || input === 'N') return queue(s, { t: 'find', dir: input === 'n' ? 1 : -1 });
   if (input === 'e' || input === 'E') return queue(s, { t: 'error', dir: input === 'e' ? 1 : -1 });
-  if (input === 'f') {
-    if (s.log.filter === null) return { ...s, message: 'no filter yet: press / and type a pattern' };
-    return queue(s, { t: 'toggleFilter' });
-  }
-  if (input === '/') return { ...s, prompt: { kind: 'filter', text: '' } };
+  if (input === 'f') return queue(s, { t: 'toggleFilter' });
+  if (input === '/') return { ...s, prompt: { kind: 'search', text: '' } };
+  if (input === '&') return { ...s, prompt: { kind: 'logFilter', text: '' } };
+  if (input === 'm') return { ...s, log: { ...s.log, pending: 'mark' }, message: 'mark this line: a letter' };
+  if (input === "'") return { ...s, log: { ...s.log, pending: 'toMark' }, message: 'go to the mark: its letter' };
+  if (input === 'F') return queue(s, { t: 'follow' });
   if (input === 'v') return { ...s, log: { ...s.log, raw: !s.log.raw } };
   if (input === 't') return { ...s, prompt: { kind: 'time', text: '' } };
   if (input === 'i' || key.tab) return toTimeline(s, env, node);
@@ -507,7 +525,7 @@ function onPromptKey(env: Env, s: NavState, input: string, key: Keys): NavState 
     // A live overview filter typed and abandoned is dropped.
     return live ? { ...next, overview: { ...next.overview, filter: '', cursor: 0 } } : next;
   }
-  if (key.return) return submit(env, { ...s, prompt: null }, p.kind, p.text.trim() === '' && p.kind === 'filter' ? '' : p.text);
+  if (key.return) return submit(env, { ...s, prompt: null }, p.kind, p.text.trim() === '' && p.kind !== 'command' && p.kind !== 'time' ? '' : p.text);
   let text = p.text;
   if (key.backspace || key.delete) text = text.slice(0, -1);
   else if (key.ctrl && input === 'u') text = '';
@@ -525,6 +543,12 @@ function submit(env: Env, s: NavState, kind: PromptKind, text: string): NavState
     if (top.kind === 'overview') return { ...s, overview: { ...s.overview, filter: text.trim(), cursor: 0 } };
     if (top.kind === 'log') return text === '' ? queue(s, { t: 'clearFilter' }) : queue(s, { t: 'filter', text });
     return s;
+  }
+  if (kind === 'search') return top.kind === 'log' && text !== '' ? queue(s, { t: 'search', text }) : s;
+  if (kind === 'logFilter') {
+    if (top.kind !== 'log') return s;
+    if (text === '') return queue(s, { t: 'clearFilter' });
+    return text.startsWith('!') ? (text.length > 1 ? queue(s, { t: 'filter', text: text.slice(1), out: true }) : s) : queue(s, { t: 'filter', text });
   }
   if (kind === 'time') return text.trim() ? jumpTo(env, s, text) : s;
   return command(env, s, text.trim());
@@ -576,12 +600,16 @@ function command(env: Env, s: NavState, text: string): NavState {
     }
     case 't': case 'time': case 'goto':
       return arg ? jumpTo(env, s, arg) : { ...s, message: ':time T (10:03, 03-11 10:03, ISO, +5m, -30s, start, end)' };
+    case 'filter-out':
+      if (top.kind === 'log') return arg ? queue(s, { t: 'filter', text: arg, out: true }) : queue(s, { t: 'clearFilter' });
+      return { ...s, message: ':filter-out RE hides matching lines in a log' };
+    case 'filter-in':
     case 'filter': case 'f':
       if (top.kind === 'log') return arg ? queue(s, { t: 'filter', text: arg }) : queue(s, { t: 'clearFilter' });
       if (top.kind === 'overview') return { ...s, overview: { ...s.overview, filter: arg, cursor: 0 } };
       return s;
     default:
-      return { ...s, message: `unknown command ":${verb}" (try :q, :nodes, :node NAME, :log, :sort KEY, :time T, :filter RE, :help)` };
+      return { ...s, message: `unknown command ":${verb}" (try :q, :nodes, :node NAME, :log, :sort KEY, :time T, :filter RE, :filter-out RE, :help)` };
   }
 }
 
@@ -609,7 +637,8 @@ function hintsFor(s: NavState): Hint[] {
     case 'log':
       if (s.log.busy) return [['esc', 'cancel search']];
       if (s.log.detail) return [['↑↓', 'previous/next line'], ['enter/esc', 'close']];
-      return [['↑↓ pgup/pgdn', 'scroll'], ['enter', 'line'], ['/', 'filter'], ['n/N', 'match'], ['e/E', 'error'], ['t', 'time'], ['f', 'only matches'], ['i', 'timeline'], ['esc', 'back']];
+      if (s.log.pending) return [['a-z', s.log.pending === 'mark' ? 'mark name' : 'go to mark'], ['esc', 'cancel']];
+      return [['↑↓ pgup/pgdn', 'scroll'], ['enter', 'line'], ['/', 'search'], ['n/N', 'match'], ['&', 'filter'], ['f', 'filter on/off'], ['e/E', 'error'], ['F', 'follow'], ['m/\'', 'marks'], ['t', 'time'], ['i', 'timeline'], ['esc', 'back']];
   }
 }
 
@@ -638,7 +667,7 @@ export interface HelpSection {
 export function helpFor(screen: Screen): HelpSection[] {
   const global: HelpSection = {
     title: 'Everywhere',
-    keys: [['?', 'this help (j/k scroll it)'], [':', 'command: :q  :nodes  :node NAME  :log [NAME]  :sort KEY  :time T  :filter RE'], ['esc', 'back / cancel / clear filter'], ['q, ctrl-c', 'quit']],
+    keys: [['?', 'this help (j/k scroll it)'], [':', 'command: :q  :nodes  :node NAME  :log [NAME]  :sort KEY  :time T  :filter RE  :filter-out RE'], ['esc', 'back / cancel / clear search and filter / stop follow'], ['q, ctrl-c', 'quit']],
   };
   const time: [string, string] = ['t, :time T', 'go to a time: 10:03, 10:03:30, 03-11 10:03, ISO, +5m, -30s, start, end'];
   const per: Record<Screen['kind'], HelpSection[]> = {
@@ -649,7 +678,7 @@ export function helpFor(screen: Screen): HelpSection[] {
       OPS_LEGEND],
     finding: [{ title: 'Finding (summary, remedy, references and evidence)', keys: [['j/k ↑/↓', 'move between evidence lines'], ['enter', 'open the Log at this line, with context'], ['x', 'read the summary, remedy and references in full (j/k scroll; x or esc: back)']] }],
     gap: [{ title: 'Gap (what is missing and the commands that collect it)', keys: [['←/→ h/l', 'scroll the commands sideways (each command is one line)'], ['g / G, home/end', 'to their start / to the end of the longest'], ['y, c', 'copy the commands to the clipboard (OSC 52: works over ssh and in tmux with set-clipboard on); they are printed again when you quit'], ['esc', 'back to the node']] }],
-    log: [{ title: "Log (the node's kubelet, runtime and kernel lines by time)", keys: [['j/k ↑/↓', 'previous / next line'], ['space/b pgdn/pgup', 'next / previous page'], ['g / G', 'first / last line'], ['enter', 'the selected line in full: every field, wrapped'], ['←/→', 'scroll sideways'], ['/', 'filter: regex (RE2; lower case = any case); the header counts the matches'], ['f', 'show only matching lines / all lines'], ['n / N', 'next / previous match'], ['e / E', 'next / previous error'], time, ['v', 'whole lines as read / compact (time, source, level, message)'], ['i, tab', 'timeline of this node at the focused time']] },
+    log: [{ title: "Log (the node's kubelet, runtime and kernel lines by time)", keys: [['j/k ↑/↓', 'previous / next line'], ['space/b pgdn/pgup', 'next / previous page'], ['g / G', 'first / last line'], ['enter', 'the selected line in full: every field, wrapped'], ['←/→', 'scroll sideways'], ['/', 'search: jump to the next line that matches a regex (RE2; lower case = any case), every line kept; the header counts the matches'], ['n / N', 'next / previous match'], ['&', 'filter: show only the lines that match (less\'s &; :filter RE)'], ['&!', 'filter out: hide the lines that match (:filter-out RE)'], ['f', 'filter on / off (all lines again, the filter kept)'], ['m a', 'mark the selected line with a letter (a-z)'], ['\' a', 'back to the line marked a'], ['F', 'follow: stay at the end as lines are appended to the files (F again, or moving up, stops)'], ['e / E', 'next / previous error'], time, ['v', 'whole lines as read / compact (time, source, level, message)'], ['i, tab', 'timeline of this node at the focused time']] },
       { title: 'Log columns', keys: [['time', 'in the zone of the header (with the date when the logs span days)'], ['K R N', 'source: K kubelet, R container runtime, N kernel'], ['F E W I', 'level: F fatal, E error, W warning, I info; blank when the line has none']] }],
   };
   return [...per[screen.kind], global];

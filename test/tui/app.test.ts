@@ -185,16 +185,16 @@ describe('filters', () => {
     expect(d.frame()).toContain('no node matches "nothing-like-this"');
   });
 
-  it('log: / keeps only matching lines (RE2), f shows all again, n/N and e/E jump, bad patterns say why', async () => {
+  it('log: & keeps only matching lines (RE2), f shows all again, n/N and e/E jump, / searches, bad patterns say why', async () => {
     const d = await start({ columns: 140, rows: 24 });
     await d.press(':');
     await d.type('log worker-3');
     await d.press(KEYS.enter);
-    await d.press('/');
+    await d.press('&');
     await d.type('event="Node(Not)?Ready"');
     await d.press(KEYS.enter);
     let f = d.frame();
-    expect(lines(f)[2]).toContain('/event="Node(Not)?Ready"/ only matches');
+    expect(lines(f)[2]).toContain('filter &event="Node(Not)?Ready"');
     const shown = lines(f).filter((l) => /^\d\d:\d\d:\d\d\.\d{3} /.test(l));
     expect(shown).toHaveLength(2);
     expect(shown[0]).toMatch(/^10:03:01\.250 KI kubelet_node_status\.go:669\] "Recording event message for node" node="worker-3" event="NodeNotRe/);
@@ -203,7 +203,7 @@ describe('filters', () => {
     const readyLine = statusLine(d.frame());
     await d.press('f');
     f = d.frame();
-    expect(lines(f)[2]).toContain('(f: only matches)');
+    expect(lines(f)[2]).toContain('filter off (f) &event=');
     expect(statusLine(f)).toBe(readyLine);
     expect(lines(f).filter((l) => /^\d\d:\d\d:\d\d\.\d{3} /.test(l)).length).toBe(19);
     await d.press('N');
@@ -227,9 +227,9 @@ describe('filters', () => {
     await d.press(KEYS.enter);
     expect(statusLine(d.frame())).toMatch(/invalid escape sequence|backreference|error parsing regexp/);
     // The earlier filter stays in place; esc clears it, the next esc goes back.
-    expect(lines(d.frame())[2]).toContain('/event="Node(Not)?Ready"/');
+    expect(lines(d.frame())[2]).toContain('&event="Node(Not)?Ready"');
     await d.press(KEYS.esc);
-    expect(lines(d.frame())[2]).not.toContain('/event');
+    expect(lines(d.frame())[2]).not.toContain('event');
     await d.press(KEYS.esc);
     expect(lines(d.frame())[0]).toMatch(/Overview +UTC ?$/);
   });

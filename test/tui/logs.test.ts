@@ -1,7 +1,7 @@
 // Reading lines back lazily: the line reader (blocks between the scanner's checkpoints, plain and compressed files)
 // and the merged, time-ordered log the Log view walks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +51,33 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('LineReader', () => {
+  it('grows by the whole lines appended to a plain file (follow): a line under way waits for its newline', async () => {
+    const sub = join(dir, 'growing');
+    mkdirSync(sub);
+    const file = join(sub, 'kubelet.log');
+    const line = (i: number) => kl(at('09:00:00') + i * 1000, 'I', 'kubelet.go:2400', `"tick" n=${i}`, { host: 'worker-7' });
+    // No newline at the end: the appended bytes up to the next newline finish that line.
+    writeFileSync(file, [0, 1, 2].map(line).join('\n'));
+    const run = await analyze({ paths: [sub], year: 2024, tz: 'UTC', workers: 0 });
+    const src = buildModel(run, { zone: 'UTC', color: false }).nodes[0]!.sources[0]!;
+    const reader = new LineReader(src.artifact, src.index);
+    expect(reader.lines).toBe(3);
+    expect(await reader.grow()).toBe(0);
+    appendFileSync(file, ` more\n${line(3)}\n${line(4)}\n${line(5).slice(0, 20)}`);
+    expect(await reader.grow()).toBe(2);
+    appendFileSync(file, `${line(5).slice(20)}\n`);
+    expect(await reader.grow()).toBe(1);
+    expect(reader.lines).toBe(6);
+    const got: string[] = [];
+    for (let k = 0; k < reader.blocks; k++) got.push(...(await reader.readBlock(k)).map((l) => l.text));
+    expect(got).toEqual([line(0), line(1), `${line(2)} more`, line(3), line(4), line(5)]);
+    const merged = new MergedLog([src]);
+    expect(await merged.grow()).toBe(true);
+    expect((await merged.window('end', 1, 0)).before[0]?.text).toBe(line(5));
+    reader.close();
+    merged.close();
+  });
+
   it('reads every block of a plain file exactly as the file has it (long lines cut, \\r dropped)', async () => {
     const src = nodes.get('worker-3')!.sources.find((s) => s.role === 'kubelet-log')!;
     const reader = new LineReader(src.artifact, src.index);

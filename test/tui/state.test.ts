@@ -147,9 +147,13 @@ describe('node, finding, log', () => {
     let s = run(atNode3(), K('l'));
     s = reduce(env, s, { type: 'logStatus', busy: false, filter: null });
     s = run(s, K('j'), K('G'), K('e'), K('N'));
-    expect(s.message).toMatch(/no filter yet/);
     s = run(s, K('/'), K('e'), K('r'), K('r'), K('', { return: true }));
-    expect(s.log.cmds.map((c) => c.cmd.t)).toEqual(['open', 'move', 'end', 'error', 'filter']);
+    s = run(s, K('&'), K('!'), K('x'), K('', { return: true }), K('m'), K('a'), K("'"), K('a'), K('F'));
+    expect(s.log.cmds.map((c) => c.cmd)).toEqual([expect.objectContaining({ t: 'open' }), { t: 'move', by: 1 }, { t: 'end' }, { t: 'error', dir: 1 }, { t: 'find', dir: -1 },
+      { t: 'search', text: 'err' }, { t: 'filter', text: 'x', out: true }, { t: 'mark', name: 'a' }, { t: 'toMark', name: 'a' }, { t: 'follow' }]);
+    s = reduce(env, s, { type: 'logStatus', busy: false, filter: null, follow: true });
+    s = run(s, K('', { escape: true }));
+    expect(s.log.cmds.at(-1)?.cmd).toEqual({ t: 'follow' });
     s = reduce(env, s, { type: 'logAck', id: s.log.cmds.at(-1)!.id });
     expect(s.log.cmds).toEqual([]);
     s = reduce(env, s, { type: 'logStatus', busy: true, filter: 'err' });

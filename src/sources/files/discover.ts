@@ -295,6 +295,7 @@ class Discoverer {
         head,
         open: f.open,
         ...(f.file ? { file: f.file } : {}),
+        ...(f.onDisk ? { onDisk: f.onDisk } : {}),
         bundleKind: pl.bundleKind,
         zone: pl.zone,
         collectedAt: rotationAnchor(f.path) ?? pl.collectedAt,
@@ -385,6 +386,7 @@ class Discoverer {
         cut: false,
         open: a ? a.open : () => failedStream(new Error('unreadable')),
         ...(a?.file ? { file: a.file } : {}),
+        ...(a?.onDisk ? { onDisk: a.onDisk } : {}),
       };
       if (a && wantMeta(item.rel, item.size)) {
         const all = await collect(a.open(), this.limits.maxMetaBytes).catch(() => null);
@@ -503,6 +505,7 @@ class Discoverer {
         : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget, ...(pr.document ? { document: pr.document } : {}) }),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
+      ...(source instanceof FileSource && compression === null ? { onDisk: source.realPath } : {}),
       ...(isContainerList(verdict.format) ? { parseAs: 'container-list' as const } : {}),
     };
     return { artifact, warnings };

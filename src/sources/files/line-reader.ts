@@ -225,6 +225,9 @@ export class LineReader {
   private closed = false;
   /** One buffer for all reads of this reader (reads are serialised; lines are copied out as strings). */
   private scratch: Buffer | null = null;
+  /** Lines and bytes known: the index's, plus what grow() found appended since. */
+  private nLines: number;
+  private nBytes: number;
 
   private buffer(n: number): Buffer {
     if (!this.scratch || this.scratch.length < n) this.scratch = Buffer.allocUnsafeSlow(Math.max(n, READ_BYTES));
@@ -237,21 +240,78 @@ export class LineReader {
       .filter(([l, o]) => l >= 1 && l <= Math.max(1, index.lines) && o >= 0 && !seen.has(l) && (seen.add(l), true))
       .sort((a, b) => a[0] - b[0]);
     if (this.cps.length === 0 || (this.cps[0] as [number, number])[0] !== 1) this.cps.unshift([1, 0]);
+    this.nLines = index.lines;
+    this.nBytes = index.bytes;
   }
 
   get blocks(): number {
-    return this.index.lines === 0 ? 0 : this.cps.length;
+    return this.nLines === 0 ? 0 : this.cps.length;
   }
 
   get lines(): number {
-    return this.index.lines;
+    return this.nLines;
+  }
+
+  /**
+   * Whole lines appended to a plain file since it was read (a log still being written, `F` in the Log view): they
+   * become new blocks (a checkpoint where they start, one every 1024 lines). Reads only the new bytes, in chunks; a
+   * line not yet ended by a newline waits for the next call. Returns how many lines were added (0 for content that
+   * is not a plain file).
+   */
+  grow(): Promise<number> {
+    const path = this.plainPath();
+    if (path === null) return Promise.resolve(0);
+    return this.serial(async () => {
+      if (this.closed) return 0;
+      this.file ??= await openInput(path);
+      const { size } = await this.file.stat();
+      if (size <= this.nBytes) return 0;
+      const buf = this.buffer(READ_BYTES);
+      let pos = this.nBytes;
+      // The known content ends mid-line (no newline at its end): the appended bytes up to the next newline finish
+      // that line; it is not a new one.
+      let inLast = false;
+      if (pos > 0) {
+        const { bytesRead } = await this.file.read(buf, 0, 1, pos - 1);
+        inLast = bytesRead === 1 && buf[0] !== 10;
+      }
+      let lineStart = inLast ? -1 : pos;
+      let added = 0;
+      let sinceCp = 0;
+      let end = pos;
+      while (pos < size) {
+        const { bytesRead } = await this.file.read(buf, 0, Math.min(buf.length, size - pos), pos);
+        if (bytesRead === 0) break;
+        for (let i = buf.indexOf(10, 0); i >= 0 && i < bytesRead; i = buf.indexOf(10, i + 1)) {
+          const nl = pos + i;
+          if (lineStart < 0) {
+            lineStart = nl + 1;
+            end = nl + 1;
+            continue;
+          }
+          if (added === 0 ? this.nLines > 0 : sinceCp >= 1024) {
+            // Appended lines start a block of their own (the blocks read before stay as they were), then one every 1024.
+            this.cps.push([this.nLines + added + 1, lineStart]);
+            sinceCp = 0;
+          }
+          added++;
+          sinceCp++;
+          lineStart = nl + 1;
+          end = nl + 1;
+        }
+        pos += bytesRead;
+      }
+      this.nLines += added;
+      this.nBytes = end;
+      return added;
+    });
   }
 
   span(k: number): BlockSpan {
     const [firstLine, start] = this.cps[k] as [number, number];
     const next = this.cps[k + 1];
-    const lastLine = next ? next[0] - 1 : this.index.lines;
-    return { firstLine, count: Math.max(0, lastLine - firstLine + 1), start, end: next ? next[1] : this.index.bytes };
+    const lastLine = next ? next[0] - 1 : this.nLines;
+    return { firstLine, count: Math.max(0, lastLine - firstLine + 1), start, end: next ? next[1] : this.nBytes };
   }
 
   /** The block holding line `lineNo`. */
@@ -351,9 +411,10 @@ export class LineReader {
     return run;
   }
 
-  /** The file's validated path when the artifact is a plain file on disk (no decompression), else null. */
+  /** The file's validated path when the artifact is a plain file on disk (no decompression; small ones too, which the
+   *  analysis read from memory), else null. */
   private plainPath(): string | null {
-    return this.artifact.file?.realPath ?? null;
+    return this.artifact.file?.realPath ?? this.artifact.onDisk ?? null;
   }
 
   private async readSpan(start: number, end: number, firstLine: number, count: number, partialOk = false): Promise<RawLine[]> {

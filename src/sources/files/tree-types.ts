@@ -25,6 +25,8 @@ export interface TreeFile {
   open(): Readable;
   /** A plain file on disk that readers may re-read by offset (Artifact.file). */
   file?: { realPath: string; size: number };
+  /** A plain file on disk, also when read from memory (Artifact.onDisk). */
+  onDisk?: string;
   /** Token of the early read of this member (TreeContext.readEarly). */
   early?: number;
   /** An archive member: its bytes come from a pass over the archive (see Artifact.sequential). */

@@ -1,6 +1,6 @@
 // Log: the node's kubelet, runtime and kernel lines merged by time, read lazily from the files (see ../logs.ts), with
-// severity colours, a regex filter (its matches counted and highlighted), match and error jumps, a jump to a time, and
-// the selected line in full (enter). Every line is sanitised before it is drawn: escape sequences, \r and bidi
+// severity colours, a search (its matches counted and highlighted, n/N), a filter in or out, marks, follow, error jumps,
+// a jump to a time, and the selected line in full (enter). The controller reads and matches; this only draws. Every line is sanitised before it is drawn: escape sequences, \r and bidi
 // overrides show as inert text.
 import { Box } from 'ink';
 import { useEffect, useRef, useState } from 'react';
@@ -52,7 +52,7 @@ export function LogView({ node, merged, cmds, dispatch, rows, cols, zone, rawLin
       bounds: { start: span?.from ?? null, end: span?.to ?? null },
       onChange: (s) => setView(s),
       onFocus: (ts) => dispatch({ type: 'focus', ts }),
-      onBusy: (busy, filter) => dispatch({ type: 'logStatus', busy, filter }),
+      onBusy: (busy, filter, follow) => dispatch({ type: 'logStatus', busy, filter, follow }),
     });
   });
   const [view, setView] = useState<LogViewState>(ctl.state);
@@ -92,8 +92,10 @@ export function LogView({ node, merged, cmds, dispatch, rows, cols, zone, rawLin
   const head = [
     `${node.sources.length} log${node.sources.length === 1 ? '' : 's'}`,
     sel ? fmtTime(sel.ts, zone, 'full') : null,
-    view.pattern ? `/${sanitizeLine(view.pattern.source, 60)}/${view.only ? ' only matches' : ' (f: only matches)'}` : null,
+    view.pattern ? `/${sanitizeLine(view.pattern.source, 60)}/` : null,
+    view.filter ? `${view.only ? 'filter' : 'filter off (f)'} &${view.filter.out ? '!' : ''}${sanitizeLine(view.filter.pattern.source, 60)}` : null,
     matchText(view.matches),
+    view.follow ? 'following (F stops)' : null,
   ].filter(Boolean).join(' · ');
   const status = view.status ? (
     <Line color={view.status.error ? 'red' : 'yellow'}>{sanitizeLine(view.status.text, 300)}</Line>
@@ -107,12 +109,12 @@ export function LogView({ node, merged, cmds, dispatch, rows, cols, zone, rawLin
         {view.searching ? <T color="yellow">{`  ${view.searching.what}… ${fmtBytes(view.searching.bytes)} (esc cancels)`}</T> : null}
       </Line>
       {detail && sel && src ? (
-        <LineDetailView merged={merged} line={sel} tag={src.tag} rows={listRows} cols={cols} zone={zone} pattern={view.pattern} />
+        <LineDetailView merged={merged} line={sel} tag={src.tag} rows={listRows} cols={cols} zone={zone} pattern={view.highlight} />
       ) : (
         <>
           {!view.loaded ? <Line dim>reading…</Line> : null}
           {view.lines.map((l, i) => (
-            <LogRow key={`${l.src}:${l.lineNo}`} line={l} tag={node.sources[l.src]?.tag ?? '?'} selected={i === view.sel} zone={zone} timeStyle={timeStyle} width={textW} hscroll={view.hscroll} pattern={view.pattern} raw={rawLines} />
+            <LogRow key={`${l.src}:${l.lineNo}`} line={l} tag={node.sources[l.src]?.tag ?? '?'} selected={i === view.sel} zone={zone} timeStyle={timeStyle} width={textW} hscroll={view.hscroll} pattern={view.highlight} raw={rawLines} mark={markOf(view.marks, l)} />
           ))}
           <Blank n={listRows - view.lines.length - (view.loaded ? 0 : 1)} />
         </>
@@ -153,12 +155,19 @@ function Parts({ parts, color }: { parts: Array<{ s: string; hit: boolean }>; co
   );
 }
 
-function LogRow({ line, tag, selected, zone, timeStyle, width, hscroll, pattern, raw }: { line: LogLine; tag: string; selected: boolean; zone: string; timeStyle: TimeStyle; width: number; hscroll: number; pattern: UserPattern | null; raw: boolean }) {
+/** The letter a line is marked with (the first, when it has several). */
+function markOf(marks: LogViewState['marks'], l: LogLine): string | null {
+  for (const [name, k] of marks) if (k.src === l.src && k.lineNo === l.lineNo) return name;
+  return null;
+}
+
+function LogRow({ line, tag, selected, zone, timeStyle, width, hscroll, pattern, raw, mark }: { line: LogLine; tag: string; selected: boolean; zone: string; timeStyle: TimeStyle; width: number; hscroll: number; pattern: UserPattern | null; raw: boolean; mark: string | null }) {
   const text = inline(raw ? line.text : line.body);
   return (
     <Line inverse={selected}>
       <T dim>{fmtTime(line.ts, zone, timeStyle)}</T>
-      {` ${tag}${line.level ?? ' '} `}
+      {mark ? <T bold color="cyan">{mark}</T> : ' '}
+      {`${tag}${line.level ?? ' '} `}
       <Parts parts={highlight(text, hscroll, width, pattern)} color={levelColor(line.level)} />
     </Line>
   );
