@@ -123,3 +123,15 @@ describe('one timeline for a fleet (issue 26.4)', () => {
     }
   });
 });
+
+describe('small wrong words (issue 26.7)', () => {
+  it('the start-up note counts the lines a grep finds, and says how many start-ups they make', () => {
+    const r = cli(['analyze', SAMPLE, '--width', '250']);
+    expect(r.code).toBeGreaterThanOrEqual(0);
+    // What `grep -cE 'yet to be successful|2562047h47m16' kubelet.log` counts.
+    const grep = readFileSync(join(SAMPLE, 'kubelet.log'), 'utf8').split('\n').filter((l) => /yet to be successful|2562047h47m16/.test(l)).length;
+    expect(grep).toBeGreaterThan(1);
+    const m = /292-year stall \((\d+) such lines? in (\d+) start-ups?\)/.exec(r.stdout.replace(/\s+/g, ' '));
+    expect(m?.slice(1)).toEqual([String(grep), '1']);
+  });
+});

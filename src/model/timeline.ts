@@ -52,6 +52,8 @@ export interface Timeline {
   restarts: RestartModel[];
   /** Start-up artefacts (`pleg has yet to be successful`, the ≤1.12 sentinel) that resolved within the threshold. */
   startupArtefacts: Ref[];
+  /** The lines those start-ups logged (every "never succeeded" or sentinel line of them: what a grep finds). */
+  startupLines: number;
   /** Node conditions (a Node object, `kubectl describe node`) that the log contradicts: a relist the kubelet logged
    *  inside the time the condition calls stale, or a NodeReady after it. They make no stall of their own. */
   disagreements: Array<{ ref: Ref; reason: string }>;
@@ -118,6 +120,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
   const events = [...input.events].sort(byTs);
   const restarts = buildRestarts(events.filter((e) => !Number.isNaN(e.ts)));
   const startupArtefacts: Ref[] = [];
+  let startupLines = 0;
   const disagreements: Timeline['disagreements'] = [];
   const proofTimes = events.filter((e) => (e.type === 'relist-proof' || e.type === 'node-ready') && !Number.isNaN(e.ts) && !isSecondHand(e)).map((e) => e.ts);
   // An age no kubelet prints (a condition or dump read from a document; log lines are dropped, and said, as read).
@@ -146,7 +149,10 @@ export function buildTimeline(input: TimelineInput): Timeline {
       }
     }
     if (!Number.isNaN(e.ts)) unhealthy.push(e);
-    else if (e.neverSucceeded || e.ageSeconds === null) startupArtefacts.push(e.ref);
+    else if (e.neverSucceeded || e.ageSeconds === null) {
+      startupArtefacts.push(e.ref);
+      startupLines++;
+    }
     // The same report pasted twice (a log line and the describe output quoting it): one stall, the dated one.
     else if (!datedAges.has(ageKey(e.ageSeconds))) undated.push(e);
   }
@@ -205,6 +211,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
       const startup = g.startUnknown ? last.ts - first.ts < NEVER_SPAN_MS : last.ts - g.lastRelistAt <= threshold * 1000 + SKIP_CADENCE_MS;
       if (startup) {
         startupArtefacts.push(first.ref);
+        startupLines += g.events.length;
         continue;
       }
     }
@@ -294,7 +301,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
   }
 
   if (undated.length > 0) stalls.push(undatedStall(undated, events));
-  return { stalls, notReady: buildNotReady(events.filter((e) => !Number.isNaN(e.ts)), stalls), restarts, startupArtefacts, disagreements };
+  return { stalls, notReady: buildNotReady(events.filter((e) => !Number.isNaN(e.ts)), stalls), restarts, startupArtefacts, startupLines, disagreements };
 }
 
 /** Ages compared to the microsecond: the same line pasted in two places states the same age. */

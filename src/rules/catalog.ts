@@ -468,7 +468,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     when: [{ fact: 'startup.artefacts', op: '>=', value: 1 }],
     base: 0.9,
     evidence: ['startup.artefacts'],
-    summary: 'Right after the kubelet started, it logged "pleg has yet to be successful" (or the ≤1.12 sentinel 2562047h47m16.854775807s), and the first relist succeeded within the threshold: a start-up artefact, not a 292-year stall ({startup.artefacts} such start-up(s)).',
+    summary: 'Right after the kubelet started, it logged "pleg has yet to be successful" (or the ≤1.12 sentinel 2562047h47m16.854775807s), and the first relist succeeded within the threshold: a start-up artefact, not a 292-year stall ({startup.lines} such line(s) in {startup.artefacts} start-up(s)).',
     remediation: 'Nothing to do.',
     references: ['https://github.com/kubernetes/kubernetes/issues/69007'],
   },

@@ -21,7 +21,7 @@ export const FACTS: readonly string[] = [
   'kernel.netdev', 'kernel.oom', 'kernel.oomRuntime', 'kernel.oomProcesses', 'pid.exhaustion', 'disk.slowDu',
   'node.evictions', 'clock.changes', 'pleg.channelFull', 'pleg.evented', 'pleg.eventedFallbacks', 'pleg.eventedStreamErrors', 'pleg.eventedChannelFull', 'kubelet.housekeepingSlow', 'stall.hugeAgeOnce',
   'sync.skippedOther', 'sync.skippedReason', 'notReady.windows', 'notReady.nonPleg', 'notReady.nonPlegReason',
-  'startup.artefacts', 'metrics.present', 'metrics.snapshots', 'metrics.relistFrozen', 'metrics.lastSeenAgeSeconds',
+  'startup.artefacts', 'startup.lines', 'metrics.present', 'metrics.snapshots', 'metrics.relistFrozen', 'metrics.lastSeenAgeSeconds',
   'relist.p99', 'relist.p99Text', 'relist.p50', 'relist.max', 'metrics.discardEvents', 'pods.running', 'pods.containers',
   'pods.exitedContainers', 'bundle.kind', 'node.role', 'node.skipped', 'node.objectReady', 'node.objectPleg',
   'pods.capacity', 'pods.sandboxes', 'metrics.slowOps', 'metrics.slowOpNames', 'metrics.maxOpP99',

@@ -416,6 +416,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['notReady.undated'] = lineCount(undatedNotReady);
   p['notReady.undated'] = pool(undatedNotReady.map((e) => e.ref));
   f['startup.artefacts'] = node.timeline.startupArtefacts.length;
+  f['startup.lines'] = node.timeline.startupLines;
   p['startup.artefacts'] = pool(node.timeline.startupArtefacts);
 
   // Metrics.

@@ -68,6 +68,8 @@ describe('stalls', () => {
     ]);
     expect(t.stalls).toHaveLength(0);
     expect(t.startupArtefacts).toHaveLength(1);
+    // Every line of the start-up counts (what grep finds), one start-up.
+    expect(t.startupLines).toBe(2);
   });
 
   it('"never succeeded" that outlives the threshold is a stall from the kubelet start', async () => {

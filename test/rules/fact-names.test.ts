@@ -12,7 +12,7 @@ import type { Condition } from '../../src/rules/spec.js';
 function node(over: Partial<NodeModel> = {}): NodeModel {
   return {
     name: 'worker-1', aliases: [], artifacts: [], roles: [], kubeletVersion: null, runtime: null, runtimeVersion: null,
-    windowStart: null, windowEnd: null, kubeletLast: null, events: [], timeline: { stalls: [], notReady: [], restarts: [], startupArtefacts: [], disagreements: [] },
+    windowStart: null, windowEnd: null, kubeletLast: null, events: [], timeline: { stalls: [], notReady: [], restarts: [], startupArtefacts: [], startupLines: 0, disagreements: [] },
     cri: [], metrics: null, goroutines: [], versions: {}, truncated: false,
     bundle: { kind: null, role: null, kubeletVersion: null, runtime: null, runtimeVersion: null, podsCapacity: null, ready: null, containers: null, skipped: false, collectedAt: null },
     ...over,
