@@ -35,7 +35,7 @@ export function esc(s: string): string {
 
 const CSS = `
 :root { --fg:#1b1f24; --muted:#5b6470; --line:#d8dde3; --bg:#fff; --panel:#f6f8fa; --stall:#c62828; --pre:#ef9a9a;
-  --nr:#f9a825; --restart:#1565c0; --cri:#6a1b9a; --relist:#2e7d32; --ok:#2e7d32; }
+  --nr:#f9a825; --restart:#1565c0; --cri:#6a1b9a; --relist:#2e7d32; --ok:#2e7d32; --nodata:#8a94a0; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: var(--fg);
   background: var(--bg); margin: 0 auto; max-width: 1100px; padding: 24px; }
@@ -73,6 +73,8 @@ svg .restart { stroke: var(--restart); stroke-width: 2; }
 svg .age { fill: none; stroke: var(--stall); stroke-width: 1.5; } svg .threshold { stroke: var(--muted); stroke-dasharray: 4 3; }
 svg .cri { fill: var(--cri); } svg .relist { fill: none; stroke: var(--relist); stroke-width: 1.5; } svg .relist-dot { stroke: var(--relist); stroke-width: 5; }
 svg .lane { fill: #fafbfc; stroke: var(--line); } svg .grid { stroke: #e3e7ec; }
+svg .nodata { fill: var(--nodata); fill-opacity: 0.18; } svg .nodata-edge { stroke: var(--nodata); stroke-dasharray: 3 3; }
+.legend i.nodata { background: repeating-linear-gradient(90deg, var(--nodata) 0 3px, transparent 3px 6px); opacity: 0.7; }
 .wide { overflow-x: auto; max-width: 100%; } pre.cmd { white-space: pre; overflow-x: auto; overflow-wrap: normal; } details { margin: 4px 0; } summary { cursor: pointer; color: var(--muted); }
 table.files { width: 100%; } table.files td { font-size: 12px; } table.files td:nth-child(2), .nw { white-space: nowrap; }
 table.files td:nth-child(1), table.files td:nth-child(3) { overflow-wrap: anywhere; } .refs a { overflow-wrap: anywhere; }
@@ -163,6 +165,25 @@ function zoneName(zone: string, at: number): string {
   return zone === 'UTC' || zone === 'Etc/UTC' || off === zone ? (off === '+00:00' ? 'UTC' : off) : `${zone} (${off})`;
 }
 
+/** Spans of [a, b] the node's input says nothing of, with why: before or after what it covers (when the axis reaches
+ *  past it), and a stall's undecided end (between its last unhealthy line and the next line of the kubelet at work). */
+function noDataSpans(n: NodeReport, a: number, b: number): Array<[number, number, string]> {
+  const out: Array<[number, number, string]> = [];
+  const from = Date.parse(n.coverage.from ?? '');
+  const to = Date.parse(n.coverage.to ?? '');
+  if (Number.isFinite(from) && from > a) out.push([a, Math.min(from, b), 'before the node\'s input starts']);
+  if (Number.isFinite(to) && to < b) out.push([Math.max(to, a), b, 'after the node\'s input ends']);
+  for (const st of n.stalls) {
+    if (!st.endedBetween) continue;
+    const t0 = Math.max(a, Date.parse(st.endedBetween.from));
+    const t1 = Math.min(b, st.endedBetween.to ? Date.parse(st.endedBetween.to) : b);
+    if (Number.isFinite(t0) && Number.isFinite(t1) && t1 > t0) {
+      out.push([t0, t1, st.endedBetween.to ? 'the stall ended somewhere in here: no line says when' : 'the stall\'s end: the log says nothing more']);
+    }
+  }
+  return out;
+}
+
 /** The node's timeline (lanes, labels and axis), or null when its window is unknown. */
 export function timelineHtml(n: NodeReport, zone: string): string | null {
   const a = Date.parse(n.coverage.from ?? n.window.start ?? '');
@@ -189,12 +210,18 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
   const end = (t: string | null): number => (t ? Date.parse(t) : b);
   // Stalls whose lines carry no time have no place on a time axis (the stall table still lists them).
   const stalls = n.stalls.filter((st): st is typeof st & { lastRelistAt: string; unhealthyFrom: string } => st.lastRelistAt !== null && st.unhealthyFrom !== null);
+  // Where the input says nothing (timeline-bar.ts's ╌): outside what the node's input covers, and between a stall's
+  // last unhealthy line and the next line that shows the kubelet at work when no line says when it ended.
+  const noData = noDataSpans(n, a, b);
+  // How far a stall is drawn: to its last unhealthy line when its end is only known to lie in a range (then no data, as
+  // the text bar draws it; endedAt is an estimate inside that range), else to its end, else to the end of the axis.
+  const stallEnd = (st: (typeof stalls)[number]): number => (st.endedBetween ? Date.parse(st.endedBetween.from) : st.endedAt ? Date.parse(st.endedAt) : b);
 
   // PLEG: from the last good relist to the threshold the node was still "healthy"; past it, unhealthy.
   lane('PLEG stalls', 24, stalls.flatMap((st, i) => {
     const x0 = s.x(Date.parse(st.lastRelistAt));
     const x1 = s.x(Date.parse(st.unhealthyFrom));
-    const x2 = s.x(end(st.endedAt));
+    const x2 = s.x(stallEnd(st));
     const tip = `<title>stall #${i + 1}: ${esc(stallDuration(st))} without a relist, from ${esc(displayTime(st.lastRelistAt, zone))}, ended ${esc(stallEnded(st, zone, true))}</title>`;
     return [
       `<rect class="pre" x="${num(x0)}" y="3" width="${num(Math.max(1, x1 - x0))}" height="18">${tip}</rect>`,
@@ -211,21 +238,27 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
   // Time since the last successful relist: by definition it grows at 1 s/s from the last good relist until a relist
   // succeeds again, so each stall is a ramp from 0 to its duration; the dashed line is the 3 min threshold.
   const thresholdS = stalls.length ? (Date.parse(stalls[0]!.unhealthyFrom) - Date.parse(stalls[0]!.lastRelistAt)) / 1000 : 180;
-  const maxS = stalls.reduce((m, st) => Math.max(m, (end(st.endedAt) - Date.parse(st.lastRelistAt)) / 1000), thresholdS * 1.25);
+  const maxS = stalls.reduce((m, st) => Math.max(m, (stallEnd(st) - Date.parse(st.lastRelistAt)) / 1000), thresholdS * 1.25);
   const hAge = 64;
   const yv = (v: number): number => hAge - 3 - (v / maxS) * (hAge - 18);
-  const pts: string[] = [`0,${num(yv(0))}`];
+  // One line per stretch the input decides: a stall whose end is unknown stops at its last unhealthy line, and the
+  // line takes up again at 0 where the input shows the kubelet at work.
+  const lines: string[][] = [[`0,${num(yv(0))}`]];
   for (const st of stalls) {
+    const pts = lines[lines.length - 1] as string[];
     const t0 = Date.parse(st.lastRelistAt);
-    const t1 = end(st.endedAt);
+    const t1 = stallEnd(st);
     pts.push(`${num(s.x(t0))},${num(yv(0))}`, `${num(s.x(t1))},${num(yv((t1 - t0) / 1000))}`);
-    if (st.endedAt) pts.push(`${num(s.x(t1))},${num(yv(0))}`);
+    if (st.endedBetween) {
+      if (st.endedBetween.to) lines.push([`${num(s.x(Date.parse(st.endedBetween.to)))},${num(yv(0))}`]);
+    } else if (st.endedAt) pts.push(`${num(s.x(t1))},${num(yv(0))}`);
   }
-  if (stalls.length === 0 || stalls[stalls.length - 1]!.endedAt) pts.push(`${VB},${num(yv(0))}`);
+  const lastSt = stalls[stalls.length - 1];
+  if (!lastSt || (lastSt.endedBetween ? lastSt.endedBetween.to : lastSt.endedAt)) (lines[lines.length - 1] as string[]).push(`${VB},${num(yv(0))}`);
   const ageTop = y;
   lane('since last relist', hAge, [
     `<line class="threshold" x1="0" x2="${VB}" y1="${num(yv(thresholdS))}" y2="${num(yv(thresholdS))}"><title>threshold ${esc(fmtDuration(thresholdS))}</title></line>`,
-    `<polyline class="age" points="${pts.join(' ')}"/>`,
+    ...lines.filter((l) => l.length > 1).map((l) => `<polyline class="age" points="${l.join(' ')}"/>`),
   ], 'age');
   // The lane's scale: its top (the longest stall) at the left, the threshold at the right, above its dashed line.
   note(`max ${fmtDuration(maxS)}`, ageTop + 1, 'left', leftClear);
@@ -261,11 +294,18 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
     const x = num(s.x(Date.parse(r.at)));
     return `<g class="restart-at" data-at="${esc(r.at)}"><line class="restart" x1="${x}" x2="${x}" y1="0" y2="${height}"/><title>kubelet start ${esc(displayTime(r.at, zone))}${r.version ? ' ' + esc(r.version) : ''}</title></g>`;
   });
+  const shade = noData.map(([t0, t1, why]) => {
+    const x0 = num(s.x(t0));
+    const x1 = num(s.x(t1));
+    return `<g class="nodata-at" data-from="${esc(new Date(t0).toISOString())}" data-to="${esc(new Date(t1).toISOString())}"><rect class="nodata" x="${x0}" y="0" width="${num(Math.max(1, s.x(t1) - s.x(t0)))}" height="${height}"/>` +
+      `<line class="nodata-edge" x1="${x0}" x2="${x0}" y1="0" y2="${height}"/><line class="nodata-edge" x1="${x1}" x2="${x1}" y1="0" y2="${height}"/>` +
+      `<title>no data ${esc(displaySpan(new Date(t0).toISOString(), new Date(t1).toISOString(), zone))}: ${esc(why)}</title></g>`;
+  });
   const tk = ticks(s, zone);
   const grid = tk.map((t) => `<line class="grid" x1="${num(t.x)}" x2="${num(t.x)}" y1="0" y2="${height}"/>`);
   const axis = tk.map((t) => `<span class="tick" style="left:${pct(t.x)}">${esc(t.label)}</span>`);
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" class="timeline-svg" viewBox="0 0 ${VB} ${height}" preserveAspectRatio="none" height="${height}" role="img" aria-label="timeline of ${esc(n.name)}">` +
-    `<g class="grid-lines">${grid.join('')}</g>${shapes.join('')}${restarts.join('')}</svg>`;
+    `<g class="grid-lines">${grid.join('')}</g>${shapes.join('')}${shade.join('')}${restarts.join('')}</svg>`;
   return `<div class="tl"><div class="tl-labels" style="height:${height}px">${labels.join('')}</div>` +
     `<div class="tl-plot" style="height:${height}px">${svg}${notes.join('')}</div>` +
     `<div class="tl-zone">${esc(`time, ${zoneName(zone, a)}`)}</div><div class="tl-axis">${axis.join('')}</div></div>`;
@@ -369,6 +409,7 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
       '<span><i style="background:var(--stall)"></i>PLEG unhealthy</span>',
       '<span><i style="background:var(--nr)"></i>NotReady</span>',
       '<span><i style="background:var(--restart)"></i>kubelet start</span>',
+      ...(svg.includes('class="nodata-at"') ? ['<span><i class="nodata"></i>no data (the input does not say)</span>'] : []),
       ...(series?.criErrors?.length ? ['<span><i style="background:var(--cri)"></i>CRI errors</span>'] : []),
       ...(series?.relist?.length ? ['<span><i style="background:var(--relist)"></i>relist duration (metrics)</span>'] : []),
     ];
