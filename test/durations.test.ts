@@ -80,7 +80,7 @@ describe('one duration per stall, in every view', () => {
       tm.start('dur', 120, 30, `CI=true ${shq(process.execPath)} ${shq(BIN)} tui ${shq(input)}`);
       await tm.waitFor('dur', (x) => x.includes('sorted by'), 'the overview', 30_000);
       await tm.keys('dur', 'Enter');
-      await tm.waitFor('dur', (x) => x.includes('1 Findings'), 'the node view', 15_000);
+      await tm.waitFor('dur', (x) => x.includes('1:Findings'), 'the node view', 15_000);
       await tm.keys('dur', '2');
       const s = await tm.waitFor('dur', (x) => x.includes('without a relist'), 'the stalls section', 15_000);
       expect(s).toMatch(/10:07:12 → 10:21:27 +14m15s without a relist +recovered +NotReady +unhealthy from 10:10:12/);

@@ -50,7 +50,7 @@ describe('counts match grep', () => {
     expect(checkGreps(dir, f)).toBeGreaterThanOrEqual(4);
     expect(f.summary).toContain('30 CRI calls timed out');
     expect(f.summary).toContain('153 lines saying the container runtime is down');
-    expect(f.summary).toContain('2024-03-11T10:04:12Z');
+    expect(f.summary).toContain('2024-03-11 10:04:12 → 10:22:27 +00:00');
     expect(a.nodes[0]!.operations.find((o) => o.operation === 'unknown')).toBeUndefined();
   });
 

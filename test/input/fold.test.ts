@@ -118,7 +118,7 @@ describe('fold: the sample incident pasted hard-wrapped', () => {
       // Every piece after a record's first is joined, but one that could start a record itself (an embedded `{…}`).
       const pieces = (l: string) => Array.from({ length: Math.ceil(l.length / width) - 1 }, (_, i) => l.slice((i + 1) * width, (i + 2) * width));
       const physical = KUBELET.split('\n').flatMap(pieces).filter((p) => !startsRecord(p)).length;
-      expect(a.warnings).toEqual([{ file: 'kubelet.log', line: null, message: `hard-wrapped at ${width} columns: ${physical} lines joined to the line they continue (evidence cites each record's first line)` }]);
+      expect(a.warnings).toEqual([{ file: 'kubelet.log', path: expect.stringMatching(/kubelet\.log$/), line: null, message: `hard-wrapped at ${width} columns: ${physical} lines joined to the line they continue (evidence cites each record's first line)` }]);
       // Each ref is the record's first physical line, and its text the whole record (the sample's own line).
       const lines = text.split('\n');
       const original = new Set(KUBELET.split('\n'));
