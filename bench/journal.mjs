@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `node bench/journal.mjs`: a binary journal read natively against `journalctl --file … | grep -c`. A generated kubelet
-// journal (test/support/journal-gen.mjs, the bench mix, BENCH_JOURNAL_HOURS hours, default 24) is written as a binary
-// journal by systemd-journal-remote (compact, ZSTD, with the trusted fields journald adds to every entry), then
-// `plegscope analyze X.journal --format json` and `journalctl --file X.journal | grep -c -F 'PLEG is not healthy'` are
+// `node bench/journal.mjs`: binary journals read natively against `journalctl --directory … | grep -c`. A generated kubelet
+// journal (test/support/journal-gen.mjs, the bench mix, BENCH_JOURNAL_HOURS hours, default 24) is written as binary
+// journal files by systemd-journal-remote (compact, ZSTD, with the trusted fields journald adds to every entry; it
+// rotates at about 100 MiB, so a long journal is a folder of files), then `plegscope analyze DIR --format json` and
+// `journalctl --directory DIR | grep -c -F 'PLEG is not healthy'` are
 // timed in turn (BENCH_RUNS pairs, default 3; pinned to one core with taskset when there is one); the median of each,
 // their ratio and plegscope's peak RSS (GNU time) are printed, then one JSON line.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKubeletJournal } from '../test/support/journal-gen.mjs';
@@ -59,19 +60,22 @@ async function writeBinary(file) {
   return entries;
 }
 
-mkdirSync(OUT, { recursive: true });
-const file = join(OUT, `kubelet-${hours}h.journal`);
+// systemd-journal-remote rotates its output at about 100 MiB ("Journal header limits reached"): a long journal is a
+// folder of files, as /var/log/journal/<machine-id>/ is. Both sides read the whole folder.
+const dir = join(OUT, `journal-${hours}h`);
 let entries = null;
-if (!existsSync(file)) {
-  log(`writing ${file} (${hours} h of kubelet journal)`);
-  rmSync(file, { force: true });
-  entries = await writeBinary(file);
+if (!existsSync(join(dir, 'kubelet.journal'))) {
+  log(`writing ${dir}/ (${hours} h of kubelet journal)`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  entries = await writeBinary(join(dir, 'kubelet.journal'));
 }
-const bytes = statSync(file).size;
-const r = sideBySide({ bin: BIN, file, out: OUT, runs, log, label: 'journal', pipeline: (pin) => `${pin} journalctl --file '${file}' --no-pager | ${pin} grep -c -F 'PLEG is not healthy'` });
+const files = readdirSync(dir).filter((f) => f.endsWith('.journal'));
+const bytes = files.reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+const r = sideBySide({ bin: BIN, file: dir, out: OUT, runs, log, label: 'journal', pipeline: (pin) => `${pin} journalctl --directory '${dir}' --no-pager | ${pin} grep -c -F 'PLEG is not healthy'` });
 const result = {
-  bench: 'binary-journal', file: file.replace(`${ROOT}/`, ''), mib: +(bytes / 2 ** 20).toFixed(1), entries, hours,
+  bench: 'binary-journal', dir: dir.replace(`${ROOT}/`, ''), files: files.length, mib: +(bytes / 2 ** 20).toFixed(1), entries, hours,
   plegscopeMs: r.plegscopeMs, journalctlGrepMs: r.otherMs, ratio: r.ratio, plegscopePeakRssMB: r.plegscopePeakRssMB, pinned: r.pinned, grepCount: r.grepCount,
 };
-console.log(`binary journal ${result.mib} MiB (${hours} h): plegscope ${result.plegscopeMs} ms, journalctl --file | grep -c ${result.journalctlGrepMs} ms (throughput ratio ${result.ratio}); plegscope peak RSS ${result.plegscopePeakRssMB ?? '?'} MB`);
+console.log(`binary journal ${result.mib} MiB in ${files.length} files (${hours} h): plegscope ${result.plegscopeMs} ms, journalctl --directory | grep -c ${result.journalctlGrepMs} ms (throughput ratio ${result.ratio}); plegscope peak RSS ${result.plegscopePeakRssMB ?? '?'} MB`);
 console.log(JSON.stringify(result));

@@ -4,8 +4,8 @@
 # driven as a user would), prometheus with promtool (a synthetic incident is backfilled and queried; the tests start
 # their own server on 127.0.0.1 with their own config and storage — the package's service is never used), GNU
 # time, script, xz and bzip2 for the hostile inputs, systemd's journalctl and systemd-journal-remote (binary journals
-# are written by systemd's own tools and read back by journalctl; no service is started), and kubectl
-# (kubernetes-client: `kubectl get --raw` against the loopback API server stand-in). Idempotent: installs only
+# are written by systemd's own tools and read back by journalctl; no service is started), kubectl
+# (kubernetes-client: `kubectl get --raw` against the loopback API server stand-in), and jq and zstd (exports). Idempotent: installs only
 # what is missing, so a warm machine costs one `command -v` each.
 # Reaches only the Debian archive; playwright-core is an npm devDependency and is told to use this chromium, so no
 # browser download ever happens.
@@ -27,6 +27,10 @@ command -v journalctl >/dev/null 2>&1 || need+=(systemd)
 # A real kubectl against the loopback API server stand-in (test/cluster.test.ts): its shapes are what kubectl reads.
 # Debian's kubernetes-client; any kubectl already on PATH does.
 command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
+# Cloud exports (test/checks.test.ts, test/input/exports.test.ts): the count checks of a JSON export run jq; .zst
+# exports are written and read with zstd (plegscope decodes zstd with the zstd tool, as xz and bzip2).
+command -v jq >/dev/null 2>&1 || need+=(jq)
+command -v zstd >/dev/null 2>&1 || need+=(zstd)
 
 if [ "${#need[@]}" -eq 0 ]; then
   exit 0

@@ -8,6 +8,8 @@ import type { Artifact, Reach } from './sources/artifact.js';
 import { join as pathJoin } from 'node:path';
 import type { LogIndex } from './sources/files/line-reader.js';
 import { JOURNAL_FIELDS } from './sources/files/journal.js';
+import { foldCommand } from './sources/files/fold.js';
+import { EXPORT_ENTRIES_JQ } from './sources/files/exports.js';
 import { iso } from './parse/time.js';
 import { buildNodes, type NodeModel } from './model/node.js';
 import { plegCoverage } from './model/coverage.js';
@@ -260,12 +262,16 @@ function locate(a: Artifact, inputPath: string | undefined, inputKind: string | 
   const journal = a.compression === 'journal' ? `journalctl -o json --output-fields=${JOURNAL_FIELDS.join(',')} --file` : null;
   const decode = journal ? `{ j=$(mktemp); cat > "$j"; ${journal} "$j"; rm -f "$j"; }` : DECODE[a.compression ?? ''] ?? null;
   const members = a.reach?.members ?? [];
+  // A hard-wrapped paste is counted as it was read: its wrapped lines joined by the same rule (sources/files/fold.ts). A JSON
+  // export document entry by entry, one a line (jq); a CSV export by its own lines, as a plain file.
+  const then = a.wrap !== undefined ? foldCommand(a.wrap) : a.document === 'json' ? EXPORT_ENTRIES_JQ : null;
+  const format = a.document === 'json' ? 'export-json' : a.document === 'csv' ? 'export-csv' : a.format;
   if (members.length === 0) {
-    const tool = a.compression === null ? 'grep' : GREP_TOOL[a.compression] ?? null;
+    const tool = a.compression === null || a.compression === 'export' ? 'grep' : GREP_TOOL[a.compression] ?? null;
     return {
-      direct: tool ? { tool, file: base } : null,
-      stream: journal ? `${journal} ${shellWord(base)}` : `${decode ?? 'cat'} ${shellWord(base)}`,
-      format: a.format,
+      direct: tool && !then ? { tool, file: base } : null,
+      stream: journal ? `${journal} ${shellWord(base)}` : then ? (decode ? `${decode} ${shellWord(base)} | ${then}` : `${then} ${shellWord(base)}`) : `${decode ?? 'cat'} ${shellWord(base)}`,
+      format,
     };
   }
   const [first, ...inner] = members as [Reach['members'][number], ...Reach['members']];
@@ -273,7 +279,8 @@ function locate(a: Artifact, inputPath: string | undefined, inputKind: string | 
   // A zip inside an archive must be a file to be read (its index is at its end): a temporary one.
   for (const x of inner) steps.push(x.kind === 'tar' ? `tar -xO${TAR_FLAG[x.compression ?? ''] ?? ''}f - ${shellWord(x.name)}` : `{ z=$(mktemp); cat > "$z"; unzip -p "$z" ${shellWord(unzipName(x.name))}; rm -f "$z"; }`);
   if (decode) steps.push(decode);
-  return { direct: null, stream: steps.join(' | '), format: a.format };
+  if (then) steps.push(then);
+  return { direct: null, stream: steps.join(' | '), format };
 }
 
 /** unzip reads member names as wildcards: `[`, `*`, `?` stand for themselves in brackets. */
@@ -281,8 +288,8 @@ function unzipName(name: string): string {
   return name.replace(/[[*?]/g, '[$&]');
 }
 
-const DECODE: Record<string, string> = { gzip: 'gzip -dc', xz: 'xz -dc', bzip2: 'bzip2 -dc', utf16le: 'iconv -f UTF-16LE -t UTF-8', utf16be: 'iconv -f UTF-16BE -t UTF-8' };
-const GREP_TOOL: Record<string, string> = { gzip: 'zgrep', xz: 'xzgrep', bzip2: 'bzgrep' };
+const DECODE: Record<string, string> = { gzip: 'gzip -dc', xz: 'xz -dc', bzip2: 'bzip2 -dc', zstd: 'zstd -dcq', utf16le: 'iconv -f UTF-16LE -t UTF-8', utf16be: 'iconv -f UTF-16BE -t UTF-8' };
+const GREP_TOOL: Record<string, string> = { gzip: 'zgrep', xz: 'xzgrep', bzip2: 'bzgrep', zstd: 'zstdgrep' };
 const TAR_FLAG: Record<string, string> = { gzip: 'z', xz: 'J', bzip2: 'j' };
 
 /** The lines of one host in a log of several: the journal's host column (`Jan 11 09:00:00 HOST ident: …`, ISO stamps
@@ -291,6 +298,8 @@ function hostFilter(host: string, format: string): string {
   if (format === 'journal-json') return `grep -F ${shellWord(`"_HOSTNAME":"${host}"`)}`;
   // A cloud export's JSON lines name the host in a field of their own (`"host":`, `"node_name":`, `"Computer":` …).
   if (format === 'export-json') return `grep -F ${shellWord(`"${host}"`)}`;
+  // A CSV export's host column, quoted or not.
+  if (format === 'export-csv') return `grep -F ${shellWord(host)}`;
   if (!/^[\w.:-]+$/.test(host)) return `grep -F ${shellWord(` ${host} `)}`;
   const column = format.startsWith('journal-short-iso') || format === 'rfc3339-prefixed' ? 2 : format === 'journal-short' || format === 'journal-short-precise' || format === 'syslog' ? 4 : null;
   return column === null ? `awk '{ for (i = 1; i <= 5 && i <= NF; i++) if ($i == "${host}") { print; next } }'` : `awk '$${column} == "${host}"'`;

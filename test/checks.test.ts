@@ -13,6 +13,7 @@ import { mustGather } from './helpers/multinode.js';
 import { fixtures as kindFixtures, type KindFixture } from './bundles/kinds.js';
 import { jl, kl } from './helpers/scenario.js';
 import { renderText } from '../src/report/text.js';
+import { exportForms, sampleLines } from './support/exports.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -153,6 +154,42 @@ describe('count checks: end to end', () => {
       tally.checks += r.ran;
       tally.inputs++;
     }
+  });
+
+  it('a hard-wrapped paste: the check joins its wrapped lines as the report did (awk), and prints its number', () => {
+    const log = fs.readFileSync(path.join(ROOT, 'fixtures', 'sample-incident', 'kubelet.log'), 'utf8');
+    // Wrapped at 80 columns (`fold -b -w 80`), so that a pattern can be cut by a wrap.
+    fs.writeFileSync(path.join(tmp, 'wrapped.log'), log.split('\n').map((l) => l.replace(/(.{80})(?=.)/g, '$1\n')).join('\n'));
+    const r = checkAll('wrapped.log', tmp);
+    expect(r.ran).toBeGreaterThan(3);
+    for (const c of printedChecks(r.text)) expect(c.command).toMatch(/^LC_ALL=C awk -v w=80 '.*' wrapped\.log \| grep -cE /);
+    tally.checks += r.ran;
+    tally.inputs++;
+  });
+
+  it('cloud and log-store exports, each form and compressed: jq over JSON documents, grep over JSON lines and CSV', () => {
+    // Every form in one folder (one run): a check counts them all at once, each file by its own command.
+    const dir = path.join(tmp, 'exports');
+    fs.mkdirSync(dir);
+    // The sample's lines that any check counts, and every tenth other (jq runs once per document and check).
+    const forms = exportForms(sampleLines().filter((l, i) => i % 10 === 0 || /pleg|runtime|Unable|deadline|blocked|Kill|nfs|hannel/i.test(l.message)));
+    for (const [name, text] of forms) fs.writeFileSync(path.join(dir, name), text);
+    const pick = (n: string) => Buffer.from((forms.find(([x]) => x === n) as [string, string])[1]);
+    fs.writeFileSync(path.join(dir, 'gcloud-array.json.gz'), compress(pick('gcloud-array.json'), 'gz'));
+    fs.writeFileSync(path.join(dir, 'azure.csv.gz'), compress(pick('azure.csv'), 'gz'));
+    fs.writeFileSync(path.join(dir, 'es-search.json.zst'), spawnSync('zstd', ['-q', '-c'], { input: pick('es-search.json') }).stdout);
+    fs.writeFileSync(path.join(dir, 'loki.jsonl.zst'), spawnSync('zstd', ['-q', '-c'], { input: pick('loki.jsonl') }).stdout);
+    const r = checkAll('exports', tmp);
+    expect(r.analysis.nodes.map((n) => n.name)).toEqual(['worker-3']);
+    const read = r.analysis.inputs[0]?.artifacts.filter((a) => a.role === 'kubelet-log').map((a) => a.path).sort();
+    expect(read).toEqual([...forms.map(([n]) => n), 'gcloud-array.json.gz', 'azure.csv.gz', 'es-search.json.zst', 'loki.jsonl.zst'].sort());
+    const cmd = printedChecks(r.text)[0]?.command ?? '';
+    expect(cmd).toContain(`jq -c 'if type == "array" then .[] elif has("tables")`);
+    expect(cmd).toContain('gzip -dc exports/gcloud-array.json.gz | jq -c');
+    expect(cmd).toContain('zstd -dcq exports/es-search.json.zst | jq -c');
+    expect(cmd).toMatch(/zstd -dcq exports\/loki\.jsonl\.zst;/);
+    tally.checks += r.ran;
+    tally.inputs++;
   });
 
   it('a dense journal (runs folded to keep memory bounded) counts every line, as grep does', () => {

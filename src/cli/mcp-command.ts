@@ -4,7 +4,7 @@
 // client only chooses the window.
 import type { Command } from './commander.js';
 import { UsageError, checkZone } from './options.js';
-import { prometheusClient, windowOf, type PrometheusFlags } from './scan-command.js';
+import { prometheusClient, SCAN_BUDGET, windowOf, type PrometheusFlags } from './scan-command.js';
 import { BUILTIN_RULES } from '../rules/catalog.js';
 
 interface McpFlags {
@@ -69,7 +69,7 @@ MCP client configuration (Claude Desktop's claude_desktop_config.json "mcpServer
             const { sinceMs, untilMs } = windowOf({ since, until }, '7d');
             const [{ scanFleet }, { PrometheusError }] = await Promise.all([import('../sources/prometheus/scan.js'), import('../sources/prometheus/client.js')]);
             try {
-              return await scanFleet(client, sinceMs, untilMs);
+              return await scanFleet(client.forRun(SCAN_BUDGET), sinceMs, untilMs);
             } catch (e) {
               // One line a person can act on, naming the server (as the CLI prints it): the tool's error text.
               if (e instanceof PrometheusError) throw new Error(`${e.where}: ${e.message}`);

@@ -2,11 +2,12 @@
 // fleet's metric store. Also the Prometheus options analyze and tui share, and --since/--until.
 import { writeFileSync } from 'node:fs';
 import { Option, type Command } from './commander.js';
-import type { PrometheusClient } from '../sources/prometheus/client.js';
+import type { PrometheusClient, RunBudget } from '../sources/prometheus/client.js';
 import { InputError } from '../sources/artifact.js';
 import type { PrometheusAsk } from '../sources/prometheus/history.js';
 
 import { UsageError } from './options.js';
+import { isoTime } from '../util/instant.js';
 
 export { UsageError };
 
@@ -62,12 +63,13 @@ export function addPrometheusOptions(cmd: Command, o: { nodes: boolean; defaultS
 }
 
 // The client, the fleet scan and its report load only when --prometheus is given: start-up counts on every run.
-export async function prometheusClient(flags: PrometheusFlags): Promise<PrometheusClient> {
+export async function prometheusClient(flags: PrometheusFlags, budget?: Partial<RunBudget>): Promise<PrometheusClient> {
   const { PrometheusClient, PrometheusError } = await import('../sources/prometheus/client.js');
   try {
     return new PrometheusClient({
       url: flags.prometheus!, tokenFile: flags.prometheusTokenFile, headers: flags.prometheusHeader, ca: flags.prometheusCa,
       insecure: flags.prometheusInsecure, timeoutMs: flags.prometheusTimeout !== undefined ? flags.prometheusTimeout * 1000 : undefined,
+      ...(budget ? { budget } : {}),
     });
   } catch (e) {
     if (e instanceof PrometheusError) throw new UsageError(e.message);
@@ -78,7 +80,7 @@ export async function prometheusClient(flags: PrometheusFlags): Promise<Promethe
 export function windowOf(flags: PrometheusFlags, defaultSince: string, nowMs = Date.now()): { sinceMs: number; untilMs: number } {
   const untilMs = flags.until ? parseWhen(flags.until, nowMs, '--until') : nowMs;
   const sinceMs = parseWhen(flags.since ?? defaultSince, nowMs, '--since');
-  if (sinceMs >= untilMs) throw new UsageError(`--since (${new Date(sinceMs).toISOString()}) is not before --until (${new Date(untilMs).toISOString()})`);
+  if (sinceMs >= untilMs) throw new UsageError(`--since (${isoTime(sinceMs)}) is not before --until (${isoTime(untilMs)})`);
   return { sinceMs, untilMs };
 }
 
@@ -98,9 +100,33 @@ export async function prometheusAsk(flags: PrometheusFlags, paths: string[]): Pr
 }
 
 export const ANALYZE_SINCE = '6h';
+/** scan's default budget: a fleet of thousands of flagged kubelets is read in part, with a warning, not for hours. */
+const SCAN_MAX_REQUESTS = 2000;
+const SCAN_TIMEOUT_MS = 10 * 60_000;
+/** Points kept over a scan's answers (each stretch's are modelled and let go; the flat pass's are two numbers each). */
+const SCAN_MAX_POINTS = 5_000_000;
+/** A scan's budget by default (the CLI's options change the first two; the MCP server's scans use it as it is). */
+export const SCAN_BUDGET: Partial<RunBudget> = {
+  maxRequests: SCAN_MAX_REQUESTS, requestsOption: 'the bound on requests per scan', timeoutMs: SCAN_TIMEOUT_MS, timeoutOption: 'the bound on time per scan', maxPoints: SCAN_MAX_POINTS,
+};
+
+function count(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new UsageError(`--max-requests: "${v}" is not a number of requests (1–1000000)`);
+  return n;
+}
+
+function duration(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v);
+  const ms = m ? Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] as number) : NaN;
+  if (!(ms >= 1000 && ms <= 24 * 3_600_000)) throw new UsageError(`--timeout: "${v}" is not a duration between 1s and 24h (90s, 10m)`);
+  return ms;
+}
 const SCAN_SINCE = '7d';
 
 interface ScanFlags extends PrometheusFlags {
+  maxRequests: number;
+  timeout: number;
   format: 'text' | 'json';
   output?: string;
   color?: boolean;
@@ -114,6 +140,8 @@ export function registerScan(program: Command): Command {
     .addOption(new Option('-f, --format <format>', 'text or json').choices(['text', 'json']).default('text'))
     .option('-o, --output <file>', 'write the list to FILE instead of stdout')
     .option('--fail-on-stall', 'exit 1 when a node stalled in the window')
+    .option('--max-requests <n>', 'ask the server at most N times in the whole scan; past it the scan stops early and says what it did not read', count, SCAN_MAX_REQUESTS)
+    .option('--timeout <duration>', 'the whole scan within this time (90s, 10m); past it the scan stops early and says so', duration, SCAN_TIMEOUT_MS)
     .option('--no-color', 'no colours (also: NO_COLOR=1)');
   addPrometheusOptions(cmd, { nodes: false, defaultSince: SCAN_SINCE });
   cmd.addHelpText('after', `
@@ -126,7 +154,7 @@ Then: plegscope analyze --prometheus URL --node NAME --since … --until … for
 Exit codes: 0 done, 1 --fail-on-stall and a node stalled, 2 unusable server or usage error.`);
   cmd.action(async (flags: ScanFlags) => {
     if (!flags.prometheus) throw new UsageError('scan needs --prometheus URL');
-    const client = await prometheusClient(flags);
+    const client = await prometheusClient(flags, { ...SCAN_BUDGET, maxRequests: flags.maxRequests, requestsOption: '--max-requests', timeoutMs: flags.timeout, timeoutOption: '--timeout' });
     const { sinceMs, untilMs } = windowOf(flags, SCAN_SINCE);
     const [{ PrometheusError }, { scanFleet }, { renderScanJson, renderScanText }] = await Promise.all([
       import('../sources/prometheus/client.js'), import('../sources/prometheus/scan.js'), import('../report/scan.js'),

@@ -40,6 +40,24 @@ export function targetOf(labels: LabelSet, targets: KubeletTarget[]): KubeletTar
   return targets.find((t) => labels[t.idLabel] === t.idValue) ?? null;
 }
 
+/** targetOf for many series: the targets indexed once by identity label and value (a fleet lists thousands). */
+export function targetIndex(targets: KubeletTarget[]): (labels: LabelSet) => KubeletTarget | null {
+  const by = new Map<string, Map<string, KubeletTarget>>();
+  for (const t of targets) {
+    let m = by.get(t.idLabel);
+    if (!m) by.set(t.idLabel, (m = new Map()));
+    if (!m.has(t.idValue)) m.set(t.idValue, t);
+  }
+  return (labels) => {
+    for (const [label, m] of by) {
+      const v = labels[label];
+      const t = v === undefined ? undefined : m.get(v);
+      if (t) return t;
+    }
+    return null;
+  };
+}
+
 /**
  * Stretches of flagged steps per target, widened to hold the stall's start and end: a step at t flags (t − step, t];
  * the stall may have begun up to a step earlier, and ends at the next scrape with a newer value.
@@ -47,8 +65,9 @@ export function targetOf(labels: LabelSet, targets: KubeletTarget[]): KubeletTar
 export function flaggedWindows(series: Array<{ labels: LabelSet; times: number[] }>, targets: KubeletTarget[], stepS: number, scrapeS: number): Map<KubeletTarget, Window[]> {
   const out = new Map<KubeletTarget, Window[]>();
   const pad = (stepS + 2 * scrapeS) * 1000;
+  const find = targetIndex(targets);
   for (const s of series) {
-    const t = targetOf(s.labels, targets);
+    const t = find(s.labels);
     if (!t) continue;
     const ws = out.get(t) ?? [];
     for (const at of s.times) ws.push([at - pad - 200_000, at + pad]);

@@ -11,6 +11,7 @@ import type { Sample } from '../parse/metrics/exposition.js';
 import { nameInfo } from './metric-names.js';
 import type { Snapshot } from './metrics.js';
 import type { StallModel, Timeline } from './timeline.js';
+import { isoTime, plausibleMs } from '../util/instant.js';
 
 /** The kubelet's relistThreshold (Generic PLEG). */
 const THRESHOLD_S = 180;
@@ -58,7 +59,7 @@ function points(snapshots: Snapshot[]): Point[] {
       const info = nameInfo(s.name);
       if (!info) continue;
       if (info.quantity === 'last_seen') {
-        if (s.value <= 0) continue; // 0: the health check never ran
+        if (s.value <= 0 || !plausibleMs(s.value * 1000)) continue; // 0: the health check never ran; past 2199: no time
         const valueMs = Math.round(s.value * 1000);
         if (!p.lastSeen || valueMs > p.lastSeen.valueMs) p.lastSeen = { valueMs, scrapeMs: s.tsMs ?? snap.timeMs, sample: s, file: snap.file };
         continue;
@@ -167,7 +168,7 @@ function evidenceOf(p: Point, f: Found, idOf: (file: string) => number): Ref | n
 }
 
 function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  return isoTime(ms);
 }
 
 function toStall(f: Found, idOf: (file: string) => number): StallModel {

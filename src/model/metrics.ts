@@ -10,6 +10,7 @@ import type { ParsedMetrics, Sample } from '../parse/metrics/exposition.js';
 import { parseMetricNumber } from '../parse/metrics/exposition.js';
 import { nameInfo, type Group, type NameInfo } from './metric-names.js';
 import { beyondLastBucket, bucketMax, quantilePlace, type Bucket } from './quantile.js';
+import { isoTime, plausibleMs } from '../util/instant.js';
 
 export { histogramQuantile } from './quantile.js';
 
@@ -340,7 +341,7 @@ function ref(p: Point): Evidence {
   return {
     file: p.file,
     line: p.sample.line,
-    ts: t !== null && Number.isFinite(t) ? new Date(t).toISOString() : null,
+    ts: t !== null && Number.isFinite(t) ? isoTime(t) : null,
     text: p.sample.text,
   };
 }
@@ -578,7 +579,8 @@ function lastSeen(lines: Line[], t: Timelines): LastSeen | null {
   let best: Point | null = null;
   for (const l of lines) {
     for (const p of l.points) {
-      if (!Number.isFinite(p.value) || p.value <= 0) continue; // 0 = the health check never ran
+      // 0 = the health check never ran; a value past 2199 is no time (util/instant.ts).
+      if (!Number.isFinite(p.value) || p.value <= 0 || !plausibleMs(p.value * 1000)) continue;
       if (!best || p.snap > best.snap || (p.snap === best.snap && p.value > best.value)) best = p;
     }
   }
@@ -694,8 +696,14 @@ function sourcesOf(snapshots: Snapshot[]): MetricsSummary['sources'] {
     if (!times) by.set(s.file, (times = new Set()));
     if (s.timeMs !== null) times.add(s.timeMs);
   }
+  // A loop, not Math.min(...times): one series sampled a million times would overflow the stack.
   return [...by].map(([file, times]) => {
-    const ts = [...times];
-    return { file, fromMs: ts.length ? Math.min(...ts) : null, toMs: ts.length ? Math.max(...ts) : null, points: ts.length };
+    let fromMs: number | null = null;
+    let toMs: number | null = null;
+    for (const t of times) {
+      if (fromMs === null || t < fromMs) fromMs = t;
+      if (toMs === null || t > toMs) toMs = t;
+    }
+    return { file, fromMs, toMs, points: times.size };
   }).sort((a, b) => (a.fromMs ?? 0) - (b.fromMs ?? 0) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

@@ -14,6 +14,7 @@ import type { DescribeNode } from '../parse/describe-node.js';
 import { applyNodeObject, dedupeKey, emptyBundleInfo, mergeCounts, type NodeBundleInfo } from './bundle-nodes.js';
 import { conditionEvents } from '../signals/conditions.js';
 import { dumpEvents } from '../signals/dumps.js';
+import { isoTime } from '../util/instant.js';
 
 /** Something a collection could not fetch, why, and the command that fetches it once fixed. */
 export interface Refusal {
@@ -187,7 +188,7 @@ function farFrom(n: { parts: Array<{ artifact: ArtifactData; host: string | null
   }
   const t = snapshots.find((s) => s.timeMs !== null)?.timeMs ?? null;
   if (t === null || !Number.isFinite(start) || (t >= start - DAY_MS && t <= end + DAY_MS)) return null;
-  const day = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + 'Z';
+  const day = (ms: number): string => isoTime(ms).slice(0, 16).replace('T', ' ') + 'Z';
   return { at: day(t), span: `${day(start)} → ${day(end)}` };
 }
 
@@ -447,7 +448,7 @@ function serviceLogCut(n: NodeModel, arts: ArtifactData[]): ModelWarning | null 
   const mins = Math.round((collected - n.windowEnd) / 60_000);
   return {
     artifact: log.id,
-    message: `${n.name}: its log ends ${mins} min before the must-gather was collected (${new Date(collected).toISOString()}): node-logs stops reading after 30 s, so the newest lines may be missing (or the kubelet stopped logging); collect them with \`oc adm node-logs ${n.name} -u kubelet\``,
+    message: `${n.name}: its log ends ${mins} min before the must-gather was collected (${isoTime(collected)}): node-logs stops reading after 30 s, so the newest lines may be missing (or the kubelet stopped logging); collect them with \`oc adm node-logs ${n.name} -u kubelet\``,
   };
 }
 

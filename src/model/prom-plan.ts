@@ -7,6 +7,7 @@
 // kube_node_info{node="worker-3", internal_ip="10.0.0.13"} → worker-3, selected by instance="10.0.0.13:10250".
 import { modelMetricNames } from './metric-names.js';
 import { stripPort } from './metrics.js';
+import { isoTime } from '../util/instant.js';
 
 export type LabelSet = Record<string, string>;
 
@@ -44,9 +45,12 @@ export function kubeletTargets(series: LabelSet[], nodeInfo: LabelSet[] = [], ip
   for (const s of nodeInfo) if (s['internal_ip'] && s['node']) byIp.set(s['internal_ip'], s['node']);
   const out = new Map<string, KubeletTarget>();
   const rank: Record<KubeletTarget['via'], number> = { 'node label': 0, 'kubernetes_io_hostname label': 1, kubelet_node_name: 2, kube_node_info: 3, 'node object': 4, instance: 5 };
+  // Instances with a series other than kubelet_node_name and no node label (one pass: lists hold 100 000s of series).
+  const unlabelled = new Set<string | undefined>();
+  for (const o of series) if (o['__name__'] !== 'kubelet_node_name' && !o['node']) unlabelled.add(o['instance']);
   for (const s of series) {
     // kubelet_node_name carries the kubelet's own node label even where its other series have none.
-    if (s['__name__'] === 'kubelet_node_name' && series.some((o) => o !== s && o['instance'] === s['instance'] && o['__name__'] !== 'kubelet_node_name' && !o['node'])) continue;
+    if (s['__name__'] === 'kubelet_node_name' && unlabelled.has(s['instance'])) continue;
     let t: KubeletTarget | null = null;
     if (s['node']) t = { name: s['node'], idLabel: 'node', idValue: s['node'], via: 'node label' };
     else if (s['kubernetes_io_hostname']) t = { name: s['kubernetes_io_hostname'], idLabel: 'kubernetes_io_hostname', idValue: s['kubernetes_io_hostname'], via: 'kubernetes_io_hostname label' };
@@ -103,7 +107,7 @@ export function nodeQuery(part: QueryPart, t: KubeletTarget): string {
 /**
  * The PLEG series as scraped (a range selector: every sample with its scrape time, so a stall ends at the scrape that
  * saw it end, and the window's edges are the scrapes the runtime query's first and last steps read). Copies of a
- * series (two jobs, replicas) are folded by dedupeSeries.
+ * series (two jobs, replicas) are folded by dedupeSamples.
  */
 export function plegRawQuery(t: KubeletTarget, rangeS: number): string {
   return `{__name__=~"${NAMES.pleg.join('|')}", ${selector(t)}}[${rangeS}s]`;
@@ -166,21 +170,29 @@ export function planWindow(w: Window, scrapeS: number): WindowPlan {
 
 /** A short name for a query's answer, cited as the "file" of its samples: part, kubelet, window and step. */
 export function queryLabel(part: QueryPart, t: KubeletTarget, startMs: number, endMs: number, stepS: number | null): string {
-  const a = new Date(startMs).toISOString().replace('.000Z', 'Z');
-  const b = new Date(endMs).toISOString().replace('.000Z', 'Z');
+  const a = isoTime(startMs).replace('.000Z', 'Z');
+  const b = isoTime(endMs).replace('.000Z', 'Z');
   return stepS === null ? `query ${part}{${selector(t)}} ${a}..${b} as scraped` : `query_range ${part}{${selector(t)}} ${a}..${b} step ${stepS}s`;
 }
 
+/** The labels the node identity reads of a series list (kubeletTargets, targetOf): the rest of a label set is not kept. */
+export const IDENTITY_LABELS: ReadonlySet<string> = new Set(['__name__', 'node', 'kubernetes_io_hostname', 'instance', 'internal_ip']);
+
 /** One series per metric name and bucket/quantile/operation/state: where copies of a series came back (two jobs
- *  scraping one kubelet, HA replicas), the one with the most points. Keeps the answer's order otherwise. */
-export function dedupeSeries<T extends { metric: LabelSet; values?: unknown[] }>(result: T[]): T[] {
-  const keyOf = (m: LabelSet) => ['__name__', 'le', 'quantile', 'operation_type', 'container_state'].map((k) => m[k] ?? '').join('\u0000');
-  const best = new Map<string, T>();
-  for (const r of result) {
-    const k = keyOf(r.metric);
+ *  scraping one kubelet, HA replicas), the samples of the copy with the most points (each series' samples share one
+ *  labels object), in their order. */
+export function dedupeSamples<T extends { name: string; labels: LabelSet }>(samples: T[]): T[] {
+  const count = new Map<LabelSet, number>();
+  for (const s of samples) count.set(s.labels, (count.get(s.labels) ?? 0) + 1);
+  const keyOf = (name: string, m: LabelSet) => [name, m['le'] ?? '', m['quantile'] ?? '', m['operation_type'] ?? '', m['container_state'] ?? ''].join('\u0000');
+  const best = new Map<string, { labels: LabelSet; n: number }>();
+  const nameOf = new Map<LabelSet, string>();
+  for (const s of samples) nameOf.set(s.labels, s.name);
+  for (const [labels, n] of count) {
+    const k = keyOf(nameOf.get(labels)!, labels);
     const cur = best.get(k);
-    if (!cur || (r.values?.length ?? 0) > (cur.values?.length ?? 0)) best.set(k, r);
+    if (!cur || n > cur.n) best.set(k, { labels, n });
   }
-  const keep = new Set(best.values());
-  return result.filter((r) => keep.has(r));
+  const keep = new Set([...best.values()].map((b) => b.labels));
+  return keep.size === count.size ? samples : samples.filter((s) => keep.has(s.labels));
 }

@@ -2,6 +2,7 @@
 // NotReady windows, kubelet (re)starts. Every unhealthy line at time T saying "last seen active X ago" dates the last
 // successful relist start at T − X; all lines of one stall point to (nearly) the same instant.
 import { lineCount, type EventOf, type Ref, type SignalEvent } from '../signals/events.js';
+import { isoTime, possibleAge } from '../util/instant.js';
 
 export interface StallModel {
   /** NaN when no line of the stall carries a time (a pasted fragment): then only its ages say how long it lasted. */
@@ -119,7 +120,8 @@ export function buildTimeline(input: TimelineInput): Timeline {
   const startupArtefacts: Ref[] = [];
   const disagreements: Timeline['disagreements'] = [];
   const proofTimes = events.filter((e) => (e.type === 'relist-proof' || e.type === 'node-ready') && !Number.isNaN(e.ts) && !isSecondHand(e)).map((e) => e.ts);
-  const all = events.filter((e): e is Unhealthy => e.type === 'relist-unhealthy');
+  // An age no kubelet prints (a condition or dump read from a document; log lines are dropped, and said, as read).
+  const all = events.filter((e): e is Unhealthy => e.type === 'relist-unhealthy' && possibleAge(e.ageSeconds, e.ts));
   const datedAges = new Set(all.filter((e) => !Number.isNaN(e.ts) && e.ageSeconds !== null).map((e) => ageKey(e.ageSeconds as number)));
   const unhealthy: Unhealthy[] = [];
   const undated: Unhealthy[] = [];
@@ -137,8 +139,8 @@ export function buildTimeline(input: TimelineInput): Timeline {
         disagreements.push({
           ref: e.ref,
           reason: refuting !== undefined
-            ? `the node condition says no relist succeeded for ${Math.round(e.ageSeconds)} s before ${new Date(e.ts).toISOString()}, but the kubelet log shows one at ${new Date(refuting).toISOString()}`
-            : `the node condition says PLEG was unhealthy from ${new Date(unhealthyFrom).toISOString()} to ${new Date(e.ts).toISOString()}, but the kubelet's log covers that time and never says so`,
+            ? `the node condition says no relist succeeded for ${Math.round(e.ageSeconds)} s before ${isoTime(e.ts)}, but the kubelet log shows one at ${isoTime(refuting)}`
+            : `the node condition says PLEG was unhealthy from ${isoTime(unhealthyFrom)} to ${isoTime(e.ts)}, but the kubelet's log covers that time and never says so`,
         });
         continue;
       }
@@ -311,7 +313,8 @@ function isSecondHand(e: SignalEvent): boolean {
  */
 function undatedStall(evs: Unhealthy[], events: SignalEvent[]): StallModel {
   const ages = evs.map((e) => e.ageSeconds as number);
-  const maxAge = Math.max(...ages);
+  let maxAge = -Infinity;
+  for (const a of ages) if (a > maxAge) maxAge = a;
   return {
     lastRelistAt: NaN,
     thresholdSeconds: (evs[0] as Unhealthy).thresholdSeconds,

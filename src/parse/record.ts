@@ -22,7 +22,8 @@
 import { LOKI_LABELS, linePrefixOf, skipLinePrefix, type LinePrefix } from '../util/line-prefix.js';
 import { parseKeyValues, readQuoted } from './kv.js';
 import { monthIndex, parseIso, type YearClock, type WallClock } from './time.js';
-import { exportEntry } from '../sources/files/exports.js';
+import { exportEntry } from './export-entry.js';
+import { plausibleMs } from '../util/instant.js';
 
 export type PayloadKind = 'klog' | 'json' | 'logrus' | 'text';
 export type Level = 'I' | 'W' | 'E' | 'F';
@@ -57,6 +58,9 @@ export interface LogRecord {
   originByName?: boolean;
   /** The line had a time of day but no date, and nothing before it gave one (NaN otherwise): ms since midnight. */
   timeOfDay: number;
+  /** The line carried a time no log means (before 1970, after 2200, an uptime of centuries): dropped, the line read
+   *  as an undated one (util/instant.ts). */
+  absurdTime?: boolean;
   /** The raw line (evidence text). */
   text: string;
   line: number;
@@ -146,9 +150,30 @@ export function parseLine(line: string, lineNo: number, offset: number, ctx: Par
   const env: Envelope = { ts: NaN, host: null, ident: null, pid: null, mono: NaN, timeOfDay: NaN, text: line, line: lineNo, offset };
   i = readToolPrefix(line, i, env);
   const rec = line.charCodeAt(i) === 123 /* { */ ? parseJsonLine(line, i, env, ctx) : parsePayload(line.slice(readTime(line, i, env, ctx)), env, ctx);
+  if (rec) dropAbsurdTimes(rec);
   // The day of later time-only lines.
   if (rec && !Number.isNaN(rec.ts)) ctx.years.noteTime(rec.ts);
   return rec;
+}
+
+/** Seconds since boot past this (a century) are a damaged stamp, not an uptime. */
+const MAX_UPTIME_S = 3.2e9;
+
+/** A time outside what a log may mean (`__REALTIME_TIMESTAMP` of 9e21 µs, a zap `ts` of 1e300) is dropped: the line
+ *  is read as an undated one, and the extractor says so with the file and line. */
+function dropAbsurdTimes(rec: LogRecord): void {
+  if (!Number.isNaN(rec.ts) && !plausibleMs(rec.ts)) {
+    rec.ts = NaN;
+    rec.absurdTime = true;
+  }
+  if (!Number.isNaN(rec.payloadTs) && !plausibleMs(rec.payloadTs)) {
+    rec.payloadTs = NaN;
+    rec.absurdTime = true;
+  }
+  if (!Number.isNaN(rec.mono) && !(rec.mono >= 0 && rec.mono < MAX_UPTIME_S)) {
+    rec.mono = NaN;
+    rec.absurdTime = true;
+  }
 }
 
 /** Indentation, `>` quote markers and backticks that a paste into an issue or a ticket puts before a line. */

@@ -260,28 +260,43 @@ export function parseIso(s: string, i: number, clock: WallClock): { ms: number; 
   return { ms: clock.toEpoch(year, mon, day, h, mi, se, ms), end: j };
 }
 
-/** Go `time.Duration` text (`3m0.416753742s`, `16h14m34.4s`, `2562047h47m16.854775807s`, `500ms`) → seconds, or NaN. */
+/** Go `time.Duration` text (`3m0.416753742s`, `16h14m34.4s`, `2562047h47m16.854775807s`, `500ms`) → seconds, or NaN:
+ *  the whole text a run of number-and-unit terms. Read by hand, once per relist-unhealthy line (a dense log has
+ *  millions): the same terms, in the same order, summed the same way as `(\d+(?:\.\d+)?)(h|ms|m|s|µs|us|ns)`. */
 export function parseGoDuration(text: string): number {
-  const re = /(\d+(?:\.\d+)?)(h|ms|m|s|µs|us|ns)/g;
   let total = 0;
-  let matched = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    const v = Number(m[1]);
-    switch (m[2]) {
-      case 'h': total += v * 3600; break;
-      case 'm': total += v * 60; break;
-      case 's': total += v; break;
-      case 'ms': total += v / 1e3; break;
-      case 'us': case 'µs': total += v / 1e6; break;
-      case 'ns': total += v / 1e9; break;
+  let i = 0;
+  const n = text.length;
+  if (n === 0) return NaN;
+  while (i < n) {
+    const from = i;
+    while (i < n && isDigit(text.charCodeAt(i))) i++;
+    if (i === from) return NaN;
+    if (text.charCodeAt(i) === 46 && isDigit(text.charCodeAt(i + 1))) {
+      i += 2;
+      while (i < n && isDigit(text.charCodeAt(i))) i++;
     }
-    matched += m[0].length;
+    const v = Number(text.slice(from, i));
+    const c = text.charCodeAt(i);
+    const c2 = text.charCodeAt(i + 1);
+    if (c === 104) { total += v * 3600; i += 1; } // h
+    else if (c === 109 && c2 === 115) { total += v / 1e3; i += 2; } // ms
+    else if (c === 109) { total += v * 60; i += 1; } // m
+    else if (c === 115) { total += v; i += 1; } // s
+    else if ((c === 0xb5 || c === 117) && c2 === 115) { total += v / 1e6; i += 2; } // µs, us
+    else if (c === 110 && c2 === 115) { total += v / 1e9; i += 2; } // ns
+    else return NaN;
   }
-  return matched > 0 && matched === text.length ? total : NaN;
+  return total;
 }
 
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** The ISO form of a time, null for none (or one past Date's range, which readers drop before it gets here). */
 export function iso(ms: number | null | undefined): string | null {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return null;
-  return new Date(Math.round(ms)).toISOString();
+  const d = new Date(Math.round(ms));
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }

@@ -9,6 +9,7 @@ import type {
 import { sanitize } from '../util/sanitize.js';
 import { fmtDuration, textTable, wrapHanging } from './layout.js';
 import { count, LONGEST_STALL } from './words.js';
+import { isoTime } from '../util/instant.js';
 
 /** Stalls of different nodes closer than this belong to one wave: a common trigger rarely hits all nodes at once. */
 const WAVE_GAP_MS = 5 * 60_000;
@@ -91,8 +92,8 @@ function waves(nodes: NodeReport[]): ClusterWave[] {
     }
   }
   return out.map((w) => ({
-    from: new Date(w.from).toISOString(), to: w.open ? null : new Date(w.to).toISOString(), nodes: w.nodes,
-    lastRelistAt: w.relist === null ? null : new Date(w.relist).toISOString(),
+    from: isoTime(w.from), to: w.open ? null : isoTime(w.to), nodes: w.nodes,
+    lastRelistAt: w.relist === null ? null : isoTime(w.relist),
     // One stall: its own duration; several: from the earliest last relist to the latest end.
     durationSeconds: w.stalls === 1 || w.relist === null ? w.seconds : Math.round(w.to - w.relist) / 1000,
     durationBound: w.bound,

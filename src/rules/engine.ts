@@ -8,6 +8,7 @@ import { ESTABLISHED_CONFIDENCE, SEVERITIES, WEAK_CONFIDENCE } from '../contract
 import type { Condition, GapSpec, RuleSpec } from './spec.js';
 import { KUBELET_LOG_GAP } from './gaps.js';
 import type { Cite, CountCheck, FactSheet, FactValue, Facts } from './facts.js';
+import { isoTime } from '../util/instant.js';
 
 export interface Fired {
   spec: RuleSpec;
@@ -95,7 +96,7 @@ const TIME_OPTIONS: Record<string, { option: string; style: 'journal' | 'rfc3339
 };
 
 function utcStamp(ms: number, style: 'journal' | 'rfc3339'): string {
-  const iso = new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const iso = isoTime(Math.floor(ms / 1000) * 1000).replace('.000Z', 'Z');
   return style === 'rfc3339' ? iso : shQuote(`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`);
 }
 

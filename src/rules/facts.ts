@@ -8,6 +8,7 @@ import type { ParsedGoroutines } from '../parse/goroutines.js';
 import { eventedPleg } from '../model/coverage.js';
 import { KNOWN_BUGS, inRange } from './known-bugs.js';
 import { figure, shortSeconds } from '../util/latency.js';
+import { isoTime } from '../util/instant.js';
 
 export type FactValue = number | boolean | string | null;
 export type Facts = Record<string, FactValue>;
@@ -87,7 +88,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   // The window the facts cover, in words (counts say which window they are of).
   const scopeFrom = windows.length && !unplaced ? Math.min(...windows.map((w) => w[0])) : NaN;
   const scopeTo = windows.length && !unplaced ? Math.max(...windows.map((w) => w[1])) : NaN;
-  f['scope'] = Number.isNaN(scopeFrom) ? 'in the whole input' : `between ${new Date(scopeFrom).toISOString().slice(0, 19)}Z and ${new Date(scopeTo).toISOString().slice(0, 19)}Z, from 3 min before the last good relist to 1 min after the stall`;
+  f['scope'] = Number.isNaN(scopeFrom) ? 'in the whole input' : `between ${isoTime(scopeFrom).slice(0, 19)}Z and ${isoTime(scopeTo).slice(0, 19)}Z, from 3 min before the last good relist to 1 min after the stall`;
   const of = <T extends SignalType>(t: T, all = false): Array<EventOf<T>> =>
     (all ? node.events : scoped).filter((e): e is EventOf<T> => e.type === t);
 
@@ -724,7 +725,7 @@ function podForId(events: SignalEvent[], id: string): string | null {
 
 /** A window edge to the minute, in UTC (`2024-03-11T10:07Z`). */
 function isoMin(ms: number): string {
-  return new Date(ms).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
+  return isoTime(ms).replace(/:\d\d\.\d+Z$/, 'Z');
 }
 
 /** A p99 (plain value `seconds`) as prose that says how it is known: `between 119 s and 298 s` (its histogram bucket),

@@ -38,11 +38,17 @@ export function messageEvents(message: string, at: { artifact: number; line: num
 }
 
 function signals(artifact: number, events: SignalEvent[], lines: number, bytes: number, nodeNames: string[]): ArtifactSignals {
-  const dated = events.filter((e) => Number.isFinite(e.ts)).map((e) => e.ts);
+  let first = NaN;
+  let last = NaN;
+  for (const e of events) {
+    if (!Number.isFinite(e.ts)) continue;
+    if (!(first <= e.ts)) first = e.ts;
+    if (!(last >= e.ts)) last = e.ts;
+  }
   return {
     artifact,
     events,
-    hosts: dated.length ? [{ host: nodeNames[0] ?? null, first: Math.min(...dated), last: Math.max(...dated), kubeletLast: NaN }] : [],
+    hosts: Number.isFinite(first) ? [{ host: nodeNames[0] ?? null, first, last, kubeletLast: NaN }] : [],
     scan: { lines, bytes, lastLine: null, longLines: [], longLineCount: 0, checkpoints: [[1, 0]] },
     warnings: [],
     nodeNames,

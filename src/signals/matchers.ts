@@ -15,6 +15,7 @@ export interface Matcher {
   /** Whose lines it reads (record.ts `Origin`, decided from the line's content): kubelet messages are read in kubelet
    *  lines and in bare fragments that say nothing of who wrote them, never in a runtime's or the kernel's. */
   from?: Origin[];
+  /** Fresh objects each call: the extractor completes a kept draft in place into its event. */
   match(rec: LogRecord): Draft | Draft[] | null;
 }
 

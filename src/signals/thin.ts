@@ -15,7 +15,7 @@ const KEEP = 3;
 const STEPS: ReadonlyArray<readonly [events: number, bucketMs: number]> = [[20_000, 0], [50_000, 1_000], [100_000, 10_000], [150_000, 60_000], [Infinity, 600_000]];
 
 /** Kinds of line that can come by the hundred thousand, and what tells two of one kind apart for the rules. */
-const KIND: Partial<Record<SignalType, (e: SignalEvent) => string>> = {
+const KIND: Partial<Record<SignalType, (e: EventDraft) => string>> = {
   'relist-unhealthy': (e) => (e.type === 'relist-unhealthy' ? `${e.source}|${e.runtimeDown}|${e.neverSucceeded}` : ''),
   'sync-skipped': (e) => (e.type === 'sync-skipped' ? e.reason.slice(0, 60) : ''),
   'node-not-ready': () => '',
@@ -44,54 +44,120 @@ const KIND: Partial<Record<SignalType, (e: SignalEvent) => string>> = {
   custom: (e) => (e.type === 'custom' ? e.signal : ''),
 };
 
-interface Run {
-  bucket: number;
-  kept: number;
-  /** Index (in the events) of the event that stands for the lines past KEEP in this bucket, or -1. */
-  tail: number;
+/** What a matcher says of a line before it becomes an event: the event without its line (time, host, ref). */
+export type EventDraft = SignalEvent extends infer E ? (E extends SignalEvent ? Omit<E, 'ts' | 'host' | 'ref' | 'n'> : never) : never;
+
+/** Makes the event of a draft from the line it came from (`src`): called only for the events that are kept. */
+export type BuildEvent<S> = (d: EventDraft, host: string | null, src: S) => SignalEvent;
+
+/** Bucket width (ms) once the file has given `n` events (0: nothing folded yet). */
+function widthAt(n: number): number {
+  for (let i = 0; i < STEPS.length; i++) {
+    const step = STEPS[i] as readonly [number, number];
+    if (n < step[0]) return step[1];
+  }
+  return 0;
 }
 
-/** Adds events to a file's list, folding dense runs (see the top of this file). */
+/** One kind of line (type, host, kind) in its current bucket. */
+class Run {
+  kept = 0;
+  /** Index (in the events) of the event that stands for the lines past KEEP in this bucket, or -1. */
+  tail = -1;
+  /** Lines the tail stands for so far. */
+  count = 0;
+  /** The newest line folded into the tail, not made into an event yet (settle()): only the last one of a bucket is. */
+  draft: EventDraft | null = null;
+  host: string | null = null;
+  src: unknown = null;
+  build: BuildEvent<unknown> | null = null;
+  constructor(readonly bucket: number) {}
+}
+
+/** Adds events to a file's list, folding dense runs (see the top of this file). A folded line costs a count and three
+ *  references: its event is made only if it is still the newest of its run when the bucket ends (settle). */
 export class Thinner {
   private readonly runs = new Map<string, Run>();
   /** Lines folded into another event so far. */
   folded = 0;
+  /** The last key looked up, its parts and its run. */
+  private lastType = '';
+  private lastHost: string | null = null;
+  private lastKind = '';
+  private lastKey = '';
+  private lastRun: Run | undefined = undefined;
 
   constructor(private readonly events: SignalEvent[]) {}
 
+  /** A whole event (tests, and callers with nothing to save). */
   add(e: SignalEvent): void {
-    const kind = KIND[e.type];
+    this.offer(e, e.host, e.ts, e, asIs);
+  }
+
+  /**
+   * A line's draft at time `ts`: made into an event by `build(d, host, src)` when it is kept, else counted into its
+   * run's tail. Call settleAll() before reading the events.
+   */
+  offer<S>(d: EventDraft, host: string | null, ts: number, src: S, build: BuildEvent<S>): void {
+    const kind = KIND[d.type];
     const n = this.events.length;
-    let width = 0;
-    for (const [upTo, ms] of STEPS) {
-      if (n < upTo) {
-        width = ms;
-        break;
-      }
-    }
-    if (width === 0 || !kind || Number.isNaN(e.ts)) {
-      this.events.push(e);
+    const width = widthAt(n);
+    if (width === 0 || !kind || Number.isNaN(ts)) {
+      this.events.push(build(d, host, src));
       return;
     }
-    const bucket = Math.floor(e.ts / width);
-    const key = `${e.type}\u0000${e.host ?? ''}\u0000${kind(e)}`;
-    let run = this.runs.get(key);
+    const bucket = Math.floor(ts / width);
+    const k = kind(d);
+    // A dense run is the same kind of line over and over: the last key looked up is the likely one.
+    let key: string;
+    if (d.type === this.lastType && host === this.lastHost && k === this.lastKind) key = this.lastKey;
+    else {
+      key = `${d.type}\u0000${host ?? ''}\u0000${k}`;
+      this.lastType = d.type;
+      this.lastHost = host;
+      this.lastKind = k;
+      this.lastKey = key;
+      this.lastRun = this.runs.get(key);
+    }
+    let run = this.lastRun;
     if (!run || run.bucket !== bucket) {
-      run = { bucket, kept: 0, tail: -1 };
+      if (run) this.settle(run);
+      run = new Run(bucket);
       this.runs.set(key, run);
+      this.lastRun = run;
     }
     if (run.kept < KEEP) {
       run.kept++;
-      this.events.push(e);
+      this.events.push(build(d, host, src));
     } else if (run.tail < 0) {
       run.tail = n;
-      this.events.push(e);
+      run.count = 1;
+      this.events.push(build(d, host, src));
     } else {
       // The newest line stands for the run's last ones: its text and time, their count.
-      const prev = this.events[run.tail] as SignalEvent;
-      e.n = (prev.n ?? 1) + 1;
-      this.events[run.tail] = e;
+      run.count++;
+      run.draft = d;
+      run.host = host;
+      run.src = src;
+      run.build = build as BuildEvent<unknown>;
       this.folded++;
     }
   }
+
+  /** The run's newest folded line becomes its tail event. */
+  private settle(run: Run): void {
+    if (run.draft === null || run.build === null) return;
+    const e = run.build(run.draft, run.host, run.src);
+    e.n = run.count;
+    this.events[run.tail] = e;
+    run.draft = null;
+    run.src = null;
+  }
+
+  /** Every run's tail made final: the events are complete. */
+  settleAll(): void {
+    for (const run of this.runs.values()) this.settle(run);
+  }
 }
+
+const asIs: BuildEvent<SignalEvent> = (_d, _host, e) => e;

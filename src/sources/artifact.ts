@@ -7,7 +7,11 @@ import type { InputKind, Role } from '../contract/analysis.js';
 /** How a file's bytes are stored when they are not plain UTF-8 text: compressed, UTF-16 text (Windows PowerShell's
  *  `>` writes it) or a binary systemd journal (journal.ts: read as `journalctl -o json` lines, one per entry); either
  *  way decode.ts turns them into the UTF-8 lines every reader expects. */
-export type Compression = 'gzip' | 'xz' | 'bzip2' | 'utf16le' | 'utf16be' | 'journal' | 'export' | null;
+export type Compression = 'gzip' | 'xz' | 'bzip2' | 'zstd' | 'utf16le' | 'utf16be' | 'journal' | 'export' | null;
+
+/** A whole-document cloud or log-store export (exports.ts), as it is written: JSON or CSV. Set on an artifact whose
+ *  bytes (once decompressed, for a `.json.gz`) are one: they are read as the journal JSON lines of its entries. */
+export type ExportDocument = 'json' | 'csv';
 
 /** A file as the shell reaches it from the input's path: a file on disk under the input (`disk`, relative to it; null
  *  for the input itself) and the archive members on the way, outermost first. */
@@ -37,6 +41,8 @@ export interface Artifact {
   /** mtime of the file on disk (epoch ms) or null (stdin); a weak anchor for year-less timestamps. */
   mtime: number | null;
   compression: Compression;
+  /** The (decompressed) bytes are a whole export document (compression `export`, or inside a gzip, xz, bzip2 or zstd). */
+  document?: ExportDocument;
   /** Size on disk in bytes (compressed size when compressed), null when unknown. */
   size: number | null;
   /** The first bytes of the (decompressed) content, as used for sniffing. */
@@ -79,6 +85,8 @@ export interface Artifact {
   /** How a shell reaches these bytes from the input's path (a bundle's file, an archive's member): the count checks'
    *  commands (analyze.ts). Absent for a loose file (the input itself, or `path` under the folder named). */
   reach?: Reach;
+  /** The width the file was hard-wrapped at, when it was read with its wrapped lines joined (fold.ts). */
+  wrap?: number;
 }
 
 /** An archive member as the index pass meets it (before the bundle layout is known). */

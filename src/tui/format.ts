@@ -3,6 +3,7 @@
 import { DateTime } from 'luxon';
 import { sanitize } from '../util/sanitize.js';
 import { fmtDuration, fmtSeconds, wrapWords } from '../report/layout.js';
+import { isoTime } from '../util/instant.js';
 
 export { fmtDuration, fmtSeconds };
 export const wrap = wrapWords;
@@ -33,7 +34,7 @@ export function oneDay(times: ReadonlyArray<number | null | undefined>, zone: st
 export function fmtTime(ms: number | null | undefined, zone: string, style: TimeStyle = 'short'): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
   const d = DateTime.fromMillis(ms, { zone });
-  return d.isValid ? d.toFormat(FORMATS[style]) : new Date(ms).toISOString();
+  return d.isValid ? d.toFormat(FORMATS[style]) : isoTime(ms);
 }
 
 export function parseIsoMs(s: string | null | undefined): number | null {

@@ -12,7 +12,7 @@ import { BIN } from '../helpers/cli.js';
 // @ts-expect-error -- plain .mjs generators, shared with people building an input by hand
 import * as gen from './inputs.mjs';
 
-const g = gen as Record<string, (...args: unknown[]) => string | Promise<string>> & { GOOD_NODE: string; goodLog(host?: string): string; quietLines(n: number): Buffer; xz(b: Buffer): Buffer; write(dir: string, name: string, data: Buffer | string): string; kubeletLine(t: number, level: string, caller: string, payload: string, host?: string): string };
+const g = gen as Record<string, (...args: unknown[]) => string | Promise<string>> & { GOOD_NODE: string; goodLog(host?: string): string; quietLines(n: number): Buffer; xz(b: Buffer): Buffer; xzBlocks(line: string, total: number, blockBytes: number): Buffer; write(dir: string, name: string, data: Buffer | string): string; kubeletLine(t: number, level: string, caller: string, payload: string, host?: string): string };
 
 const MAX_MS = 60_000;
 const MAX_RSS_MB = 200;
@@ -90,6 +90,28 @@ describe('2. loose compressed files and stdin: bounded like archive members', ()
     expect(p).toBeTruthy();
   }, T);
 
+  it('an .xz of big blocks: xz decodes within its memory bound, not a block ahead per thread (3 × 256 MiB in ~120 KB)', () => {
+    // Measured before the bound: three 1 GiB blocks (459 KB) made the `xz -d -T0` child take 3 GB.
+    const big = g.xzBlocks(g.quietLines(1).toString('utf8'), 3 * 256 << 20, 256 << 20);
+    g.write(dir, 'blocks/kubelet-blocks.log.xz', big);
+    g.write(dir, 'blocks/kubelet.log', g.goodLog());
+    const r = run(['analyze', join(dir, 'blocks'), '--format', 'json']);
+    // /usr/bin/time reports the largest process it waited for, the xz child included.
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(a.warnings.find((w) => w.file?.endsWith('kubelet-blocks.log.xz'))?.message).toMatch(/decompression stopped after 64\.\d MiB/);
+  }, T);
+
+  it('an .xz whose dictionary alone is past the bound is refused with a warning; the rest is analyzed', () => {
+    const dict = execSync('xz -c --lzma2=dict=192MiB,mf=hc3', { input: g.quietLines(1000) });
+    g.write(dir, 'dict/kubelet-dict.log.xz', dict);
+    g.write(dir, 'dict/kubelet.log', g.goodLog());
+    const r = run(['analyze', join(dir, 'dict'), '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(a.warnings.find((w) => w.file?.endsWith('kubelet-dict.log.xz'))?.message).toMatch(/xz stream refused: decoding it needs more than the 80 MiB of memory allowed/);
+  }, T);
+
   it('stdin the same', () => {
     const r = run(['analyze', '-', '--format', 'json'], { input: bomb });
     bounded(r, [0, 1]);
@@ -147,6 +169,26 @@ describe('3. memory does not grow with matched lines', () => {
     const d = dense('dense-notready', () => '"Node became not ready" node="good-node" condition={"type":"Ready","status":"False","lastHeartbeatTime":"2024-03-11T10:09:16Z","lastTransitionTime":"2024-03-11T10:09:16Z","reason":"KubeletNotReady","message":"PLEG is not healthy: pleg was last seen active 3m4.5s ago; threshold is 3m0s"}', 'setters.go:548');
     bounded(run(['analyze', d, '--format', 'json']), [0, 1]);
   }, T);
+});
+
+describe('2c. cloud exports read whole', () => {
+  for (const form of ['json', 'csv']) {
+    it(`a ${form === 'json' ? 'JSON array' : 'CSV'} export of 16 MiB, every entry a "PLEG is not healthy" line, newest first: one stall, every entry counted, within the bound`, async () => {
+      const d = join(dir, `export-${form}`);
+      mkdirSync(d);
+      const f = (await g.plegExport(d, form)) as string;
+      const r = run(['analyze', f, '--format', 'json']);
+      bounded(r, [0, 1]);
+      const a = JSON.parse(r.stdout) as Analysis;
+      expect(a.warnings).toEqual([]);
+      const n = a.nodes.find((x) => x.name === g.GOOD_NODE);
+      expect(n?.stalls).toHaveLength(1);
+      const c = n?.findings.flatMap((x) => x.checks ?? []).find((x) => x.grep.includes('pleg was last seen active'));
+      if (c) expect(c.total).toBe(Number(execSync(`grep -c 'pleg was last seen active' ${f}`, { encoding: 'utf8' }).trim()));
+      // The stall runs to the newest entry (the export turned round).
+      expect(n?.stalls[0]?.maxLastSeenAgoSeconds).toBeGreaterThan(600);
+    }, T);
+  }
 });
 
 describe('3. metric series', () => {

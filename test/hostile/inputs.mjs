@@ -178,6 +178,14 @@ export function xz(buf) {
   return execFileSync('xz', ['-c', '-9'], { input: buf, maxBuffer: 1 << 30 });
 }
 
+/** `total` bytes of `line` repeated, as .xz in blocks of `blockBytes` (the sizes in the block headers, as xz -T writes
+ *  them): a multi-threaded decoder buffers a whole block ahead of its reader. Piped through the shell, never held. */
+export function xzBlocks(line, total, blockBytes) {
+  return execFileSync('sh', ['-c', 'yes "$LINE" | head -c "$TOTAL" | xz -c -0 -T2 --block-size="$BLOCK"'], {
+    env: { ...process.env, LINE: line.replace(/\n$/, ''), TOTAL: String(total), BLOCK: String(blockBytes) }, maxBuffer: 1 << 28,
+  });
+}
+
 export function write(dir, name, data) {
   const p = path.join(dir, name);
   fs.mkdirSync(path.dirname(p), { recursive: true });
@@ -265,4 +273,29 @@ export async function bombMemberTarGz(dir, bytes = 256 << 20) {
     { name: 'bundle/var/log/quiet/kubelet.log', size: chunk.length * Math.ceil(bytes / chunk.length), fill: async (w) => { for (let i = 0; i < Math.ceil(bytes / chunk.length); i++) await w(chunk); } },
     { name: 'bundle/var/log/kubelet.log', data: Buffer.from(goodLog()) },
   ], 'gz');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cloud exports read whole (src/input/exports.ts): a document up to the 16 MiB bound, every entry a matching line.
+
+/** A `gcloud logging read --format=json` array (`form` 'json') or a Logs Explorer CSV (`form` 'csv') of `bytes` of
+ *  "PLEG is not healthy" entries of GOOD_NODE, newest first (the export is turned round), 10 ms apart from 10:03:01. */
+export function plegExport(dir, form, bytes = (16 << 20) - 4096) {
+  const L = Date.UTC(2024, 2, 11, 10, 0, 0);
+  const rows = [];
+  let size = 64;
+  for (let i = 0; size < bytes; i++) {
+    const t = L + 181_000 + i * 10;
+    const age = (t - L) / 1000;
+    const hms = new Date(t).toISOString().slice(11, 23);
+    const msg = `E0311 ${hms}000    2817 kubelet.go:2373] "Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active ${Math.floor(age / 60)}m${(age % 60).toFixed(2)}s ago; threshold is 3m0s"`;
+    const row = form === 'json'
+      ? JSON.stringify({ insertId: `i${i}`, logName: 'projects/p/logs/kubelet', resource: { type: 'k8s_node', labels: { node_name: GOOD_NODE } }, textPayload: msg, timestamp: new Date(t).toISOString() })
+      : [`i${i}`, 'projects/p/logs/kubelet', GOOD_NODE, new Date(t).toISOString(), `"${msg.replace(/"/g, '""')}"`].join(',');
+    rows.push(row);
+    size += row.length + 2;
+  }
+  rows.reverse();
+  const text = form === 'json' ? `[${rows.join(',\n')}]\n` : `insertId,logName,resource.labels.node_name,timestamp,textPayload\r\n${rows.join('\r\n')}\r\n`;
+  return write(dir, `pleg-export.${form}`, text);
 }

@@ -9,13 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '../../src/contract/analysis.js';
 import { compressionOf, decode } from '../../src/sources/files/decode.js';
 import { collect } from '../../src/sources/files/entry-stream.js';
-import { exportDocument, exportEntry, isExportDocument, streamName, timeUs } from '../../src/sources/files/exports.js';
+import { exportDocument, isExportDocument } from '../../src/sources/files/exports.js';
+import { exportEntry, journalLine, streamName, timeUs } from '../../src/parse/export-entry.js';
 import { DEFAULT_LIMITS } from '../../src/sources/files/limits.js';
 import { sniff } from '../../src/sources/files/sniff.js';
 import { BIN } from '../helpers/cli.js';
-import {
-  azureRow, cloudwatchEvent, csv, ecsHit, gcpEntry, lokiLine, rfc3339, sampleLines, splunkResult, syslogLine, type Line,
-} from '../support/exports.js';
+import { azureRow, cloudwatchEvent, csv, exportForms as forms, gcpEntry, jsonl, lokiLine, sampleLines, type Line } from '../support/exports.js';
 
 const SAMPLE = join(__dirname, '..', '..', 'fixtures', 'sample-incident');
 const METRICS = ['metrics-20240311T101000Z.txt', 'metrics-20240311T102000Z.txt'];
@@ -23,38 +22,6 @@ const METRICS = ['metrics-20240311T101000Z.txt', 'metrics-20240311T102000Z.txt']
 function analyzeJson(paths: string[]): { code: number; analysis: Analysis; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, 'analyze', ...paths, '--format', 'json'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 64 << 20 });
   return { code: r.status ?? -1, analysis: JSON.parse(r.stdout || '{}') as Analysis, stderr: r.stderr };
-}
-
-/** Kibana's default dateFormat: `Mar 11, 2024 @ 10:04:12.000`. */
-function kibanaTime(us: number): string {
-  const d = new Date(Math.floor(us / 1000));
-  return `${d.toUTCString().slice(8, 11)} ${d.getUTCDate()}, ${d.getUTCFullYear()} @ ${d.toISOString().slice(11, 23)}`;
-}
-
-const jsonl = (xs: object[]) => xs.map((x) => JSON.stringify(x)).join('\n') + '\n';
-
-/** Each export form of the sample: its file name and content. */
-function forms(lines: Line[]): Array<[string, string]> {
-  const newestFirst = lines.slice().reverse();
-  return [
-    ['gcloud-array.json', JSON.stringify(newestFirst.map(gcpEntry), null, 2)],
-    ['gcp-lines.json', jsonl(lines.map(gcpEntry))],
-    ['filter-log-events.json', JSON.stringify({ events: lines.map(cloudwatchEvent), searchedLogStreams: [] }, null, 4)],
-    ['get-log-events.json', JSON.stringify({ events: lines.map((l) => ({ timestamp: Math.floor(l.us / 1000), message: syslogLine(l), ingestionTime: Math.floor(l.us / 1000) + 500 })), nextForwardToken: 'f/1', nextBackwardToken: 'b/1' })],
-    ['cloudwatch-lines.json', jsonl(lines.map(cloudwatchEvent))],
-    ['fluent-bit.json', jsonl(lines.map((l) => ({ date: l.us / 1e6, message: l.message, host: l.host, systemd_unit: `${l.ident}.service`, pid: l.pid })))],
-    ['es-search.json', JSON.stringify({ took: 12, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { total: { value: lines.length, relation: 'eq' }, max_score: null, hits: newestFirst.map(ecsHit) } })],
-    ['es-hits.json', jsonl(lines.map(ecsHit))],
-    // `logcli query --forward --output=jsonl` (without --forward logcli prints newest first: see below).
-    ['loki.jsonl', jsonl(lines.map(lokiLine))],
-    ['splunk.json', jsonl(lines.map(splunkResult))],
-    ['az-query.json', JSON.stringify(lines.map(azureRow), null, 2)],
-    ['insights.csv', csv(['@timestamp', '@message', '@logStream', '@log'], newestFirst.map((l) => [rfc3339(l.us).replace('T', ' ').replace('Z', ''), l.message, `${l.host}/${l.ident}`, '123456789012:/eks/node']))],
-    ['azure.csv', csv(['TenantId', 'TimeGenerated [UTC]', 'Computer', 'ProcessName', 'ProcessID', 'SyslogMessage', 'Type'], lines.map((l) => ['t', rfc3339(l.us), l.host, l.ident, l.pid ?? '', l.message, 'Syslog']))],
-    ['kibana.csv', csv(['@timestamp', 'host.name', 'process.name', 'message'], newestFirst.map((l) => [kibanaTime(l.us), l.host, l.ident, l.message]))],
-    ['splunk.csv', csv(['_time', 'host', 'source', 'sourcetype', '_raw'], newestFirst.map((l) => [rfc3339(l.us).replace('Z', '+00:00'), l.host, '/var/log/messages', 'syslog', syslogLine(l)]))],
-    ['logs-explorer.csv', csv(['insertId', 'logName', 'resource.labels.node_name', 'timestamp', 'textPayload'], lines.map((l, i) => [`id${i}`, `projects/p/logs/${l.ident}`, l.host, rfc3339(l.us), l.message]))],
-  ];
 }
 
 describe('exports of the sample incident', () => {
@@ -111,6 +78,27 @@ describe('exports of the sample incident', () => {
     const [a, b] = [sample.nodes[0], r.analysis.nodes[0]];
     expect(b?.verdict.primaryCause).toBe(a?.verdict.primaryCause);
     expect(b?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19))).toEqual(a?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19)));
+  }, 60_000);
+
+  it('compressed exports (.json.gz, .csv.zst, .jsonl.xz) are read by their content: the sample\'s analysis', () => {
+    const folder = join(dir, 'compressed');
+    mkdirSync(folder);
+    const all = new Map(forms(sampleLines()));
+    const pack = (cmd: string, text: string | undefined) => execFileSync(cmd, ['-c'], { input: text });
+    writeFileSync(join(folder, 'gcloud.json.gz'), pack('gzip', all.get('gcloud-array.json')));
+    writeFileSync(join(folder, 'azure.csv.zst'), pack('zstd', all.get('azure.csv')));
+    writeFileSync(join(folder, 'loki.jsonl.xz'), pack('xz', all.get('loki.jsonl')));
+    for (const m of METRICS) copyFileSync(join(SAMPLE, m), join(folder, m));
+    const r = analyzeJson([folder]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.analysis.warnings).toEqual([]);
+    expect(r.analysis.inputs[0]?.artifacts.filter((x) => !x.path.startsWith('metrics')).map((x) => [x.path, x.role, x.node, x.format])).toEqual([
+      ['azure.csv.zst', 'kubelet-log', 'worker-3', 'journal-json'], ['gcloud.json.gz', 'kubelet-log', 'worker-3', 'journal-json'], ['loki.jsonl.xz', 'kubelet-log', 'worker-3', 'export-json'],
+    ]);
+    const [a, b] = [sample.nodes[0], r.analysis.nodes[0]];
+    expect(b?.verdict).toEqual(a?.verdict);
+    expect(b?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19))).toEqual(a?.stalls.map((s) => s.unhealthyFrom?.slice(0, 19)));
+    expect(b?.findings.map((f) => f.ruleId)).toEqual(a?.findings.map((f) => f.ruleId));
   }, 60_000);
 
   it('an export document inside a tar: read as the member it is', () => {
@@ -182,6 +170,21 @@ describe('export entries', () => {
     expect(isExportDocument(Buffer.from('{"status":"success","data":{"resultType":"vector","result":[]}}'))).toBe(false);
     expect(isExportDocument(Buffer.from('{"kind":"Node","apiVersion":"v1"}'))).toBe(false);
   });
+
+  it('a CSV of several MiB is read a window at a time: the same entries as read whole, records over line breaks included', async () => {
+    const rows: string[][] = [];
+    for (let i = 0; i < 30_000; i++) {
+      const t = new Date(Date.UTC(2024, 2, 11, 10) + i * 1000).toISOString();
+      // Every seventh message holds line breaks and quotes, so that some fall across a window's end.
+      rows.push([t, `worker-${i % 3}`, i % 7 === 0 ? `line one of ${i}\nline "two"\r\nthree, ${'x'.repeat(i % 200)}` : `message ${i} ${'y'.repeat(i % 150)}`]);
+    }
+    const text = csv(['@timestamp', 'host.name', 'message'], rows);
+    expect(text.length).toBeGreaterThan(3 << 20);
+    const whole = exportDocument(text).entries.map((e) => journalLine(e)).join('');
+    const read = (await collect(decode(Readable.from([Buffer.from(text)]), 'export'), 1 << 30)).data.toString('utf8');
+    expect(read.length).toBe(whole.length);
+    expect(read === whole).toBe(true);
+  }, 60_000);
 
   it('a whole document is decoded into journal JSON lines in time order, and sniffed as a kubelet log', async () => {
     const lines = sampleLines();

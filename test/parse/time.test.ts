@@ -11,6 +11,23 @@ describe('time', () => {
     expect(Number.isNaN(parseGoDuration('soon'))).toBe(true);
   });
 
+  it('Go durations read by hand as the term-by-term regex reads them: whole text of terms, else NaN', () => {
+    const byRegex = (text: string): number => {
+      const re = /(\d+(?:\.\d+)?)(h|ms|m|s|µs|us|ns)/g;
+      let total = 0;
+      let matched = 0;
+      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+        const v = Number(m[1]);
+        total += m[2] === 'h' ? v * 3600 : m[2] === 'm' ? v * 60 : m[2] === 's' ? v : m[2] === 'ms' ? v / 1e3 : m[2] === 'ns' ? v / 1e9 : v / 1e6;
+        matched += m[0].length;
+      }
+      return matched > 0 && matched === text.length ? total : NaN;
+    };
+    const cases = ['3m0.416753742s', '1h1m1s1ms1us1ns', '10µs', '7us', '9ns', '1ms5s', '0.5h', '007s', '', 's', '1', '1.', '1.s', '.5s', '1.5.3s',
+      '3m 0s', '3m0s ', '1x', '1mss', '1hm', '2562047h47m16.854775807s', '12m34.567890123s', '1µ', 'µs'];
+    for (const t of cases) expect(Object.is(parseGoDuration(t), byRegex(t)), JSON.stringify(t)).toBe(true);
+  });
+
   it('Dec → Jan roll-over advances the year', () => {
     const wall = new WallClock(resolveZone('UTC'));
     const y = new YearClock(wall, { year: 2023 });

@@ -1,7 +1,7 @@
 // Dense runs of one kind of line fold into a few events per bucket (src/signals/thin.ts): counts stay exact, a run's
 // last line stays the one kept, and ordinary files are not touched.
 import { describe, expect, it } from 'vitest';
-import { Thinner } from '../../src/signals/thin.js';
+import { Thinner, type EventDraft } from '../../src/signals/thin.js';
 import { lineCount, type SignalEvent } from '../../src/signals/events.js';
 
 const unhealthy = (i: number, ts: number, host = 'w1'): SignalEvent => ({
@@ -23,6 +23,7 @@ describe('Thinner', () => {
     const t = new Thinner(events);
     const N = 60_000;
     for (let i = 0; i < N; i++) t.add(unhealthy(i, i * 20)); // 50 a second
+    t.settleAll();
     expect(lineCount(events)).toBe(N);
     expect(events.length).toBeLessThan(40_000);
     // The last line of the run is kept as itself (its time ends the stall), and stands for those before it.
@@ -39,9 +40,33 @@ describe('Thinner', () => {
       t.add(unhealthy(i, 500_000 + i, 'w1'));
       t.add(unhealthy(i, 500_000 + i, 'w2'));
     }
+    t.settleAll();
     const at = events.filter((e) => e.ts >= 500_000);
     expect(lineCount(at.filter((e) => e.host === 'w1'))).toBe(100);
     expect(lineCount(at.filter((e) => e.host === 'w2'))).toBe(100);
     expect(at.filter((e) => e.host === 'w2').length).toBe(4);
+  });
+
+  it('a folded line is not made into an event: only the newest of a bucket is, when the bucket ends', () => {
+    const events: SignalEvent[] = [];
+    const t = new Thinner(events);
+    let built = 0;
+    const build = (d: EventDraft, host: string | null, i: number): SignalEvent => {
+      built++;
+      return { ...unhealthy(i, i * 20, host ?? 'w1'), ...d } as SignalEvent;
+    };
+    const N = 60_000;
+    for (let i = 0; i < N; i++) {
+      const e = unhealthy(i, i * 20);
+      t.offer({ type: e.type, ageSeconds: e.ageSeconds, thresholdSeconds: 180, neverSucceeded: false, source: 'sync-loop', runtimeDown: false, uptimeSeconds: null }, 'w1', e.ts, i, build);
+    }
+    t.settleAll();
+    expect(lineCount(events)).toBe(N);
+    expect(built).toBeLessThan(40_000);
+    // Each event once, and each tail once more: its newest line, made when its bucket ended.
+    expect(built).toBe(events.length + events.filter((e) => (e.n ?? 1) > 1).length);
+    const last = events.reduce((a, b) => (b.ts > a.ts ? b : a));
+    expect(last.ref.line).toBe(N);
+    expect(last.type === 'relist-unhealthy' && last.ageSeconds).toBe(180 + N - 1);
   });
 });

@@ -79,3 +79,45 @@ export function csvField(s: string): string {
 export function csv(header: string[], rows: string[][]): string {
   return [header.map(csvField).join(','), ...rows.map((r) => r.map(csvField).join(','))].join('\r\n') + '\r\n';
 }
+
+/** Kibana's default dateFormat: `Mar 11, 2024 @ 10:04:12.000`. */
+function kibanaTime(us: number): string {
+  const d = new Date(Math.floor(us / 1000));
+  return `${d.toUTCString().slice(8, 11)} ${d.getUTCDate()}, ${d.getUTCFullYear()} @ ${d.toISOString().slice(11, 23)}`;
+}
+
+/** `{"tables":[{"name":"PrimaryResult","columns":[{name,type}…],"rows":[[…]…]}]}` of the sample's Syslog rows. */
+function laTables(lines: Line[]): object {
+  const rows = lines.map((l) => azureRow(l) as Record<string, string>);
+  const names = Object.keys(rows[0] ?? {}).filter((n) => n !== 'TableName');
+  const type = (n: string) => (n === 'TimeGenerated' || n === 'EventTime' ? 'datetime' : n === 'ProcessID' ? 'int' : 'string');
+  return { tables: [{ name: 'PrimaryResult', columns: names.map((name) => ({ name, type: type(name) })), rows: rows.map((r) => names.map((n) => (n === 'ProcessID' && r[n] !== '' ? Number(r[n]) : r[n]))) }] };
+}
+
+export const jsonl = (xs: object[]): string => xs.map((x) => JSON.stringify(x)).join('\n') + '\n';
+
+/** Each export form of the sample: its file name and content. */
+export function exportForms(lines: Line[]): Array<[string, string]> {
+  const newestFirst = lines.slice().reverse();
+  return [
+    ['gcloud-array.json', JSON.stringify(newestFirst.map(gcpEntry), null, 2)],
+    ['gcp-lines.json', jsonl(lines.map(gcpEntry))],
+    ['filter-log-events.json', JSON.stringify({ events: lines.map(cloudwatchEvent), searchedLogStreams: [] }, null, 4)],
+    ['get-log-events.json', JSON.stringify({ events: lines.map((l) => ({ timestamp: Math.floor(l.us / 1000), message: syslogLine(l), ingestionTime: Math.floor(l.us / 1000) + 500 })), nextForwardToken: 'f/1', nextBackwardToken: 'b/1' })],
+    ['cloudwatch-lines.json', jsonl(lines.map(cloudwatchEvent))],
+    ['fluent-bit.json', jsonl(lines.map((l) => ({ date: l.us / 1e6, message: l.message, host: l.host, systemd_unit: `${l.ident}.service`, pid: l.pid })))],
+    ['es-search.json', JSON.stringify({ took: 12, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { total: { value: lines.length, relation: 'eq' }, max_score: null, hits: newestFirst.map(ecsHit) } })],
+    ['es-hits.json', jsonl(lines.map(ecsHit))],
+    // `logcli query --forward --output=jsonl` (without --forward logcli prints newest first: see below).
+    ['loki.jsonl', jsonl(lines.map(lokiLine))],
+    ['splunk.json', jsonl(lines.map(splunkResult))],
+    ['az-query.json', JSON.stringify(lines.map(azureRow), null, 2)],
+    // The Log Analytics REST API's answer (the portal's JSON export): columns, then rows of values.
+    ['la-rest.json', JSON.stringify(laTables(lines))],
+    ['insights.csv', csv(['@timestamp', '@message', '@logStream', '@log'], newestFirst.map((l) => [rfc3339(l.us).replace('T', ' ').replace('Z', ''), l.message, `${l.host}/${l.ident}`, '123456789012:/eks/node']))],
+    ['azure.csv', csv(['TenantId', 'TimeGenerated [UTC]', 'Computer', 'ProcessName', 'ProcessID', 'SyslogMessage', 'Type'], lines.map((l) => ['t', rfc3339(l.us), l.host, l.ident, l.pid ?? '', l.message, 'Syslog']))],
+    ['kibana.csv', csv(['@timestamp', 'host.name', 'process.name', 'message'], newestFirst.map((l) => [kibanaTime(l.us), l.host, l.ident, l.message]))],
+    ['splunk.csv', csv(['_time', 'host', 'source', 'sourcetype', '_raw'], newestFirst.map((l) => [rfc3339(l.us).replace('Z', '+00:00'), l.host, '/var/log/messages', 'syslog', syslogLine(l)]))],
+    ['logs-explorer.csv', csv(['insertId', 'logName', 'resource.labels.node_name', 'timestamp', 'textPayload'], lines.map((l, i) => [`id${i}`, `projects/p/logs/${l.ident}`, l.host, rfc3339(l.us), l.message]))],
+  ];
+}

@@ -4,7 +4,10 @@
 //   kubelet_runtime_operations_duration_seconds_bucket{operation_type="list_podsandbox",le="0.005"} 7
 //   kubelet_pleg_relist_duration_seconds_count{instance="10.0.1.5:10250", job="kubelet"} 8123 1700000000.123
 //   # EOF
+// A sample stamped outside 1970..2199 is dropped with one error (util/instant.ts).
 // We write our own because parse-prometheus-text-format folds labelled histograms into one series (anchors.md B.3).
+
+import { plausibleMs } from '../../util/instant.js';
 
 export type MetricType =
   | 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped'
@@ -30,6 +33,14 @@ export interface ParsedMetrics {
   errors: { line: number; message: string }[];
   /** Families that had more series than `maxSeriesPerFamily`: what was dropped of each (samples of kept series stay). */
   dropped: DroppedSeries[];
+  /** Samples past `maxSamples`: not kept, counted. */
+  cut: SampleCut | null;
+}
+
+export interface SampleCut {
+  kept: number;
+  more: number;
+  firstLine: number;
 }
 
 export interface DroppedSeries {
@@ -59,7 +70,14 @@ export interface MetricsParserOptions {
    * Default MAX_SERIES_PER_FAMILY.
    */
   maxSeriesPerFamily?: number;
+  /** Samples kept at most (a dump of one series sampled for weeks): the rest counted. Default MAX_SAMPLES. */
+  maxSamples?: number;
 }
+
+/** Samples one metrics file may give the model: ~100 bytes each in the parser, ~1 KB once each is a scrape of its own. */
+export const MAX_SAMPLES = 100_000;
+/** Distinct sample times one file may give the model (each becomes a scrape of its own). */
+export const MAX_SAMPLE_TIMES = 50_000;
 
 export const MAX_SERIES_PER_FAMILY = 1000;
 /** Dropped series are told apart (counted) up to this many per family; past it the count is a lower bound. */
@@ -166,6 +184,9 @@ export class MetricsParser {
   private readonly errors: { line: number; message: string }[] = [];
   private readonly labelCache = new Map<string, Record<string, string>>();
   private readonly maxSeries: number;
+  private readonly maxSamples: number;
+  private cut: SampleCut | null = null;
+  private readonly times = new Set<number>();
   private readonly families = new Map<string, FamilySeries>();
   private readonly stems = new Map<string, string>();
   /** Raw label block of the sample being read when its labels were parsed, not taken from the cache. */
@@ -187,6 +208,7 @@ export class MetricsParser {
     this.maxLineLength = opts.maxLineLength ?? 64 * 1024;
     this.maxErrors = opts.maxErrors ?? 1000;
     this.maxSeries = opts.maxSeriesPerFamily ?? MAX_SERIES_PER_FAMILY;
+    this.maxSamples = opts.maxSamples ?? MAX_SAMPLES;
   }
 
   push(line: string, lineNo: number): void {
@@ -215,10 +237,12 @@ export class MetricsParser {
   finish(): ParsedMetrics {
     if (this.result) return this.result;
     if (this.openMetrics) this.convertRawTimestamps();
+    this.dropAbsurdTimestamps();
     if (this.droppedErrors > 0) {
       this.errors.push({ line: this.lastLine, message: `${this.droppedErrors} more malformed lines not listed` });
     }
     this.labelCache.clear();
+    this.times.clear();
     const dropped: DroppedSeries[] = [];
     for (const [family, f] of this.families) {
       if (f.droppedSamples > 0) dropped.push({ family, kept: f.kept.size, series: f.dropped.size, atLeast: f.overflow, samples: f.droppedSamples, firstLine: f.firstDropped });
@@ -230,6 +254,7 @@ export class MetricsParser {
       samples: this.samples,
       errors: this.errors,
       dropped,
+      cut: this.cut,
     };
     return this.result;
   }
@@ -267,6 +292,22 @@ export class MetricsParser {
       if (s.tsMs !== null) s.tsMs = Math.round(s.tsMs * 1000);
     }
     this.rawTsUpTo = 0;
+  }
+
+  /** Samples stamped with a time no scrape means (9e15 ms, 1e13 s; util/instant.ts) are dropped, said once. */
+  private dropAbsurdTimestamps(): void {
+    let bad = 0;
+    let first = 0;
+    for (const s of this.samples) {
+      if (s.tsMs !== null && !plausibleMs(s.tsMs)) {
+        if (bad++ === 0) first = s.line;
+      }
+    }
+    if (bad === 0) return;
+    let k = 0;
+    for (const s of this.samples) if (s.tsMs === null || plausibleMs(s.tsMs)) this.samples[k++] = s;
+    this.samples.length = k;
+    this.errors.push({ line: first, message: `${bad} sample(s) stamped with a time no scrape means (before 1970 or after 2199; first here): dropped` });
   }
 
   private error(line: number, message: string): void {
@@ -353,10 +394,16 @@ export class MetricsParser {
     const uncached = this.uncached;
     this.uncached = null;
     if (!this.admit(name, labels, lineNo)) return;
+    if (this.samples.length >= this.maxSamples || (ts !== null && !this.times.has(ts) && this.times.size >= MAX_SAMPLE_TIMES)) {
+      if (this.cut) this.cut.more++;
+      else this.cut = { kept: this.samples.length, more: 1, firstLine: lineNo };
+      return;
+    }
     if (uncached !== null) {
       if (this.labelCache.size >= LABEL_CACHE_LIMIT) this.labelCache.clear();
       this.labelCache.set(uncached, labels);
     }
+    if (ts !== null) this.times.add(ts);
     if (this.openMetrics) {
       if (this.rawTsUpTo > 0) this.convertRawTimestamps();
       if (ts !== null) ts = Math.round(ts * 1000);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClusterError, type Answer, type KubeClient } from './client.js';
 import { MANIFEST_NAME, parseManifest, type CollectedFile, type CollectedManifest, type CollectedNode } from '../collected-manifest.js';
+import { isoTime } from '../../util/instant.js';
 
 export class NodeNotFound extends Error {
   constructor(readonly node: string, readonly detail: string) {
@@ -132,7 +133,7 @@ async function collectNode(opts: CollectOptions, node: string, object: Answer, s
   const out: Manifest['nodes'][number] = { name: node, dir: node, serverDate: null, files: [], refusals: [], runtime: null, pods: null, containers: null, ready: null };
   const proxy = `/api/v1/nodes/${enc(node)}/proxy`;
   const noteDate = (a: Answer) => {
-    if (a.date !== null) out.serverDate = new Date(a.date).toISOString();
+    if (a.date !== null) out.serverDate = isoTime(a.date);
   };
   const refuse = (what: string, a: Answer) => out.refusals.push({ what, url: a.url, status: a.status, reason: refusalReason(a) });
   const keep = (file: string, a: Answer, extra: Partial<CollectedFile> = {}) => {
@@ -195,7 +196,7 @@ async function collectNode(opts: CollectOptions, node: string, object: Answer, s
     if (a && a.status !== 200) refuse(what, a);
     return a && a.status === 200 ? a : null;
   };
-  const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = (ms: number) => isoTime(ms).replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   /** A large answer (metrics, goroutines) streamed to its file, never held whole. */
   const toFile = async (what: string, path: string, name: (a: Answer) => string, role: string): Promise<Answer | null> => {
     if (out.refusals.some((r) => r.status === 503)) {

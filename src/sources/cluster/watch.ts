@@ -10,6 +10,7 @@
 //    "message":"PLEG is not healthy: pleg was last seen active 3m12s ago; threshold is 3m0s"}]}}}
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClusterError, type KubeClient } from './client.js';
+import { isoTime, plausibleMs } from '../../util/instant.js';
 
 export interface WatchOptions {
   client: KubeClient;
@@ -107,7 +108,7 @@ export async function watchNodes(o: WatchOptions): Promise<void> {
         if (seen.get(name) !== v) stopped.delete(name);
         else if (!stopped.has(name)) {
           const at = Number(v);
-          if (trigger(name, `relist not advanced in ${Math.round(every / 1000)} s (kubelet_pleg_last_seen_seconds ${Number.isFinite(at) ? new Date(at * 1000).toISOString() : v})`)) stopped.add(name);
+          if (trigger(name, `relist not advanced in ${Math.round(every / 1000)} s (kubelet_pleg_last_seen_seconds ${plausibleMs(at * 1000) ? isoTime(at * 1000) : v})`)) stopped.add(name);
         }
         seen.set(name, v);
       }

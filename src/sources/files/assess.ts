@@ -2,7 +2,8 @@
 import type { Role } from '../../contract/analysis.js';
 import { CORRUPT, TRUNCATED, type Probe } from './decode.js';
 import { errorCode } from '../fserror.js';
-import { PROBLEM_FORMATS, compressedKind, isContainerList, sniff } from './sniff.js';
+import { PROBLEM_FORMATS, compressedKind, isContainerList, sniff as sniffHead, type Sniffed } from './sniff.js';
+import { foldHead } from './fold.js';
 
 const NOT_RECOGNISED = 'not recognised as a kubelet, runtime or kernel log, metrics, goroutine dump or node object';
 
@@ -15,6 +16,14 @@ export interface Assessment {
   problem: string | null;
   /** Whether the problem makes a file the user named directly unusable (→ InputError). */
   fatal: boolean;
+}
+
+/** What a head shows; a head nothing placed is sniffed once more with its hard-wrapped lines joined (fold.ts). */
+function sniff(head: Buffer, name: string): Sniffed {
+  const s = sniffHead(head, name);
+  if (s.role !== 'other') return s;
+  const folded = foldHead(head);
+  return folded === head ? s : sniffHead(folded, name);
 }
 
 /** What a probed file is, and what (if anything) is wrong with it. */
@@ -68,7 +77,7 @@ export function problemOf(format: string, pr: Probe, displayPath: string): strin
       const inner = compressedKind(pr.head) ?? 'compressed';
       return pr.compression
         ? `${inner} data inside a ${pr.compression} file: not read`
-        : `${inner}-compressed: only gzip, xz and bzip2 are read; decompress it first${DECOMPRESS[inner] ? ` (\`${DECOMPRESS[inner]} ${displayPath}\`)` : ''}`;
+        : `${inner}-compressed: only gzip, xz, bzip2 and zstd are read; decompress it first${DECOMPRESS[inner] ? ` (\`${DECOMPRESS[inner]} ${displayPath}\`)` : ''}`;
     }
     default:
       return null;

@@ -6,7 +6,7 @@ import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
-import type { Compression } from '../artifact.js';
+import type { Compression, ExportDocument } from '../artifact.js';
 import { lazyRequire } from '../../util/lazy-require.js';
 import { errorCode, mapStreamErrors, shortError } from '../fserror.js';
 import { INFLATE_CHUNK, type Source } from './source.js';
@@ -17,16 +17,17 @@ const childProcess = lazyRequire<typeof import('node:child_process')>('node:chil
 import { collect } from './entry-stream.js';
 import { DEFAULT_LIMITS, bounded, type Budget, type Limits } from './limits.js';
 import { isJournal, journalFileLines, journalLines } from './journal.js';
-import { exportLines, isExportDocument } from './exports.js';
+import { exportDocumentKind, exportHead, exportLines, isExportDocument } from './exports.js';
 
 export const HEAD_BYTES = 64 * 1024;
 
 export interface Tools {
   xz: string;
   bzip2: string;
+  zstd?: string;
 }
 
-export const DEFAULT_TOOLS: Tools = { xz: 'xz', bzip2: 'bzip2' };
+export const DEFAULT_TOOLS: Tools = { xz: 'xz', bzip2: 'bzip2', zstd: 'zstd' };
 
 /** Error codes set on decode errors, for consumers that want to branch without parsing messages. */
 export const TRUNCATED = 'ETRUNCATED';
@@ -41,6 +42,8 @@ export function compressionOf(b: Buffer): Compression {
   if (b.length >= 4 && b.toString('latin1', 0, 3) === 'BZh' && (b[3] as number) >= 0x31 && (b[3] as number) <= 0x39) {
     return 'bzip2';
   }
+  // A zstd frame (`zstd`, `.jsonl.zst` exports); skippable frames are not looked through.
+  if (b.length >= 4 && b[0] === 0x28 && b[1] === 0xb5 && b[2] === 0x2f && b[3] === 0xfd) return 'zstd';
   // UTF-16 text: a byte-order mark (not UTF-32's FF FE 00 00), or ASCII with a NUL after every byte (no mark).
   if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe && !(b.length >= 4 && b[2] === 0 && b[3] === 0)) return 'utf16le';
   if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return 'utf16be';
@@ -91,7 +94,7 @@ export function missingToolError(compression: Compression, cmd: string): Error {
 }
 
 export function toolFor(compression: Compression, tools: Tools): string | null {
-  return compression === 'xz' ? tools.xz : compression === 'bzip2' ? tools.bzip2 : null;
+  return compression === 'xz' ? tools.xz : compression === 'bzip2' ? tools.bzip2 : compression === 'zstd' ? tools.zstd ?? 'zstd' : null;
 }
 
 /**
@@ -99,14 +102,14 @@ export function toolFor(compression: Compression, tools: Tools): string | null {
  * (`truncated gzip stream`, code ETRUNCATED; `corrupt … stream (…)`, code ECORRUPT), after every byte that
  * could be decoded has been delivered, so a consumer can warn and keep what it read.
  */
-export function decode(raw: Readable, compression: Compression, tools: Tools = DEFAULT_TOOLS, limits: Limits = DEFAULT_LIMITS): Readable {
+export function decode(raw: Readable, compression: Compression, tools: Tools = DEFAULT_TOOLS, limits: Limits = DEFAULT_LIMITS, document?: ExportDocument): Readable {
   if (compression === null) return raw;
-  if (compression === 'gzip') return gunzip(raw);
   if (compression === 'journal') return journalLines(raw, limits);
   if (compression === 'export') return exportLines(raw, limits);
   if (compression === 'utf16le' || compression === 'utf16be') return fromUtf16(raw, compression);
-  const cmd = toolFor(compression, tools) as string;
-  return spawnDecoder(raw, compression, cmd);
+  const text = compression === 'gzip' ? gunzip(raw) : spawnDecoder(raw, compression, toolFor(compression, tools) as string);
+  // An export document compressed (`.json.gz`, `.csv.gz`, `.jsonl.zst` holding an array): decompressed, then decoded.
+  return document ? exportLines(text, limits) : text;
 }
 
 /**
@@ -114,9 +117,9 @@ export function decode(raw: Readable, compression: Compression, tools: Tools = D
  * input goes through it — archive members, archives, loose `.gz`/`.xz`/`.bz2` files and stdin — so none can expand
  * without bound; what was decoded before the stop is read, and the stop becomes a warning.
  */
-export function decodeBounded(raw: Readable, compression: Compression, tools: Tools, limits: Limits, what: string, opts: { budget?: Budget; archive?: boolean } = {}): Readable {
+export function decodeBounded(raw: Readable, compression: Compression, tools: Tools, limits: Limits, what: string, opts: { budget?: Budget; archive?: boolean; document?: ExportDocument } = {}): Readable {
   if (compression === null) return raw;
-  return bounded(raw, decode(raw, compression, tools, limits), limits, what, opts);
+  return bounded(raw, decode(raw, compression, tools, limits, opts.document), limits, what, opts);
 }
 
 function gunzip(raw: Readable): Readable {
@@ -157,9 +160,18 @@ export function zlibError(err: Error, what: string): Error {
   return err;
 }
 
-function spawnDecoder(raw: Readable, compression: 'xz' | 'bzip2', cmd: string): Readable {
+/**
+ * The memory xz may use to decode (it counts its threads' too). Threads decode blocks ahead of what is read, each
+ * into a buffer of its block's size: a 459 KB file of three 1 GiB blocks made `xz -d -T0` take 3 GB. Under this bound
+ * xz runs as many threads as fit, or one (which needs the dictionary only: 65 MiB for `xz -9`); a file whose dictionary
+ * alone is larger is refused (a warning, like damage).
+ */
+export const XZ_MEMLIMIT_MIB = 80;
+
+function spawnDecoder(raw: Readable, compression: 'xz' | 'bzip2' | 'zstd', cmd: string): Readable {
   const out = new PassThrough();
-  const args = compression === 'xz' ? ['-d', '-c', '-T0'] : ['-d', '-c'];
+  // zstd keeps its default bound on a frame's window (128 MiB of memory at most): a hostile frame is refused.
+  const args = compression === 'xz' ? ['-d', '-c', '-T0', `--memlimit-decompress=${XZ_MEMLIMIT_MIB}MiB`] : compression === 'zstd' ? ['-d', '-c', '-q'] : ['-d', '-c'];
   const child = childProcess().spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let exited = false;
   let stderr = '';
@@ -190,7 +202,11 @@ function spawnDecoder(raw: Readable, compression: 'xz' | 'bzip2', cmd: string): 
 }
 
 function toolError(compression: string, cmd: string, stderr: string, code: number | null, signal: string | null): Error {
-  if (/unexpected end of input|ends unexpectedly/i.test(stderr)) {
+  if (/memory usage limit reached/i.test(stderr)) {
+    // (xz 5.4 misstates the memory it would need in the line after: not quoted.)
+    return Object.assign(new Error(`${compression} stream refused: decoding it needs more than the ${XZ_MEMLIMIT_MIB} MiB of memory allowed`), { code: CORRUPT });
+  }
+  if (/unexpected end of input|ends unexpectedly|truncated input|unexpected end of file/i.test(stderr)) {
     return Object.assign(new Error(`truncated ${compression} stream`), { code: TRUNCATED });
   }
   const detail = stderr
@@ -216,6 +232,8 @@ export async function readHead(stream: Readable, max: number): Promise<Head> {
 
 export interface Probe {
   compression: Compression;
+  /** The (decompressed) content is a whole export document: `head` is then the journal JSON lines of its first entries. */
+  document?: ExportDocument;
   /** First bytes of the decompressed content. */
   head: Buffer;
   complete: boolean;
@@ -235,7 +253,13 @@ export async function probe(source: Source, tools: Tools, max: number = HEAD_BYT
   if (cmd !== null && !(await haveTool(cmd))) {
     return { compression, head: Buffer.alloc(0), complete: false, error: missingToolError(compression, cmd) };
   }
+  // An export document's head is read from its first bytes alone (its entries there): decoding it for a head would
+  // read the whole document, and the read that follows reads it again.
+  if (compression === 'export') return { compression, document: exportDocumentKind(raw.head), ...exportHead(raw.head, raw.complete, max), error: null };
   const decoded = await readHead(decodeSource(source, compression, tools, DEFAULT_LIMITS), max);
+  if (compression !== 'journal' && compression !== 'utf16le' && compression !== 'utf16be' && !decoded.error && isExportDocument(decoded.head)) {
+    return { compression, document: exportDocumentKind(decoded.head), ...exportHead(decoded.head, decoded.complete, max), error: null };
+  }
   return { compression, ...decoded };
 }
 

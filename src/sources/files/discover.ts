@@ -536,6 +536,7 @@ class Discoverer {
       nameTime: stdin ? null : nameTime(source.path),
       mtime: source.mtime,
       compression,
+      ...(pr.document ? { document: pr.document } : {}),
       size: source.size,
       head,
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
@@ -543,7 +544,7 @@ class Discoverer {
       // A binary journal on disk is read by offset (journal.ts bounds it), not as a stream.
       open: inMemory ? () => Readable.from([head], { objectMode: false })
         : compression === 'journal' && source instanceof FileSource ? () => journalFileLines(source.realPath, limits)
-        : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget }),
+        : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget, ...(pr.document ? { document: pr.document } : {}) }),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
       ...(isContainerList(verdict.format) ? { parseAs: 'container-list' as const } : {}),

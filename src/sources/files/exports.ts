@@ -27,6 +27,10 @@
 //   Azure Log Analytics Syslog row (`az monitor log-analytics query` prints an array of these):
 //     {"TimeGenerated":"2024-03-11T10:04:12.0001500Z","Computer":"worker-3","ProcessName":"kubelet","ProcessID":"2817",
 //      "SyslogMessage":"E0311 …","TableName":"PrimaryResult"}
+//   …and the Log Analytics REST API's answer (the portal's JSON export), a table of columns and rows
+//   (learn.microsoft.com/azure/azure-monitor/logs/api/response-format): each row is read as the object of its columns:
+//     {"tables":[{"name":"PrimaryResult","columns":[{"name":"TimeGenerated","type":"datetime"},{"name":"Computer",
+//      "type":"string"},…,{"name":"SyslogMessage","type":"string"}],"rows":[["2024-03-11T10:04:12.000150Z","worker-3",…]]}]}
 //
 // Whole documents (a JSON array of entries, {"events":[…]}, an Elasticsearch answer, a CSV export) are decoded like a
 // compression (decode.ts, compression `export`): read into memory, at most limits.maxExportBytes, scanned entry by entry
@@ -40,220 +44,9 @@
 // ProcessName,SyslogMessage`, Kibana `@timestamp,host.name,message`, Splunk `_time,host,source,_raw`), RFC 4180 quoting
 // (a quoted field may hold commas, doubled quotes and line breaks: a message split over rows is one record).
 import { Readable } from 'node:stream';
-import { collect } from './entry-stream.js';
 import { mib, type Limits } from './limits.js';
+import { entryOf, exportEntry, gcpLogName, isObj, journalLine, splunkSource, type ExportEntry, type Obj } from '../../parse/export-entry.js';
 
-/** What an export entry gives: its time (µs since the epoch, NaN when it has none), host, identifier, PID, message. */
-export interface ExportEntry {
-  us: number;
-  host: string | null;
-  ident: string | null;
-  pid: number | null;
-  message: string;
-}
-
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
-
-/** A MESSAGE is cut here (as a binary journal's is), so that its JSON line stays whole under the line reader's cut. */
-const MAX_MESSAGE = 128 * 1024;
-
-// ---------------------------------------------------------------------------------------------------------------------
-// One entry
-
-/** The value at a dotted path (`host.name`: nested, or a key with a dot in it, as flattened exports write it). */
-function field(o: Obj, path: string): unknown {
-  if (path in o) return o[path];
-  const dot = path.indexOf('.');
-  if (dot < 0) return undefined;
-  // `labels.compute.googleapis.com/resource_name`: the first segment, then the rest as one key or as a path.
-  const head = o[path.slice(0, dot)];
-  return isObj(head) ? field(head, path.slice(dot + 1)) : undefined;
-}
-
-function firstString(o: Obj, paths: readonly string[]): string | null {
-  for (const p of paths) {
-    const v = field(o, p);
-    if (typeof v === 'string' && v !== '') return v;
-    if (typeof v === 'number') return String(v);
-  }
-  return null;
-}
-
-const TIME_KEYS = ['timestamp', '@timestamp', '_time', 'TimeGenerated', 'TimeGenerated [UTC]', 'time', 'date', 'receiveTimestamp', 'ingestionTime'] as const;
-const MESSAGE_KEYS = ['textPayload', 'jsonPayload.MESSAGE', 'jsonPayload.message', 'jsonPayload.log', '@message', 'message', 'line', '_raw', 'SyslogMessage', 'log', 'MESSAGE', 'Message'] as const;
-const HOST_KEYS = [
-  'resource.labels.node_name', 'labels.compute.googleapis.com/resource_name', 'jsonPayload._HOSTNAME', 'host.name', 'host.hostname',
-  'Computer', 'HostName', 'hostname', '_HOSTNAME', 'labels.host', 'labels.hostname', 'labels.node', 'labels.node_name', 'labels.nodename',
-  'labels.instance', 'kubernetes.host', 'agent.hostname', 'host',
-] as const;
-const IDENT_KEYS = [
-  'jsonPayload.SYSLOG_IDENTIFIER', 'jsonPayload._SYSTEMD_UNIT', 'SYSLOG_IDENTIFIER', 'ProcessName', 'process.name', 'systemd.unit',
-  'log.syslog.appname', 'systemd_unit', '_SYSTEMD_UNIT', 'labels.syslog_identifier', 'labels.unit', 'labels.systemd_unit', 'labels.service_name', 'kubernetes.container_name',
-] as const;
-const PID_KEYS = ['jsonPayload._PID', 'jsonPayload.SYSLOG_PID', 'ProcessID', 'process.pid', '_PID', 'pid'] as const;
-
-/** The export form an object is an entry of, or null: each by keys only that form writes. */
-export function exportForm(o: Obj): string | null {
-  if (('textPayload' in o || 'jsonPayload' in o) && ('logName' in o || 'insertId' in o || isObj(o.resource))) return 'gcp';
-  if (typeof o.message === 'string' && typeof o.timestamp === 'number' && ('logStreamName' in o || 'ingestionTime' in o || 'eventId' in o)) return 'cloudwatch';
-  if (typeof o.line === 'string' && isObj(o.labels) && 'timestamp' in o) return 'loki';
-  if (isObj(o.result) && typeof o.result._raw === 'string') return 'splunk';
-  if (typeof o._raw === 'string' && '_time' in o) return 'splunk';
-  if (isObj(o._source) && ('_index' in o || '_id' in o)) return 'elasticsearch';
-  if ('@timestamp' in o && (typeof o.message === 'string' || typeof o.log === 'string') && ('host' in o || 'ecs' in o || 'agent' in o || 'systemd' in o || 'process' in o)) return 'ecs';
-  if ('TimeGenerated' in o && typeof o.SyslogMessage === 'string') return 'azure';
-  if ((typeof o.log === 'string' || typeof o.message === 'string') && !('msg' in o) && ('kubernetes' in o || typeof o.host === 'string' || typeof o.systemd_unit === 'string')) return 'shipped';
-  return null;
-}
-
-/** An export entry's time, host, identifier and message, or null when `o` is no export entry (exportForm). */
-export function exportEntry(o: Obj): ExportEntry | null {
-  const form = exportForm(o);
-  return form ? entryOf(o, form) : null;
-}
-
-function entryOf(o: Obj, form: string): ExportEntry | null {
-  if (form === 'splunk' && isObj(o.result)) o = o.result;
-  else if (form === 'elasticsearch') o = o._source as Obj;
-  let message = firstString(o, MESSAGE_KEYS);
-  if (message === null) {
-    // A structured payload without a message field: the payload itself is what was logged.
-    const p = o.jsonPayload;
-    if (!isObj(p)) return null;
-    message = JSON.stringify(p);
-  }
-  let host = firstString(o, HOST_KEYS);
-  let ident = firstString(o, IDENT_KEYS);
-  if (form === 'gcp' && ident === null && typeof o.logName === 'string') ident = gcpLogName(o.logName);
-  if (form === 'splunk' && ident === null && typeof o.source === 'string') ident = splunkSource(o.source);
-  const stream = typeof o.logStreamName === 'string' ? o.logStreamName : typeof o['@logStream'] === 'string' ? (o['@logStream'] as string) : null;
-  if (stream !== null) {
-    const s = streamName(stream);
-    host ??= s.host;
-    ident ??= s.ident;
-  }
-  const pidText = firstString(o, PID_KEYS);
-  let pid = pidText !== null && /^\d+$/.test(pidText) ? Number(pidText) : null;
-  let us = NaN;
-  for (const k of TIME_KEYS) {
-    const v = field(o, k);
-    if (v !== undefined && v !== null && v !== '') {
-      us = timeUs(v);
-      if (!Number.isNaN(us)) break;
-    }
-  }
-  message = message.replace(/\r?\n$/, '');
-  // A shipped syslog line (`_raw`, a CloudWatch agent tailing /var/log/messages) keeps its own prefix: its host,
-  // identifier and PID are read from it; the export's time is kept (the prefix has no year).
-  const sys = SYSLOG_PREFIX.exec(message);
-  if (sys) {
-    host ??= sys[1] ?? null;
-    ident ??= sys[2] ?? null;
-    if (pid === null && sys[3] !== undefined) pid = Number(sys[3]);
-    message = message.slice(sys[0].length);
-  }
-  if (message.length > MAX_MESSAGE) message = message.slice(0, MAX_MESSAGE);
-  return { us, host, ident: ident === null ? null : unitName(ident), pid, message };
-}
-
-const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
-const SYSLOG_PREFIX = new RegExp(String.raw`^(?:(?:${MONTHS}) [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (\S+) ([^\s\[\]:]+)(?:\[(\d+)\])?: `);
-
-/** `kubelet.service` → `kubelet`; a unit's instance and GKE's runtime log keep their names. */
-function unitName(s: string): string {
-  const u = s.replace(/\.service$/, '');
-  return u === 'container-runtime' ? 'containerd' : u;
-}
-
-/** `projects/p/logs/kubelet` → kubelet; `projects/p/logs/cloudaudit.googleapis.com%2Factivity` → its decoded name. */
-function gcpLogName(name: string): string | null {
-  const m = /\/logs\/([^/]+)$/.exec(name);
-  if (!m) return null;
-  try {
-    return decodeURIComponent(m[1] as string);
-  } catch {
-    return m[1] as string;
-  }
-}
-
-/** Splunk's source: `journald://kubelet`, `/var/log/kubelet.log` → kubelet; `/var/log/messages` names no unit. */
-function splunkSource(source: string): string | null {
-  const j = /^journald:\/\/(.+)$/.exec(source);
-  if (j) return j[1] as string;
-  const base = (source.split('/').pop() ?? '').replace(/\.log(?:\.\d+)?$/, '');
-  return /^(?:kubelet|containerd|dockerd|docker|crio|kernel|kube-proxy)$/.test(base) ? base : null;
-}
-
-const STREAM_UNIT = /^(kubelet|containerd|dockerd|docker|crio|kube-proxy|kernel|kubelite|k3s|rke2-agent|rke2-server)(?:\.service)?$/;
-
-/** A CloudWatch log stream's name: `host/unit`, `unit/host`, `unit-host`, `unit.service-host`, or a host alone. */
-export function streamName(stream: string): { host: string | null; ident: string | null } {
-  const parts = stream.split('/').filter((p) => p !== '');
-  if (parts.length >= 2) {
-    const last = parts[parts.length - 1] as string;
-    const first = parts[0] as string;
-    if (STREAM_UNIT.test(last)) return { host: parts[parts.length - 2] as string, ident: last };
-    if (STREAM_UNIT.test(first)) return { host: parts[1] as string, ident: first };
-    return { host: null, ident: null };
-  }
-  const m = /^(kubelet|containerd|dockerd|docker|crio|kube-proxy|kernel)(?:\.service)?[-_.](.+)$/.exec(stream);
-  if (m) return { host: m[2] as string, ident: m[1] as string };
-  if (STREAM_UNIT.test(stream)) return { host: null, ident: stream };
-  // An EC2 instance or a node name alone.
-  return /^(?:i-[0-9a-f]{8,17}|ip-\d+-\d+-\d+-\d+\S*)$/.test(stream) ? { host: stream, ident: null } : { host: null, ident: null };
-}
-
-/**
- * An export's time as µs since the epoch: RFC 3339 (up to nanoseconds; no zone: UTC, as every export writes UTC),
- * `2024-03-11 10:04:12.000 UTC`, Kibana's `Mar 11, 2024 @ 10:04:12.000`, Azure's portal `3/11/2024, 10:04:12.000 AM`, or epoch seconds, ms or µs.
- */
-export function timeUs(v: unknown): number {
-  if (typeof v === 'number') return epochUs(v);
-  if (typeof v !== 'string') return NaN;
-  const s = v.trim();
-  if (/^\d+(?:\.\d+)?$/.test(s)) return epochUs(Number(s));
-  let m = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?\s*(Z|UTC|GMT|[+-]\d\d:?\d\d)?$/i.exec(s);
-  if (m) return civilUs(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!, m[7], m[8]);
-  // Kibana's CSV (its default dateFormat, in the browser's zone: read as UTC): `Mar 11, 2024 @ 10:04:12.000`.
-  m = new RegExp(String.raw`^(${MONTHS}) (\d{1,2}), (\d{4}) @ (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?$`).exec(s);
-  if (m) return civilUs(+m[3]!, MONTHS.split('|').indexOf(m[1]!) + 1, +m[2]!, +m[4]!, +m[5]!, +m[6]!, m[7], undefined);
-  m = /^(\d{1,2})\/(\d{1,2})\/(\d{4}),? (\d{1,2}):(\d\d):(\d\d)(?:\.(\d{1,9}))? ?([AP]M)?$/i.exec(s);
-  if (m) {
-    let h = +m[4]!;
-    if (m[8]) h = (h % 12) + (m[8].toUpperCase() === 'PM' ? 12 : 0);
-    return civilUs(+m[3]!, +m[1]!, +m[2]!, h, +m[5]!, +m[6]!, m[7], undefined);
-  }
-  return NaN;
-}
-
-function epochUs(n: number): number {
-  if (!Number.isFinite(n) || n <= 0) return NaN;
-  if (n < 1e11) return Math.round(n * 1e6); // seconds
-  if (n < 1e14) return Math.round(n * 1e3); // ms
-  if (n < 1e17) return Math.round(n); // µs
-  return Math.round(n / 1e3); // ns
-}
-
-function civilUs(y: number, mo: number, d: number, h: number, mi: number, s: number, frac: string | undefined, zone: string | undefined): number {
-  const ms = Date.UTC(y, mo - 1, d, h, mi, s);
-  if (Number.isNaN(ms) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return NaN;
-  let us = ms * 1000 + (frac ? Math.floor(Number(frac.padEnd(9, '0')) / 1000) : 0);
-  const z = zone && /^[+-]/.test(zone) ? /^([+-])(\d\d):?(\d\d)$/.exec(zone) : null;
-  if (z) us -= (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3])) * 60_000_000;
-  return us;
-}
-
-/** The entry as the `journalctl -o json` line the recogniser reads (with its newline). */
-export function journalLine(e: ExportEntry): string {
-  let line = '{';
-  if (!Number.isNaN(e.us)) line += `"__REALTIME_TIMESTAMP":"${e.us}",`;
-  if (e.host !== null) line += `"_HOSTNAME":${JSON.stringify(e.host)},`;
-  line += `"SYSLOG_IDENTIFIER":${JSON.stringify(e.ident ?? '')},`;
-  if (e.pid !== null) line += `"_PID":"${e.pid}",`;
-  return `${line}"MESSAGE":${JSON.stringify(e.message)}}\n`;
-}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Whole documents
@@ -262,6 +55,8 @@ export function journalLine(e: ExportEntry): string {
 const ENTRY_KEYS = /"(?:textPayload|jsonPayload|logName|insertId|logStreamName|ingestionTime|SyslogMessage|TimeGenerated|_raw|_source|@timestamp)"\s*:/;
 /** A document that wraps its entries: `aws logs filter-log-events`/`get-log-events`, an Elasticsearch answer. */
 const WRAPPER = /^\{\s*"(?:events|nextForwardToken|nextToken|searchedLogStreams|took|timed_out|_shards|hits)"\s*:/;
+/** A Log Analytics REST answer: tables of columns and rows. */
+const TABLES = /^\{\s*"tables"\s*:\s*\[/;
 
 /** Whether `head` (a file's first bytes) is a whole-document export: a JSON document (not JSON lines) or a CSV. */
 export function isExportDocument(head: Buffer): boolean {
@@ -271,13 +66,43 @@ export function isExportDocument(head: Buffer): boolean {
   const c = head[i];
   if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
     const text = head.toString('utf8', i, Math.min(head.length, i + 16 * 1024));
-    if (c === 0x7b) return WRAPPER.test(text) && /"(?:events|hits)"\s*:/.test(text);
+    if (c === 0x7b) return (WRAPPER.test(text) && /"(?:events|hits)"\s*:/.test(text)) || (TABLES.test(text) && /"columns"\s*:/.test(text) && /"name"\s*:\s*"(?:SyslogMessage|TimeGenerated)"/.test(text));
     // An array of entries (its first one), not a Prometheus answer or a list of other things.
     return /^\[\s*\{/.test(text) && ENTRY_KEYS.test(text.slice(0, 4096));
   }
   const nl = head.indexOf(0x0a, i);
   if (nl < 0 && head.length >= 64 * 1024) return false;
   return csvColumns(head.toString('utf8', i, nl < 0 ? head.length : nl).replace(/\r$/, '')) !== null;
+}
+
+/**
+ * The shell command that prints a JSON export document's entries one a line (`jq -c`), for the count checks: an array's
+ * elements, `events[]` (CloudWatch), `hits.hits[]` (Elasticsearch), each table's rows (Log Analytics). A pattern that
+ * matches an entry's message matches its line; a CSV is counted by its own lines (a message is one field of one row).
+ */
+export const EXPORT_ENTRIES_JQ = `jq -c 'if type == "array" then .[] elif has("tables") then .tables[].rows[] elif has("events") then .events[] elif has("hits") then .hits.hits[] else empty end'`;
+
+/** Whether an export document's first bytes are JSON or CSV. */
+export function exportDocumentKind(head: Buffer): 'json' | 'csv' {
+  return /^\uFEFF?\s*[[{]/.test(head.toString('utf8', 0, 256)) ? 'json' : 'csv';
+}
+
+/**
+ * The journal JSON lines of the entries in an export document's first bytes (`head`: all of it when `complete`), at
+ * most `max` bytes of them: what a probe sniffs, without reading the document whole. A cut CSV is read up to its last
+ * whole line; a cut JSON document up to its last whole entry.
+ */
+export function exportHead(head: Buffer, complete: boolean, max: number): { head: Buffer; complete: boolean } {
+  const doc = complete || exportDocumentKind(head) === 'json' ? head : head.subarray(0, head.lastIndexOf(0x0a) + 1);
+  const parts: Buffer[] = [];
+  let size = 0;
+  for (const e of exportDocument(doc).entries) {
+    const line = Buffer.from(journalLine(e), 'utf8');
+    if (size + line.length > max) return { head: Buffer.concat(parts), complete: false };
+    parts.push(line);
+    size += line.length;
+  }
+  return { head: Buffer.concat(parts), complete };
 }
 
 /** Containers deeper than this are scanned through, never parsed as entries (bounds the re-scanning: see below). */
@@ -320,6 +145,58 @@ function documentEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
     i++;
   }
   return depth === 0;
+}
+
+/**
+ * The rows of a Log Analytics answer's tables, each read as the object of its columns' names (so that exportEntry
+ * reads it as it reads `az monitor log-analytics query`'s objects). Each row is parsed alone; a table's columns are
+ * found before its rows (the API writes name, columns, rows). False when the document ends inside a row.
+ */
+function tableEntries(b: Buffer, add: (e: ExportEntry) => void): boolean {
+  let at = 0;
+  for (;;) {
+    const key = b.indexOf('"columns"', at);
+    if (key < 0) return true;
+    const open = b.indexOf(0x5b, key);
+    const end = open < 0 ? -1 : containerEnd(b, open);
+    if (end < 0) return false;
+    let names: string[];
+    try {
+      names = (JSON.parse(b.toString('utf8', open, end)) as unknown[]).map((c) => (isObj(c) && typeof c.name === 'string' ? c.name : ''));
+    } catch {
+      names = [];
+    }
+    const rows = b.indexOf('"rows"', end);
+    let i = rows < 0 ? -1 : b.indexOf(0x5b, rows);
+    if (i < 0) return true;
+    // Each element of the rows array: `[…]`, separated by commas and blanks, up to the closing `]`.
+    for (i++; i < b.length; ) {
+      const c = b[i] as number;
+      if (c === 0x5d /* ] */) break;
+      if (c !== 0x5b) {
+        i++;
+        continue;
+      }
+      const rowEnd = containerEnd(b, i);
+      if (rowEnd < 0) return false;
+      let row: unknown;
+      try {
+        row = JSON.parse(b.toString('utf8', i, rowEnd));
+      } catch {
+        row = null;
+      }
+      if (Array.isArray(row)) {
+        const o: Obj = {};
+        names.forEach((n, k) => {
+          if (n !== '' && k < row.length) o[n] = row[k];
+        });
+        const e = exportEntry(o);
+        if (e) add(e);
+      }
+      i = rowEnd;
+    }
+    at = i + 1;
+  }
 }
 
 /** The index after the string that starts at `i` (b.length when it is not closed). */
@@ -394,6 +271,7 @@ function scanDocument(doc: Buffer | string, add: (e: ExportEntry) => void): bool
   const b = typeof doc === 'string' ? Buffer.from(doc, 'utf8') : doc;
   let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
   while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
+  if (b[i] === 0x7b && TABLES.test(b.toString('utf8', i, i + 64))) return tableEntries(b.subarray(i), add);
   if (b[i] === 0x5b || b[i] === 0x7b) return documentEntries(i > 0 ? b.subarray(i) : b, add);
   csvEntries(b.toString('utf8', i), add);
   return true;
@@ -406,33 +284,50 @@ export function exportDocument(doc: Buffer | string): { entries: ExportEntry[]; 
   return { entries: Array.from(timeOrder(found.map((e) => e.us)), (i) => found[i] as ExportEntry), whole };
 }
 
-/** Journal lines kept compactly: one growing buffer, an offset and a time per line (no object or string per entry). */
+/** Journal lines kept compactly: in 1 MiB segments, a segment, an offset and a time per line (no object or string per
+ *  entry). A segment is let go once every line in it has been taken (`take`): an export in time order, or newest
+ *  first, holds only the lines not yet handed on. */
 class LineStore {
-  /** `expect`: the bytes the lines will likely take (a document's own size: its lines are no longer than its entries). */
-  constructor(expect: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(expect, 1 << 16));
-  }
-  buf: Buffer;
-  size = 0;
-  starts: number[] = [];
+  private segs: Buffer[] = [];
+  private left: number[] = [];
+  private cur: Buffer = EMPTY;
+  private used = 0;
+  seg: number[] = [];
+  at: number[] = [];
+  len: number[] = [];
   times: number[] = [];
   add(e: ExportEntry): void {
     const line = journalLine(e);
-    const need = this.size + Buffer.byteLength(line, 'utf8');
-    if (need > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, Math.ceil(this.buf.length * 1.5)));
-      this.buf.copy(grown, 0, 0, this.size);
-      this.buf = grown;
+    const n = Buffer.byteLength(line, 'utf8');
+    if (this.used + n > this.cur.length) {
+      this.cur = Buffer.allocUnsafe(Math.max(SEGMENT, n));
+      this.segs.push(this.cur);
+      this.left.push(0);
+      this.used = 0;
     }
-    this.starts.push(this.size);
+    const k = this.segs.length - 1;
+    this.seg.push(k);
+    this.at.push(this.used);
+    this.len.push(n);
     this.times.push(e.us);
-    this.size += this.buf.write(line, this.size, 'utf8');
+    this.left[k] = (this.left[k] as number) + 1;
+    this.used += this.cur.write(line, this.used, 'utf8');
   }
-  line(i: number): Buffer {
-    return this.buf.subarray(this.starts[i] as number, i + 1 < this.starts.length ? (this.starts[i + 1] as number) : this.size);
+  /** Line `i` copied into `to` at `pos`; its segment let go once all of its lines have been taken. */
+  take(i: number, to: Buffer, pos: number): number {
+    const k = this.seg[i] as number;
+    const from = this.at[i] as number;
+    const n = (this.segs[k] as Buffer).copy(to, pos, from, from + (this.len[i] as number));
+    this.left[k] = (this.left[k] as number) - 1;
+    if (this.left[k] === 0) {
+      this.segs[k] = EMPTY;
+      if (k === this.segs.length - 1) this.cur = EMPTY;
+    }
+    return n;
   }
 }
 
+const SEGMENT = 1 << 20;
 const CHUNK = 256 * 1024;
 const EMPTY = Buffer.alloc(0);
 
@@ -442,27 +337,26 @@ const EMPTY = Buffer.alloc(0);
  * ECORRUPT, says so (the usual "read stopped after line N: …" warning).
  */
 export function exportLines(raw: Readable, limits: Limits): Readable {
-  const collecting = collect(raw, limits.maxExportBytes);
+  const collecting = collectInto(raw, limits.maxExportBytes);
   async function* lines(): AsyncGenerator<Buffer> {
     const got = await collecting;
     if (!raw.destroyed) raw.destroy();
     if (got.error) throw got.error;
     const cut = got.complete ? null : `export document larger than ${mib(limits.maxExportBytes)}`;
-    const store = new LineStore(got.data.length + 4096);
-    const whole = readDocument(got.data, cut !== null, store);
-    // The document is let go before its lines are handed on.
-    got.data = EMPTY;
+    const store = new LineStore();
+    // The document is let go as soon as it is read (a CSV's as soon as it is text), before its lines are handed on.
+    const whole = readDocument(got, cut !== null, store);
     const order = timeOrder(store.times);
     let chunk = Buffer.allocUnsafe(CHUNK);
     let size = 0;
     for (const i of order) {
-      const line = store.line(i);
-      if (size + line.length > chunk.length) {
+      const n = store.len[i] as number;
+      if (size + n > chunk.length) {
         if (size > 0) yield chunk.subarray(0, size);
-        chunk = Buffer.allocUnsafe(Math.max(CHUNK, line.length));
+        chunk = Buffer.allocUnsafe(Math.max(CHUNK, n));
         size = 0;
       }
-      size += line.copy(chunk, size);
+      size += store.take(i, chunk, size);
     }
     if (size > 0) yield chunk.subarray(0, size);
     if (cut) throw damage(`${cut}: only its first ${mib(limits.maxExportBytes)} read`);
@@ -492,10 +386,118 @@ export function exportLines(raw: Readable, limits: Limits): Readable {
   });
 }
 
-/** The document's entries into `store`; a CSV cut at the bound (`cut`) is read up to its last whole line. */
-function readDocument(data: Buffer, cut: boolean, store: LineStore): boolean {
-  const csv = cut && !/^\uFEFF?\s*[[{]/.test(data.toString('utf8', 0, 64));
-  return scanDocument(csv ? data.subarray(0, data.lastIndexOf(0x0a) + 1) : data, (e) => store.add(e));
+/**
+ * A stream's first `max` bytes in one buffer, each chunk copied in as it comes (no list of chunks joined at the end:
+ * that held the document twice). The buffer grows by doubling; its pages are only touched as they are written.
+ */
+function collectInto(stream: Readable, max: number): Promise<{ data: Buffer; complete: boolean; error: Error | null }> {
+  return new Promise((resolve) => {
+    let buf = Buffer.allocUnsafe(Math.min(max, 1 << 20));
+    let n = 0;
+    let done = false;
+    const finish = (complete: boolean, error: Error | null) => {
+      if (done) return;
+      done = true;
+      stream.off('data', onData);
+      resolve({ data: buf.subarray(0, n), complete, error });
+      if (!complete && !error) stream.destroy();
+    };
+    const onData = (chunk: Buffer | string) => {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      const take = Math.min(b.length, max - n);
+      if (n + take > buf.length) {
+        const grown = Buffer.allocUnsafe(Math.min(max, Math.max(n + take, buf.length * 2)));
+        buf.copy(grown, 0, 0, n);
+        buf = grown;
+      }
+      n += b.copy(buf, n, 0, take);
+      if (take < b.length) finish(false, null);
+    };
+    stream.on('data', onData);
+    stream.once('end', () => finish(true, null));
+    // Stays attached: a stream destroyed after the document may still report an error nobody else listens to.
+    stream.on('error', (err) => finish(false, err));
+  });
+}
+
+/** The document's entries into `store`; a CSV cut at the bound (`cut`) is read up to its last whole line. The
+ *  document's bytes (`got.data`) are let go once read, a CSV's once they are text. */
+function readDocument(got: { data: Buffer }, cut: boolean, store: LineStore): boolean {
+  if (exportDocumentKind(got.data) === 'json') {
+    const whole = scanDocument(got.data, (e) => store.add(e));
+    got.data = EMPTY;
+    return whole;
+  }
+  const b = cut ? got.data.subarray(0, got.data.lastIndexOf(0x0a) + 1) : got.data;
+  got.data = EMPTY;
+  const skip = /^\uFEFF?\s*/.exec(b.toString('utf8', 0, 4096))?.[0] ?? '';
+  csvWindows(b.subarray(Buffer.byteLength(skip, 'utf8')), (e) => store.add(e));
+  return true;
+}
+
+const CSV_WINDOW = 1 << 20;
+
+/**
+ * A CSV document's entries, its text decoded a window of about 1 MiB at a time (never the whole document as one
+ * string): each window ends after a line break; a record still open at a window's end (a quoted field over several
+ * lines) is read again with the next window.
+ */
+function csvWindows(b: Buffer, add: (e: ExportEntry) => void): void {
+  const nl = b.indexOf(0x0a);
+  const header = (nl < 0 ? b.toString('utf8') : b.toString('utf8', 0, nl)).replace(/\r$/, '');
+  const cols = csvColumns(header);
+  if (!cols) return;
+  let pos = nl < 0 ? b.length : nl + 1;
+  let win = CSV_WINDOW;
+  while (pos < b.length) {
+    let end = Math.min(b.length, pos + win);
+    if (end < b.length) {
+      const cut = b.lastIndexOf(0x0a, end - 1);
+      if (cut < pos) {
+        // One line longer than the window: a wider window.
+        win *= 2;
+        continue;
+      }
+      end = cut + 1;
+    }
+    const text = b.toString('utf8', pos, end);
+    const last = end === b.length;
+    let i = 0;
+    for (let r = csvRecord(text, 0); r; r = csvRecord(text, r.next)) {
+      // Open at the window's end (no line break closed it): read again from its start with the next window.
+      if (!last && r.next >= text.length && text.charCodeAt(text.length - 1) !== 0x0a) break;
+      if (!last && r.next >= text.length && openQuote(text, i)) break;
+      csvRow(r.fields, cols, add);
+      i = r.next;
+    }
+    if (i === 0 && !last) {
+      win *= 2;
+      continue;
+    }
+    pos += Buffer.byteLength(text.slice(0, i), 'utf8');
+    win = CSV_WINDOW;
+    if (last) break;
+  }
+}
+
+/** Whether the record that starts at `i` has a quoted field still open at the end of `text`. */
+function openQuote(text: string, i: number): boolean {
+  let quoted = false;
+  let atStart = true;
+  for (let j = i; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (quoted) {
+      if (c === 0x22) {
+        if (text.charCodeAt(j + 1) === 0x22) j++;
+        else quoted = false;
+      }
+      continue;
+    }
+    if (c === 0x22 && atStart) quoted = true;
+    else if (c === 0x0a) return false;
+    atStart = c === 0x2c || c === 0x0a || c === 0x0d;
+  }
+  return quoted;
 }
 
 function damage(message: string): Error {
@@ -585,14 +587,19 @@ function csvEntries(text: string, add: (e: ExportEntry) => void): void {
   if (!head) return;
   const cols = csvColumns(text.slice(0, head.next).replace(/\r?\n$/, ''));
   if (!cols) return;
-  for (let r = csvRecord(text, head.next); r; r = csvRecord(text, r.next)) {
-    if (r.fields.length === 1 && r.fields[0] === '') continue;
+  for (let r = csvRecord(text, head.next); r; r = csvRecord(text, r.next)) csvRow(r.fields, cols, add);
+}
+
+/** One CSV record's entry, read through its header's columns. */
+function csvRow(fields: string[], cols: Map<string, number>, add: (e: ExportEntry) => void): void {
+  {
+    if (fields.length === 1 && fields[0] === '') return;
     const get = (k: string): string | undefined => {
       const i = cols.get(k);
-      return i === undefined ? undefined : r.fields[i];
+      return i === undefined ? undefined : fields[i];
     };
     const message = get('message');
-    if (message === undefined) continue;
+    if (message === undefined) return;
     // Built as the JSON entry of the same export, so one reading serves both.
     const o: Obj = { message, host: get('host') ?? '', timestamp: get('timestamp') ?? '' };
     const ident = get('ident');

@@ -15,7 +15,7 @@ import { countingStream, logIndexOf, type LogIndex } from './line-reader.js';
 import { extractFile, headAtSync, splitRanges, type FileRange } from './ranges.js';
 import type { Limits } from './limits.js';
 import { LineScanner, scanStream } from '../../parse/lines.js';
-import { MetricsParser, type DroppedSeries } from '../../parse/metrics/exposition.js';
+import { MAX_SAMPLE_TIMES, MAX_SAMPLES, MetricsParser, type DroppedSeries, type SampleCut } from '../../parse/metrics/exposition.js';
 import type { ParsedGoroutines } from '../../parse/goroutines.js';
 import { iso, resolveZone, sameZone, type Zone } from '../../parse/time.js';
 import { contentRole, extractSignals, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
@@ -28,6 +28,7 @@ import type { ArtifactData } from '../../model/node.js';
 import type { MetricsSource } from '../../model/metrics.js';
 import { isModelMetric } from '../../model/metric-names.js';
 import { originOfName } from './names.js';
+import { foldLines, wrapWidth } from './fold.js';
 import { artifactNotAfter, artifactZone, bundleFields, hasExtras, isDocument, readDocument, readExtras, selfAnchored } from './bundle-data.js';
 import { YEARFUL, YearAnchors, type YearFrom } from './anchors.js';
 import { Readable } from 'node:stream';
@@ -73,6 +74,8 @@ export interface Reads extends SourceRead {
 }
 
 const LOG_ROLES = new Set(['kubelet-log', 'runtime-log', 'kernel-log', 'controller-log', 'healthz']);
+/** A log of text lines (not JSON, not a decoded journal or export): one a paste may have hard-wrapped. */
+const textLog = (a: Artifact): boolean => a.compression !== 'journal' && a.compression !== 'export' && !/json|openmetrics|prometheus/.test(a.format);
 /** A loose text file nothing in its head placed (no envelope, no known document): read as a log all the same, since
  *  a pasted excerpt is recognised by its messages; its role is then what its lines turned out to be. Inside bundles
  *  the layout says which files are logs. */
@@ -179,6 +182,15 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
     warnings.push({ file: a.path, line, message });
     perArtifact.set(a.id, (perArtifact.get(a.id) ?? 0) + 1);
   };
+  /** A paste hard-wrapped at a fixed width (fold.ts): its lines with the wrapped ones joined, and `done()` to call
+   *  once read (it says how many were joined); null for any other file, which is read as it is. */
+  const unwrap = (a: Artifact, onRead?: (bytes: number, n: number) => void): { stream: Readable; done: () => void } | null => {
+    const wrap = textLog(a) ? wrapWidth(a.head) : null;
+    if (wrap === null) return null;
+    const fold = foldLines(onRead ? countingStream(a.open(), onRead) : a.open(), wrap);
+    a.wrap = wrap;
+    return { stream: fold.stream, done: () => fold.joined() > 0 && warn(a, null, `hard-wrapped at ${wrap} columns: ${fold.joined()} line(s) joined to the line they continue (evidence cites each record's first line)`) };
+  };
 
   // Year-carrying formats first: their times anchor the year of the year-less ones (journal short, klog headers), each
   // on its own node's (src/sources/files/anchors.ts). Bundle files anchored by their collection time need no help: they stay in
@@ -212,7 +224,11 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
         let sig: ArtifactSignals;
         const pre = a.early !== undefined ? early.get(a.early) : undefined;
         if (pre) early.delete(a.early as number);
-        if (doc) {
+        const unwrapped = doc ? null : unwrap(a, onRead);
+        if (unwrapped) {
+          sig = await extractSignals(unwrapped.stream, here);
+          unwrapped.done();
+        } else if (doc) {
           // A document, and the log lines pasted with it: both read, their events told once.
           const read = await readDocument(a, (line, m) => warn(a, line, m));
           const { withLogLines } = await import('../../signals/documents.js');
@@ -255,7 +271,9 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
       } else if (a.role === 'metrics') {
         d.metrics = await readMetrics(a, (n) => lines.set(a.id, n), (line, msg) => warn(a, line, msg));
       } else if (a.role === 'goroutine-dump') {
-        d.goroutines = await readGoroutines(a, (n) => lines.set(a.id, n));
+        const unwrapped = unwrap(a);
+        d.goroutines = await readGoroutines(a, unwrapped?.stream ?? a.open(), (n) => lines.set(a.id, n));
+        unwrapped?.done();
       }
     } catch (err) {
       warn(a, null, `could not be read: ${(err as Error).message}`);
@@ -410,22 +428,22 @@ async function runLimited<T>(items: T[], limit: number, fn: (x: T) => Promise<vo
   await Promise.all(lanes);
 }
 
-/** A saved query answer in JSON is read whole: larger ones are refused (plegscope's memory bound). */
-const MAX_QUERY_JSON_BYTES = 48 << 20;
-
 async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (line: number | null, m: string) => void): Promise<MetricsSource> {
-  let parsed: MetricsSource['parsed'] & { errors: { line: number; message: string }[]; dropped?: DroppedSeries[] };
+  let parsed: MetricsSource['parsed'] & { errors: { line: number; message: string }[]; dropped?: DroppedSeries[]; cut?: SampleCut | null };
   if (a.format === 'prometheus-query-json') {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    // Streamed, never parsed whole: a saved answer of one series sampled millions of times stays within the bound.
+    const reader = new (await import('../../parse/metrics/query-result.js')).QueryJsonReader(isModelMetric);
+    let lines = 0;
+    let last = 10;
     for await (const c of a.open()) {
-      size += (c as Buffer).length;
-      if (size > MAX_QUERY_JSON_BYTES) throw new Error(`a saved query answer larger than ${MAX_QUERY_JSON_BYTES >> 20} MiB: save a narrower window or step`);
-      chunks.push(c as Buffer);
+      const b = c as Buffer;
+      for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) lines++;
+      if (b.length > 0) last = b[b.length - 1]!;
+      reader.push(b);
+      if (reader.done) break; // at its bound (said by finish()), or not JSON from here
     }
-    const text = Buffer.concat(chunks).toString('utf8');
-    setLines(text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
-    parsed = (await import('../../parse/metrics/query-result.js')).parseQueryJson(text, isModelMetric);
+    setLines(lines + (last === 10 ? 0 : 1));
+    parsed = reader.finish();
   } else {
     const parser = a.format === 'prometheus-query-text' ? new (await import('../../parse/metrics/query-result.js')).QueryTextParser(isModelMetric) : new MetricsParser({ keep: isModelMetric });
     const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
@@ -438,16 +456,17 @@ async function readMetrics(a: Artifact, setLines: (n: number) => void, warn: (li
     warn(first.line, `${parsed.errors.length} malformed metrics line(s) skipped (first: ${first.message})`);
   }
   for (const n of ('notes' in parsed && Array.isArray(parsed.notes) ? parsed.notes as { line: number; message: string }[] : [])) warn(n.line, n.message);
+  if (parsed.cut) warn(parsed.cut.firstLine, `only the first ${parsed.cut.kept} samples are read (${MAX_SAMPLES} samples or ${MAX_SAMPLE_TIMES} sample times at most); ${parsed.cut.more} more sample(s) (from this line) not read (plegscope's memory bound): a narrower dump or query holds what the stall needs`);
   for (const d of parsed.dropped ?? []) {
     warn(d.firstLine, `metric family ${d.family}: only its first ${d.kept} series are read; ${d.atLeast ? 'at least ' : ''}${d.series} more series (${d.samples} samples, the first on this line) dropped (a kubelet exposes a few dozen per family)`);
   }
   return { file: a.path, nodeHint: a.nodeHint, nameTime: a.nameTime, parsed };
 }
 
-async function readGoroutines(a: Artifact, setLines: (n: number) => void): Promise<ParsedGoroutines> {
+async function readGoroutines(a: Artifact, bytes: Readable, setLines: (n: number) => void): Promise<ParsedGoroutines> {
   const parser = new (await import('../../parse/goroutines.js')).GoroutineParser();
   const scanner = new LineScanner({ line: (t, n) => parser.push(t, n) }, { prefilter: null });
-  const res = await scanStream(a.open(), scanner);
+  const res = await scanStream(bytes, scanner);
   setLines(res.lines);
   const g = parser.finish();
   return { ...g, artifact: a.id };

@@ -315,6 +315,7 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
   let firstDisagreement: SegmentTail['firstDisagreement'] = null;
   let undated = 0;
   let firstUndated: number | null = null;
+  const absurd: SegmentTail['absurd'] = { times: 0, firstTime: null, durations: 0, firstDuration: null };
   let timeOfDayOnly = 0;
   let prevEnd: { year: number; lastMonth: number } | null = null;
   let prevLastTs = NaN;
@@ -373,6 +374,10 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
     undated += tail.undated;
     timeOfDayOnly += tail.timeOfDayOnly;
     if (firstUndated === null && tail.firstUndated !== null) firstUndated = tail.firstUndated + lineBase;
+    absurd.times += tail.absurd.times;
+    absurd.durations += tail.absurd.durations;
+    if (absurd.firstTime === null && tail.absurd.firstTime !== null) absurd.firstTime = tail.absurd.firstTime + lineBase;
+    if (absurd.firstDuration === null && tail.absurd.firstDuration !== null) absurd.firstDuration = tail.absurd.firstDuration + lineBase;
     if (s.scan.lastLine) lastLine = { ...s.scan.lastLine, lineNo: s.scan.lastLine.lineNo + lineBase, offset: s.scan.lastLine.offset + byteBase };
     prevEnd = { year: tail.yearEnd.year + delta, lastMonth: tail.yearEnd.lastMonth };
     lineBase += s.scan.lines;
@@ -392,7 +397,7 @@ export function merge(parts: SegmentResult[], starts: Array<{ year: number; last
   };
   const tail: SegmentTail = {
     yearEnd: prevEnd ?? first.tail.yearEnd, firstMonth: first.tail.firstMonth, firstPid: {}, lastPid: {}, nodeNameCounts,
-    firstTs: NaN, lastTs: prevLastTs, backwardJumps, disagreements, firstDisagreement, undated, firstUndated, timeOfDayOnly, edges: {}, warmupEnd: 0,
+    firstTs: NaN, lastTs: prevLastTs, backwardJumps, disagreements, firstDisagreement, undated, firstUndated, absurd, timeOfDayOnly, edges: {}, warmupEnd: 0,
   };
   return completeSignals(merged, tail, opts, readError);
 }

@@ -4,7 +4,7 @@ import type { Role } from '../../contract/analysis.js';
 import { sniffQueryResult } from './sniff-query.js';
 import { LOKI_LABELS, linePrefixOf, skipLinePrefix } from '../../util/line-prefix.js';
 import { NODE_COMMANDS, PROMPT_HEAD } from '../../util/prompt.js';
-import { exportEntry } from './exports.js';
+import { exportEntry } from '../../parse/export-entry.js';
 
 export interface Sniffed {
   role: Role;

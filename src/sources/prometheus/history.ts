@@ -2,8 +2,8 @@
 // which of them the input names, and the series of each node over each window asked for, as MetricsSources the model
 // reads as it reads snapshot files. Like analyze.ts this file knows several stages: input (the HTTP client), parse
 // (query answers → samples) and model (node identity, queries, windows). `plegscope scan` uses the same discovery.
-import { PrometheusClient, PrometheusError, type QueryData } from './client.js';
-import { samplesFromQueryData, type QueryParsed } from '../../parse/metrics/query-result.js';
+import { PrometheusClient, PrometheusError, type Answer } from './client.js';
+import { answerNotes, SampleSink, SeriesList, type QueryParsed } from '../../parse/metrics/query-result.js';
 import { isModelMetric } from '../../model/metric-names.js';
 import type { MetricsSource } from '../../model/metrics.js';
 import { buildNodes, type ArtifactData, type NodeModel } from '../../model/node.js';
@@ -11,10 +11,11 @@ import { InputError } from '../artifact.js';
 import type { ArtifactInfo, InputInfo, Warning } from '../../contract/analysis.js';
 import type { SourceRead } from '../source.js';
 import {
-  dedupeSeries, findTarget, kubeletTargets, mergeWindows, nodeQuery, NODE_INFO_MATCH, planWindow, plegRawQuery, queryLabel, scrapeInterval,
+  dedupeSamples, findTarget, IDENTITY_LABELS, kubeletTargets, mergeWindows, nodeQuery, NODE_INFO_MATCH, planWindow, plegRawQuery, queryLabel, scrapeInterval,
   scrapeProbeQuery, TARGET_MATCH, type KubeletTarget, type QueryPart, type Window,
 } from '../../model/prom-plan.js';
 import { flatPassQuery, flaggedWindows, scanStep } from '../../model/fleet-scan.js';
+import { isoTime } from '../../util/instant.js';
 
 /** Minutes asked for before and after each stall (issue 17). */
 export const STALL_MARGIN_MS = 30 * 60_000;
@@ -36,29 +37,38 @@ export interface QuerySource {
   metrics: MetricsSource;
   points: number;
   errors: QueryParsed['errors'];
+  notes: NonNullable<QueryParsed['notes']>;
 }
 
 /** The kubelets the server has series of within [from, to]. Throws a PrometheusError when it has none. */
-export async function discoverKubelets(client: PrometheusClient, from: number, to: number, ipNames?: Map<string, string>): Promise<{ targets: KubeletTarget[] }> {
+export async function discoverKubelets(client: PrometheusClient, from: number, to: number, ipNames?: Map<string, string>): Promise<{ targets: KubeletTarget[]; warnings: string[] }> {
   const [series, info] = await Promise.all([
-    client.series(TARGET_MATCH, from, to),
-    client.series(NODE_INFO_MATCH, from, to).catch(() => []),
+    client.series(TARGET_MATCH, from, to, IDENTITY_LABELS),
+    client.series(NODE_INFO_MATCH, from, to, IDENTITY_LABELS).catch(() => null),
   ]);
-  const targets = kubeletTargets(series, info, ipNames);
+  const warnings = answerWarnings(series.answer, 'the kubelet series list');
+  if (info) warnings.push(...answerWarnings(info.answer, 'the kube_node_info series list'));
+  const targets = kubeletTargets(series.sets, info?.sets ?? [], ipNames);
   if (targets.length === 0) {
     throw new PrometheusError('rejected', `no kubelet metrics between ${iso(from)} and ${iso(to)} (no ${TARGET_MATCH.slice(0, 4).join(', ')} series): is this the cluster's Prometheus, and does it scrape the kubelets?`, client.display);
   }
-  return { targets };
+  return { targets, warnings };
+}
+
+/** What an answer skipped, was cut to, or lost to damage: one line each. */
+export function answerWarnings(a: Answer, what: string): string[] {
+  const out = answerNotes(a.summary, what).map((n) => n.message);
+  if (a.summary.cutPoints > 0) out.push(`${what}: only its first points are read (a bound per answer and per run); the rest of the answer is not read (plegscope's memory bound)`);
+  if (a.summary.cutLabelSets > 0) out.push(`${what}: only its first ${a.summary.labelSets.length} series are read; ${a.summary.cutLabelSets} more not read (plegscope's memory bound)`);
+  if (a.damaged) out.push(`${a.damaged}: read up to there`);
+  return out;
 }
 
 /** The kubelet's scrape interval, from the raw samples of a relist counter around `atMs`. */
 export async function probeScrapeInterval(client: PrometheusClient, t: KubeletTarget, atMs: number): Promise<number> {
-  const d = await client.query(scrapeProbeQuery(t, 600), atMs);
-  const times: number[][] = [];
-  if (d.resultType === 'matrix' && Array.isArray(d.result)) {
-    for (const r of d.result as Array<{ values?: Array<[number, string]> }>) times.push((r.values ?? []).map((v) => Math.round(v[0] * 1000)));
-  }
-  return scrapeInterval(times) ?? DEFAULT_SCRAPE_S;
+  const list = new SeriesList();
+  await client.query(scrapeProbeQuery(t, 600), atMs, list);
+  return scrapeInterval(list.list.map((s) => s.times)) ?? DEFAULT_SCRAPE_S;
 }
 
 export interface NodeAsk {
@@ -84,11 +94,15 @@ const QUIET_WINDOW_MS = 6 * 3_600_000;
  * warnings; a server that cannot be asked (unreachable, TLS, 401/403, 5xx, no kubelet metrics) throws.
  */
 export async function nodeHistory(client: PrometheusClient, asks: NodeAsk[], ipNames?: Map<string, string>): Promise<HistoryResult> {
-  const all = asks.flatMap((a) => [...a.windows, ...(a.find ? [a.find] : [])]);
-  const from = Math.min(...all.map((w) => w[0]));
-  const to = Math.max(...all.map((w) => w[1]));
-  const { targets } = await discoverKubelets(client, from, to, ipNames);
-  const warnings: string[] = [];
+  let from = Infinity;
+  let to = -Infinity;
+  for (const a of asks) {
+    for (const w of [...a.windows, ...(a.find ? [a.find] : [])]) {
+      from = Math.min(from, w[0]);
+      to = Math.max(to, w[1]);
+    }
+  }
+  const { targets, warnings } = await discoverKubelets(client, from, to, ipNames);
   const jobs: Array<() => Promise<QuerySource>> = [];
   let segment = 0;
   for (const ask of asks) {
@@ -109,25 +123,45 @@ export async function nodeHistory(client: PrometheusClient, asks: NodeAsk[], ipN
       jobs.push(async () => {
         if (rangeS / scrapeS > MAX_RAW_POINTS) {
           const query = nodeQuery('pleg', t);
-          const data = await client.queryRange(query, plan.startMs, plan.endMs, plan.stepS);
-          return toSource(data, { query, label: queryLabel('pleg', t, plan.startMs, plan.endMs, plan.stepS), node, target: t, part: 'pleg', plan, stepS: plan.stepS, segment: seg });
+          const sink = new SampleSink(isModelMetric, { node: t.name });
+          return toSource(await client.queryRange(query, plan.startMs, plan.endMs, plan.stepS, sink), sink, { query, label: queryLabel('pleg', t, plan.startMs, plan.endMs, plan.stepS), node, target: t, part: 'pleg', plan, stepS: plan.stepS, segment: seg });
         }
         const query = plegRawQuery(t, rangeS);
-        const data = await client.query(query, plan.endMs);
-        if (Array.isArray(data.result)) data.result = dedupeSeries(data.result as Array<{ metric: Record<string, string>; values?: unknown[] }>);
-        return toSource(data, { query, label: queryLabel('pleg', t, plan.endMs - rangeS * 1000, plan.endMs, null), node, target: t, part: 'pleg', plan, stepS: scrapeS, segment: seg });
+        const sink = new SampleSink(isModelMetric, { node: t.name });
+        const src = toSource(await client.query(query, plan.endMs, sink), sink, { query, label: queryLabel('pleg', t, plan.endMs - rangeS * 1000, plan.endMs, null), node, target: t, part: 'pleg', plan, stepS: scrapeS, segment: seg });
+        src.metrics.parsed.samples = dedupeSamples(src.metrics.parsed.samples);
+        return src;
       });
       jobs.push(async () => {
         const query = nodeQuery('runtime', t);
-        const data = await client.queryRange(query, plan.startMs, plan.endMs, plan.coarseS);
-        return toSource(data, { query, label: queryLabel('runtime', t, plan.startMs, plan.endMs, plan.coarseS), node, target: t, part: 'runtime', plan, stepS: plan.coarseS, segment: seg });
+        const sink = new SampleSink(isModelMetric, { node: t.name });
+        return toSource(await client.queryRange(query, plan.startMs, plan.endMs, plan.coarseS, sink), sink, { query, label: queryLabel('runtime', t, plan.startMs, plan.endMs, plan.coarseS), node, target: t, part: 'runtime', plan, stepS: plan.coarseS, segment: seg });
       });
     }
   }
-  const sources = await runLimited(jobs, PARALLEL);
-  for (const s of sources) {
+  // One answer that fails (cut short, refused, past the run's budget) is a warning; the others are read.
+  const results = await runLimited(jobs.map((job) => () => job().catch((e: unknown) => {
+    if (!(e instanceof PrometheusError)) throw e;
+    return e;
+  })), PARALLEL);
+  const sources: QuerySource[] = [];
+  const failed = new Map<string, number>();
+  for (const s of results) {
+    if (s instanceof PrometheusError) {
+      failed.set(s.message, (failed.get(s.message) ?? 0) + 1);
+      continue;
+    }
+    sources.push(s);
     if (s.points === 0) warnings.push(`${s.node}: no ${s.part} series in ${s.label}`);
     for (const e of s.errors) warnings.push(`${s.label}: ${e.message}`);
+    for (const n of s.notes) warnings.push(`${s.label}: ${n.message}`);
+  }
+  for (const [m, n] of failed) warnings.push(n > 1 ? `${n} queries not answered: ${m}` : `a query not answered: ${m}`);
+  // Nothing read and every query failed alike: the server cannot be asked (the caller decides what that costs).
+  if (sources.length === 0 && failed.size === 1 && jobs.length > 0) {
+    const [m] = [...failed.keys()];
+    const first = results.find((r): r is PrometheusError => r instanceof PrometheusError && r.message === m)!;
+    throw first;
   }
   return { sources: sources.filter((s) => s.points > 0), warnings };
 }
@@ -139,15 +173,17 @@ const MAX_RAW_POINTS = 11_000;
  *  of the range. Asked of the server at a step chosen from the range, as the fleet scan does. */
 async function findStalls(client: PrometheusClient, t: KubeletTarget, range: Window, scrapeS: number): Promise<Window[]> {
   const stepS = scanStep(range[1] - range[0], scrapeS);
-  const d = await client.queryRange(flatPassQuery(stepS, scrapeS, t), range[0], range[1], stepS);
-  const times = Array.isArray(d.result) ? (d.result as Array<{ values?: Array<[number, string]> }>).flatMap((r) => (r.values ?? []).map((v) => Math.round(v[0] * 1000))) : [];
+  const list = new SeriesList();
+  await client.queryRange(flatPassQuery(stepS, scrapeS, t), range[0], range[1], stepS, list);
+  const times: number[] = [];
+  for (const s of list.list) for (const x of s.times) times.push(x);
   const found = flaggedWindows([{ labels: { [t.idLabel]: t.idValue }, times }], [t], stepS, scrapeS).get(t) ?? [];
   if (found.length === 0) return [[Math.max(range[0], range[1] - QUIET_WINDOW_MS), range[1]]];
   return found.map((w): Window => [Math.max(range[0], w[0] - STALL_MARGIN_MS), Math.min(range[1], w[1] + STALL_MARGIN_MS)]);
 }
 
-function toSource(data: QueryData, o: { query: string; label: string; node: string; target: KubeletTarget; part: QueryPart; plan: { startMs: number; endMs: number }; stepS: number; segment: number }): QuerySource {
-  const parsed = samplesFromQueryData(data, isModelMetric, { node: o.target.name });
+function toSource(answer: Answer, sink: SampleSink, o: { query: string; label: string; node: string; target: KubeletTarget; part: QueryPart; plan: { startMs: number; endMs: number }; stepS: number; segment: number }): QuerySource {
+  const parsed = sink.finish(answer.summary, answer.damaged);
   return {
     label: o.label,
     query: o.query,
@@ -158,6 +194,7 @@ function toSource(data: QueryData, o: { query: string; label: string; node: stri
     stepS: o.stepS,
     points: parsed.points,
     errors: parsed.errors,
+    notes: parsed.notes ?? [],
     metrics: { file: o.label, nodeHint: o.node, nameTime: null, parsed, segment: o.segment },
   };
 }
@@ -177,7 +214,7 @@ export async function runLimited<T>(jobs: Array<() => Promise<T>>, limit: number
 }
 
 function iso(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+  return isoTime(ms).replace('.000Z', 'Z');
 }
 
 function list(names: string[]): string {
