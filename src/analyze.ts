@@ -6,11 +6,13 @@ import type {
 import { SCHEMA_VERSION } from './contract/analysis.js';
 import type { Artifact, Reach } from './sources/artifact.js';
 import { join as pathJoin } from 'node:path';
+import { statSync } from 'node:fs';
 import type { LogIndex } from './sources/files/line-reader.js';
 import { JOURNAL_FIELDS } from './sources/files/journal.js';
 import { foldCommand } from './sources/files/fold.js';
 import { EXPORT_ENTRIES_JQ } from './sources/files/exports.js';
 import { iso } from './parse/time.js';
+import { messageOf } from './parse/message.js';
 import { buildNodes, type NodeModel } from './model/node.js';
 import { plegCoverage } from './model/coverage.js';
 import { computeFacts, type Cite } from './rules/facts.js';
@@ -102,7 +104,7 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
     generatedAt: (opts.now?.() ?? new Date()).toISOString(),
     inputs: sources.flatMap((s) => s.inputs(nodeOf)),
     nodes: reports,
-    warnings: sortWarnings(sources.flatMap((s) => s.warnings)).map((w) => ({ ...w, message: plurals(w.message) })),
+    warnings: sortWarnings(sources.flatMap((s) => s.warnings)).map((w) => withGivenPath({ ...w, message: plurals(w.message) }, files.disc)),
   };
   const viewNodes: ViewIndex['nodes'] = new Map(nodes.map((n) => [n.name, {
     artifacts: n.artifacts,
@@ -111,12 +113,42 @@ export async function analyze(opts: AnalyzeOptions): Promise<AnalysisRun> {
   return { analysis, evaluated, artifacts: files.disc.artifacts, views: { logs: files.logs, nodes: viewNodes }, early: files.early };
 }
 
+/** A warning with its file as the user named it (`path`), when that differs from `file` (relative to its input, as
+ *  artifacts and evidence name it). */
+function withGivenPath(w: Analysis['warnings'][number], disc: { inputs: Array<{ path: string }>; artifacts: Artifact[] }): Analysis['warnings'][number] {
+  const path = pathAsGiven(w.file, disc);
+  return path !== null && path !== w.file ? { ...w, path } : w;
+}
+
+/** A warning's file as the user named it: a file found in a folder they gave is `junk/a.txt`, not `a.txt` (artifact
+ *  paths, in evidence, stay relative to their input). Members of archives keep their own paths. */
+function pathAsGiven(file: string | null, disc: { inputs: Array<{ path: string }>; artifacts: Artifact[] }): string | null {
+  if (file === null) return null;
+  const a = disc.artifacts.find((x) => x.path === file);
+  const input = a ? disc.inputs[a.input] : undefined;
+  if (!a || !input || input.path === '-' || file === input.path || file.startsWith(`${input.path.replace(/\/+$/, '')}/`)) return file;
+  let dir = false;
+  try {
+    dir = statSync(input.path).isDirectory();
+  } catch {
+    return file;
+  }
+  return dir ? pathJoin(input.path, file) : file;
+}
+
 function sortWarnings(ws: Analysis['warnings']): Analysis['warnings'] {
   return [...ws].sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || a.message.localeCompare(b.message));
 }
 
 function evidence(refs: Cite[], fileOf: (id: number) => string): EvidenceRef[] {
-  return refs.map((r) => ('file' in r ? r : { file: fileOf(r.artifact), line: r.line, ts: iso(r.ts), text: r.text }));
+  return refs.map((r) => withMessage('file' in r ? r : { file: fileOf(r.artifact), line: r.line, ts: iso(r.ts), text: r.text }));
+}
+
+/** A cited line with its message (parse/message.ts) when the line has a prefix to take off. */
+function withMessage(e: EvidenceRef): EvidenceRef {
+  if (e.message !== undefined) return e;
+  const message = messageOf(e.text);
+  return message === null ? e : { ...e, message };
 }
 
 function quantiles(q: Quantiles | null | undefined): Quantiles | null {
@@ -156,6 +188,7 @@ function toNodeReport(n: NodeModel, j: NodeJudgement, fileOf: (id: number) => st
     confidence: f.confidence,
     title: f.spec.title,
     summary: f.summary + (f.because.length ? ` Supporting: ${f.because.join('; ')}.` : '') + (f.against.length ? ` Against: ${f.against.join('; ')}.` : ''),
+    lines: f.lines,
     evidence: evidence(f.evidence, fileOf),
     remediation: f.spec.remediation,
     references: f.spec.references ?? [],

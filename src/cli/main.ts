@@ -21,6 +21,7 @@ import { requireNodes } from './nothing.js';
 import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import type { LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../sources/text-file.js';
+import { existsSync } from 'node:fs';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkOutputsApart, checkOutputsUnread, checkZone, DISPLAY_TZ_HELP, displayZone, kubeconfigAtHand, parseEvidence, parseYear, TZ_HELP, UsageError } from './options.js';
 
@@ -35,7 +36,7 @@ function useColor(flag: boolean | undefined): boolean {
 }
 
 export interface AnalyzeFlags extends PrometheusFlags {
-  format: 'text' | 'json' | 'markdown' | 'junit' | 'html';
+  format: 'text' | 'json' | 'markdown' | 'md' | 'junit' | 'html';
   output?: string;
   year?: number;
   tz?: string;
@@ -48,6 +49,7 @@ export interface AnalyzeFlags extends PrometheusFlags {
   redact?: boolean;
   redactMap?: string;
   evidence?: number;
+  width?: number;
 }
 
 /** Widest text report: past it lines are not easier to read, and a $COLUMNS of 10⁹ must not size a buffer. */
@@ -60,6 +62,23 @@ function terminalWidth(toFile = false): number {
   if (!toFile && process.stdout.isTTY === true && process.stdout.columns) return clamp(process.stdout.columns);
   const env = Number(process.env['COLUMNS']);
   return Number.isInteger(env) && env >= 40 ? clamp(env) : 80;
+}
+
+/** The text report's widths: `--width N` fits everything to N; a terminal fits its columns, and so does $COLUMNS when
+ *  set; else (a file, a pipe) prose wraps at 80 and each evidence line stays whole, to be read with `less -S` or grep. */
+function reportWidths(flags: { width?: number; output?: string }): { width: number; evidenceWidth: number } {
+  if (flags.width !== undefined) return { width: flags.width, evidenceWidth: flags.width };
+  const toTerminal = flags.output === undefined && process.stdout.isTTY === true;
+  const width = terminalWidth(!toTerminal);
+  const env = Number(process.env['COLUMNS']);
+  return { width, evidenceWidth: toTerminal || (Number.isInteger(env) && env >= 40) ? width : Infinity };
+}
+
+/** `--width N`: columns of the text report. */
+function parseWidth(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 40 || n > 1000) throw new UsageError(`--width: "${v}" is not a number of columns from 40 to 1000`);
+  return n;
 }
 
 // What only some runs need is loaded when asked for (rule packs, redaction, the rules listing, renderers): start-up
@@ -75,7 +94,15 @@ async function readPack(file: string): Promise<LoadedPack> {
   }
 }
 
-export async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<number> {
+/** The report's format: `--format` when given; else what `-o FILE`'s extension says (`.html .json .md .xml`); else text. */
+export function reportFormat(flags: { format: AnalyzeFlags['format'] | 'md'; output?: string }, given: boolean): Exclude<AnalyzeFlags['format'], 'md'> {
+  if (given || !flags.output) return flags.format === 'md' ? 'markdown' : flags.format;
+  const ext = /\.([A-Za-z]+)$/.exec(flags.output)?.[1]?.toLowerCase();
+  const byExt: Record<string, Exclude<AnalyzeFlags['format'], 'md'>> = { html: 'html', htm: 'html', json: 'json', md: 'markdown', markdown: 'markdown', xml: 'junit' };
+  return (ext && byExt[ext]) || 'text';
+}
+
+export async function runAnalyze(paths: string[], flags: AnalyzeFlags, formatGiven = true): Promise<number> {
   if (flags.tz !== undefined) checkZone(flags.tz);
   displayZone(flags);
   if (flags.redactMap && !flags.redact) throw new UsageError('--redact-map FILE goes with --redact');
@@ -106,6 +133,8 @@ export async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<
   }
   requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], run.analysis);
   checkOutputsUnread([['-o', flags.output], ['--redact-map', flags.redactMap]], run.analysis.inputs);
+  // A source asked for that could not be read is said on stderr too: the report may go to a file nobody opens now.
+  for (const w of run.analysis.warnings) if (w.unread) errorLine(`${w.file ? `${w.file}: ` : ''}${w.message}`);
   // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before
   // any renderer, so no format can leak what another hides.
   let a = withCluster(run.analysis);
@@ -119,7 +148,7 @@ export async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<
   }
   const zone = displayZone(flags);
   let text: string;
-  switch (flags.format) {
+  switch (reportFormat(flags, formatGiven)) {
     case 'json': text = renderJson(a); break;
     // The other renderers are loaded when asked for: start-up time counts on every run.
     case 'markdown': text = (await import('../report/markdown.js')).renderMarkdown(a, { zone }); break;
@@ -127,7 +156,7 @@ export async function runAnalyze(paths: string[], flags: AnalyzeFlags): Promise<
     case 'html': text = (await import('../report/html.js')).renderHtml(a, { zone }); break;
     default: {
       const color = !flags.output && useColor(flags.color);
-      text = renderText(a, { color, zone, width: terminalWidth(flags.output !== undefined), evidenceLines: flags.evidence });
+      text = renderText(a, { color, zone, ...reportWidths(flags), evidenceLines: flags.evidence });
     }
   }
   if (flags.output) writeOutputFile(flags.output, text);
@@ -150,7 +179,7 @@ export function buildProgram(): Command {
     .command('analyze')
     .description('analyze files, folders or - (stdin), and/or a Prometheus history, and print the report')
     .argument('[paths...]', 'kubelet/runtime/kernel logs, metrics snapshots, folders of them, .gz/.xz files, or - for stdin')
-    .addOption(new Option('-f, --format <format>', 'report format: text, json (the contract), markdown (CI summaries, tickets), junit (CI test results), html (one self-contained page)').choices(['text', 'json', 'markdown', 'junit', 'html']).default('text'))
+    .addOption(new Option('-f, --format <format>', 'report format: text, json (the contract), markdown or md (CI summaries, tickets), junit (CI test results), html (one self-contained page); default: from -o FILE\'s extension (.html .json .md .xml), else text').choices(['text', 'json', 'markdown', 'md', 'junit', 'html']).default('text'))
     .option('-o, --output <file>', 'write the report to FILE instead of stdout')
     .option('--year <year>', 'year of year-less timestamps (journal short, klog headers); default: from headers or file dates', parseYear)
     .option('--tz <zone>', TZ_HELP)
@@ -160,6 +189,7 @@ export function buildProgram(): Command {
     .option('--redact-map <file>', 'with --redact: write the pseudonym → original mapping to FILE (keep it apart from the report)')
     .option('--rules <file>', 'add a rule pack (YAML or JSON; see README "Rule packs"); its rules join the built-in catalog')
     .option('--evidence <all|N>', 'text report: evidence lines per finding (default 3; Markdown and HTML carry them all)', parseEvidence)
+    .option('--width <columns>', 'text report: columns to fit (default: the terminal\'s, else $COLUMNS; to a file or a pipe, prose at 80 and evidence lines whole)', parseWidth)
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
     .option('--debug', 'print stack traces on errors')
     .addOption(new Option('--no-prefilter', 'parse every line (slow; for checking the fast path)').hideHelp());
@@ -178,15 +208,15 @@ Examples:
   # CI test results
   plegscope analyze mg.tar.gz --format junit -o pleg.xml --fail-on high
   # a page to attach to a ticket, names replaced
-  plegscope analyze sosreport.tar.xz --format html -o pleg.html --redact
+  plegscope analyze sosreport.tar.xz -o pleg.html --redact
   # the node's metrics history around each stall
   plegscope analyze kubelet.log --prometheus http://prometheus:9090
   # metrics history alone, for one node and window
   plegscope analyze --prometheus URL --node worker-3 --since 2024-03-11T09:00:00Z --until 2024-03-11T12:00:00Z
 
 Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
-    .action(async (paths: string[], flags: AnalyzeFlags) => {
-      process.exitCode = await runAnalyze(paths, flags);
+    .action(async (paths: string[], flags: AnalyzeFlags, cmd: Command) => {
+      process.exitCode = await runAnalyze(paths, flags, cmd.getOptionValueSource('format') !== 'default');
     });
 
   // Rule packs and the listing are loaded only for this command (start-up time counts on every run).
@@ -201,11 +231,20 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
   const rules = program.command('rules').description('show the cause catalog (built-in rules, plus a pack with --rules); alone: rules list')
     .option('--rules <file>', 'include a rule pack').action((_o: unknown, cmd: Command) => list(cmd));
   rules.command('list').description('one line per rule: id, cause, severity, what it explains, title').action((_o: unknown, cmd: Command) => list(cmd));
-  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy').argument('<id>').action(async (id: string, _o: unknown, cmd: Command) => {
+  rules.command('show').description('a rule in full: what it reads, how confidence moves, the remedy; a cause\'s name: its rules').argument('<id>', 'a rule id, or a cause (runtime_timeout, disk_io, …)').action(async (id: string, _o: unknown, cmd: Command) => {
     const { rulesShow } = await import('./rules-command.js');
-    const out = rulesShow(await catalog(packOf(cmd)), id);
-    if (out === null) throw new UsageError(`rules show: no rule "${id}" (see "plegscope rules list")`);
-    process.stdout.write(out);
+    const rules = await catalog(packOf(cmd));
+    const out = rulesShow(rules, id);
+    if (out !== null) return void process.stdout.write(out);
+    // A cause's name (the one the headline prints): the rules of that cause.
+    const ofCause = rules.filter((r) => r.cause === id);
+    if (ofCause.length === 0) throw new UsageError(`rules show: no rule or cause "${id}" (see "plegscope rules list")`);
+    const { rulesList } = await import('./rules-command.js');
+    process.stdout.write(`"${id}" is a cause; its rules (plegscope rules show ID for one):\n${rulesList(ofCause, terminalWidth())}`);
+  });
+  rules.command('facts').description('every fact a rule can read and every evidence pool it can cite (for rule packs)').action(async () => {
+    const { FACTS, POOLS } = await import('../rules/fact-names.js');
+    process.stdout.write(`Facts (and custom.<signal id> of a pack's signals):\n${[...FACTS].sort().map((f) => `  ${f}`).join('\n')}\n  has.<role> (kubelet-log, runtime-log, …), knownBugs.<cause>, op.<operation>.<figure>\n\nEvidence pools:\n${[...POOLS].sort().map((f) => `  ${f}`).join('\n')}\n  op.<operation>, custom.<signal id>\n`);
   });
   registerTui(program);
   registerCollect(program, runAnalyze);
@@ -213,7 +252,44 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
   registerScan(program);
   registerAlerts(program);
   registerMcp(program);
+  program.addHelpText('after', ROOT_EXAMPLES);
+  helpAfterErrors(program);
   return program;
+}
+
+const ROOT_EXAMPLES = `
+Examples:
+  # a node's logs (a folder, files, an archive): the report on the terminal
+  plegscope analyze node3/
+  # browse it: findings, stalls, the log lines behind them
+  plegscope tui node3/
+  # a page to attach to a ticket (the format follows the extension)
+  plegscope analyze mg.tar.gz -o pleg.html
+  # which nodes of a fleet stalled last week
+  plegscope scan --prometheus http://prometheus:9090 --since 7d
+  # what a cause's rules read
+  plegscope rules show runtime_timeout
+
+Each command has its own help: plegscope analyze --help.`;
+
+/** A usage mistake in a command points to that command's help (`plegscope rules show --help`), not the root's. */
+function helpAfterErrors(cmd: Command, path = 'plegscope'): void {
+  for (const sub of cmd.commands) {
+    const name = `${path} ${sub.name()}`;
+    sub.showHelpAfterError(`(run "${name} --help" for usage)`);
+    helpAfterErrors(sub, name);
+  }
+}
+
+/** `plegscope some/path`: not a command, but what the user wants analyzed. Null when `args` are not that. */
+export function notACommand(program: Command, args: string[]): string | null {
+  const first = args[0];
+  if (first === undefined || first.startsWith('-') || first === 'help') return null;
+  if (program.commands.some((c) => c.name() === first || c.aliases().includes(first))) return null;
+  const looksLikePath = /[/\\.]/.test(first) || first === '-' || existsSync(first);
+  return looksLikePath
+    ? `"${first}" is not a command; to analyze it: plegscope analyze ${args.map((a) => (/^[\w./@:,+=-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`
+    : `unknown command "${first}" (commands: ${program.commands.map((c) => c.name()).join(', ')}; to analyze a file or folder: plegscope analyze PATH)`;
 }
 
 /** One line on stderr, whatever the message holds (file and member names are the input author's text). */
@@ -244,6 +320,12 @@ export async function main(argv: string[]): Promise<void> {
   const debug = argv.includes('--debug');
   quietPipes();
   const program = buildProgram();
+  const stray = notACommand(program, argv.slice(2));
+  if (stray) {
+    errorLine(stray);
+    process.exitCode = 2;
+    return;
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {

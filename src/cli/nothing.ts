@@ -9,5 +9,5 @@ export function requireNodes(paths: string[], analysis: Analysis): void {
   if (analysis.nodes.length > 0) return;
   if (analysis.inputs.some((i) => i.artifacts.some((a) => a.role !== 'other' && a.lines > 0))) return;
   const first = analysis.warnings[0];
-  throw new InputError(paths.join(' '), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${count(analysis.warnings.length, 'warning')}; first: ${first.file ? first.file + ': ' : ''}${first.message})` : ''}`);
+  throw new InputError(paths.join(' '), `nothing to analyze: no kubelet, runtime or kernel log, metrics snapshot or goroutine dump recognised${first ? ` (${count(analysis.warnings.length, 'warning')}; first: ${first.file ? (first.path ?? first.file) + ': ' : ''}${first.message})` : ''}`);
 }

@@ -71,6 +71,10 @@ export interface EvidenceRef {
   ts: string | null;
   /** The line as read (JSON keeps it raw; views sanitise). */
   text: string;
+  /** Addition (backward compatible): the line without what a report shows beside it — the journal's time, host and
+   *  unit, a klog header (severity, time, thread, caller), logrus' time — so that its message leads. Absent when the
+   *  line has no such prefix (the message is `text`). */
+  message?: string;
 }
 
 export interface Stall {
@@ -206,6 +210,10 @@ export interface Finding {
   confidence: number;
   title: string;
   summary: string;
+  /** Addition (backward compatible): `summary` one fact per line, as the text report shows it — each sentence, each item
+   *  of a list of what was seen (`- ` before it), then `Supporting: …` (what the lines above do not already say) and one
+   *  `Against: …` per contrary piece. */
+  lines?: string[];
   evidence: EvidenceRef[];
   remediation: string;
   references: string[];
@@ -301,6 +309,12 @@ export interface Warning {
   file: string | null;
   line: number | null;
   message: string;
+  /** Addition (backward compatible): `file` as the user named it when that differs (`junk/a.txt` for `a.txt` found in
+   *  the folder `junk` they gave): what views show. `file` stays relative to its input, as artifacts and evidence are. */
+  path?: string;
+  /** Addition (backward compatible): a source asked for by name could not be read at all (a `--prometheus` server that
+   *  did not answer) and the analysis went on without it: views show it under their header, not only among the warnings. */
+  unread?: true;
 }
 
 export interface Analysis {
@@ -412,7 +426,12 @@ export interface FleetScan {
   schemaVersion: typeof SCHEMA_VERSION;
   tool: { name: 'plegscope'; version: string };
   /** The server as given (no credentials), its kubelets' scrape interval and the step of the window-wide query. */
-  source: { prometheus: string; scrapeIntervalSeconds: number; stepSeconds: number };
+  source: {
+    prometheus: string; scrapeIntervalSeconds: number; stepSeconds: number;
+    /** Addition (backward compatible): the samples did not show the interval (too few in the probe): it is the usual
+     *  default, assumed, not measured. */
+    scrapeIntervalAssumed?: true;
+  };
   window: { start: string; end: string };
   /** Kubelets the server has series of in the window. */
   nodesScanned: number;

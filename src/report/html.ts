@@ -9,7 +9,8 @@ import { DateTime } from 'luxon';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterLongest, clusterOf, longestStallText, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
-import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote } from './words.js';
+import { fleetTimeline, TIMELINE_LEGEND } from './timeline-bar.js';
+import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote, unreadNotes } from './words.js';
 import { operationsView, relistLines } from './latency.js';
 
 /**
@@ -58,6 +59,9 @@ figure.timeline { margin: 8px 0 12px; }
 .tl { display: grid; grid-template-columns: 128px 1fr; column-gap: 8px; font-size: 12px; color: var(--muted); }
 .tl-labels, .tl-plot { position: relative; } .tl-label { position: absolute; right: 0; white-space: nowrap; }
 .tl-plot svg { display: block; width: 100%; overflow: visible; } .tl-plot svg * { vector-effect: non-scaling-stroke; }
+pre.fleet { white-space: pre; overflow-wrap: normal; line-height: 1.25; } .legend-text { font-size: 12px; color: var(--muted); margin: 2px 0; }
+.nodename { white-space: nowrap; } p.fact { margin: 2px 0; } ul.facts { margin: 2px 0 4px; } .scroll-hint { display: none; font-size: 12px; color: var(--muted); margin: 4px 0; }
+@media (max-width: 1000px) { .scroll-hint { display: block; } }
 .tl-note { position: absolute; font-size: 11px; line-height: 14px; background: rgba(255,255,255,.85); padding: 0 3px; white-space: nowrap; }
 header .note { color: #8a5a00; } table.checks td { vertical-align: top; } table.checks code { white-space: pre-wrap; word-break: break-all; }
 .tl-zone { text-align: right; padding-top: 2px; white-space: nowrap; }
@@ -176,9 +180,12 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
     shapes.push(`<g class="lane-${cls}" transform="translate(0 ${y})"><rect class="lane" x="0" y="0" width="${VB}" height="${h}"/>${body.join('')}</g>`);
     y += h + GAP;
   };
-  const note = (text: string, top: number, side: 'left' | 'right'): void => {
-    notes.push(`<span class="tl-note" style="top:${num(top)}px;${side}:4px">${esc(text)}</span>`);
+  const note = (text: string, top: number, side: 'left' | 'right', offset = '4px'): void => {
+    notes.push(`<span class="tl-note" style="top:${num(top)}px;${side}:${offset}">${esc(text)}</span>`);
   };
+  // A label at the left edge starts right of a kubelet-start line there (one at the log's start is common), not on it.
+  const leftStarts = n.restarts.map((r) => s.x(Date.parse(r.at))).filter((x) => Number.isFinite(x) && x < VB * 0.2);
+  const leftClear = leftStarts.length ? `calc(${pct(Math.max(...leftStarts))} + 6px)` : '4px';
   const end = (t: string | null): number => (t ? Date.parse(t) : b);
   // Stalls whose lines carry no time have no place on a time axis (the stall table still lists them).
   const stalls = n.stalls.filter((st): st is typeof st & { lastRelistAt: string; unhealthyFrom: string } => st.lastRelistAt !== null && st.unhealthyFrom !== null);
@@ -221,14 +228,14 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
     `<polyline class="age" points="${pts.join(' ')}"/>`,
   ], 'age');
   // The lane's scale: its top (the longest stall) at the left, the threshold at the right, above its dashed line.
-  note(`max ${fmtDuration(maxS)}`, ageTop + 1, 'left');
+  note(`max ${fmtDuration(maxS)}`, ageTop + 1, 'left', leftClear);
   note(`threshold ${fmtDuration(thresholdS)}`, ageTop + yv(thresholdS) - 15, 'right');
 
   const cri = series?.criErrors?.filter((p) => p.errors > 0) ?? [];
   if (cri.length > 0) {
     const h = 44;
     const top = cri.reduce((m, p) => Math.max(m, p.errors), -Infinity);
-    note(`max ${top}/bucket`, y + 1, 'left');
+    note(`max ${top}/bucket`, y + 1, 'left', leftClear);
     lane('CRI errors', h, cri.map((p) => {
       const t = Date.parse(p.at);
       const x0 = s.x(t);
@@ -242,7 +249,7 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
     const h = 44;
     const top = rel.reduce((m, p) => Math.max(m, p.seconds), 1);
     const ry = (v: number): number => h - 3 - (v / top) * (h - 16);
-    note(`max ${fmtSeconds(top)}`, y + 1, 'left');
+    note(`max ${fmtSeconds(top)}`, y + 1, 'left', leftClear);
     lane('relist duration', h, [
       `<polyline class="relist" points="${rel.map((p) => `${num(s.x(Date.parse(p.at)))},${num(ry(p.seconds))}`).join(' ')}"/>`,
       ...rel.map((p) => `<line class="relist-dot" x1="${num(s.x(Date.parse(p.at)))}" x2="${num(s.x(Date.parse(p.at)))}" y1="${num(ry(p.seconds) - 2)}" y2="${num(ry(p.seconds) + 2)}"><title>${esc(displayTime(p.at, zone))}: relist ${esc(fmtSeconds(p.seconds))}</title></line>`),
@@ -262,6 +269,43 @@ export function timelineHtml(n: NodeReport, zone: string): string | null {
   return `<div class="tl"><div class="tl-labels" style="height:${height}px">${labels.join('')}</div>` +
     `<div class="tl-plot" style="height:${height}px">${svg}${notes.join('')}</div>` +
     `<div class="tl-zone">${esc(`time, ${zoneName(zone, a)}`)}</div><div class="tl-axis">${axis.join('')}</div></div>`;
+}
+
+/** A finding's summary one fact a line (its `lines`): sentences as paragraphs, a list of what was seen as a list. */
+function factsHtml(f: Finding): string {
+  if (!f.lines?.length) return `<p>${rich(f.summary)}</p>`;
+  const out: string[] = [];
+  let items: string[] = [];
+  const flush = (): void => {
+    if (items.length) out.push(`<ul class="facts">${items.map((i) => `<li>${rich(i)}</li>`).join('')}</ul>`);
+    items = [];
+  };
+  for (const l of f.lines) {
+    if (l.startsWith('- ')) items.push(l.slice(2));
+    else {
+      flush();
+      out.push(`<p class="fact">${rich(l)}</p>`);
+    }
+  }
+  flush();
+  return out.join('');
+}
+
+/** The fleet on one time axis, as the text report draws it (timeline-bar.ts): a row per node, each name a link. */
+function fleetHtml(analysis: Analysis, zone: string): string {
+  const fleet = fleetTimeline(analysis.nodes, 64);
+  if (!fleet) return '';
+  const nameW = Math.max(...fleet.rows.map((r) => r.name.length));
+  const rows = fleet.rows.map((r) => `${nodeLink(analysis, r.name)}${' '.repeat(nameW - r.name.length)} ${esc(r.cells)}`);
+  const ends = `${' '.repeat(nameW)} ${esc(displayTime(new Date(fleet.axis.a).toISOString(), zone))} → ${esc(displayTime(new Date(fleet.axis.b).toISOString(), zone))}`;
+  return `<h3>Fleet timeline</h3><p class="legend-text">${esc(TIMELINE_LEGEND)}</p><div class="wide"><pre class="fleet">${[...rows, ends].join('\n')}</pre></div>` +
+    (fleet.left > 0 ? `<p class="muted">… ${esc(count(fleet.left, 'more node'))} (PLEG healthy) not drawn</p>` : '');
+}
+
+/** A node's name linking to its section (the name as is when the analysis has no such node). */
+function nodeLink(analysis: Analysis, name: string): string {
+  const i = analysis.nodes.findIndex((n) => n.name === name);
+  return i >= 0 ? `<a href="#node-${i + 1}">${esc(name)}</a>` : esc(name);
 }
 
 const BADGE_CLASS: Record<VerdictKind, string> = { unhealthy: 'unhealthy', notready: 'other', healthy: 'healthy', unknown: 'other' };
@@ -295,7 +339,7 @@ function findingHtml(f: Finding, i: number, nEvidence: number): string {
   return `<article class="finding sev-${f.severity}${f.considered ? ' considered' : ''}" data-rule="${esc(f.ruleId)}" data-cause="${esc(f.cause)}" data-severity="${f.severity}">` +
     `<h4>${f.considered ? '' : `${i + 1}. `}<span class="sev">${esc(severityWords(f))}</span> ${esc(f.title)}</h4>` +
     `<div class="muted"><code>${esc(f.cause)}</code> · confidence ${f.confidence.toFixed(2)} · rule <code>${esc(f.ruleId)}</code></div>` +
-    `<p>${rich(f.summary)}</p>` +
+    factsHtml(f) +
     evidenceBlock(f.evidence, nEvidence) +
     (f.checks?.length
       ? `<details class="checks"><summary>Check the counts with grep (${f.checks.length})</summary><table class="checks"><tbody>${f.checks.map((c) =>
@@ -415,23 +459,23 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   const arts = analysis.inputs.flatMap((i) => i.artifacts);
   const unhealthy = analysis.nodes.filter((n) => n.verdict.plegUnhealthy).length;
   const body: string[] = [];
-  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p>${yearNote(analysis) ? `<p class="note">${esc(yearNote(analysis) as string)}</p>` : ''}</header>`);
+  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p>${yearNote(analysis) ? `<p class="note">${esc(yearNote(analysis) as string)}</p>` : ''}${unreadNotes(analysis).map((n) => `<p class="note">${esc(n)}</p>`).join('')}</header>`);
   if (analysis.nodes.length === 0) body.push('<p>No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).</p>');
 
   const cluster = clusterOf(analysis);
   if (cluster) {
     body.push(`<section id="cluster"><h2>Cluster</h2><ul>${clusterSentences(cluster, zone).map((s) => `<li>${esc(s)}</li>`).join('')}</ul>`);
     if (cluster.flapped.length > 0) {
-      body.push(`<table class="flapped"><thead><tr><th>node</th><th class="num">stalls</th><th>first unhealthy</th><th class="num">${LONGEST_STALL}</th><th>NotReady</th><th>cause</th><th>kubelet</th><th>runtime</th><th class="num">pods</th></tr></thead><tbody>` +
-        cluster.flapped.map((c) => `<tr><td>${esc(c.name)}</td><td class="num">${c.stalls}</td><td>${esc(displayTime(c.firstUnhealthyFrom, zone))}</td><td class="num">${esc(clusterLongest(c))}</td>` +
+      body.push(`<p class="scroll-hint">the table scrolls sideways: more columns to the right →</p><table class="flapped"><thead><tr><th>node</th><th class="num">stalls</th><th>first unhealthy</th><th class="num">${LONGEST_STALL}</th><th>NotReady</th><th>cause</th><th>kubelet</th><th>runtime</th><th class="num">pods</th></tr></thead><tbody>` +
+        cluster.flapped.map((c) => `<tr><td class="nodename">${nodeLink(analysis, c.name)}</td><td class="num">${c.stalls}</td><td>${esc(displayTime(c.firstUnhealthyFrom, zone))}</td><td class="num">${esc(clusterLongest(c))}</td>` +
           `<td>${c.nodeNotReady ? 'yes' : 'no'}</td><td><code>${esc(c.primaryCause ?? 'unknown')}</code></td><td>${esc(c.kubeletVersion ?? '?')}</td><td>${esc(c.runtime ?? '?')}</td><td class="num">${c.runningPods ?? '—'}</td></tr>`).join('') +
         '</tbody></table>');
     }
-    body.push('</section>');
+    body.push(fleetHtml(analysis, zone), '</section>');
   }
   if (analysis.nodes.length > 0) {
     body.push(`<section id="verdicts"><h2>Verdict</h2><table class="verdicts"><thead><tr><th>node</th><th>PLEG</th><th>primary cause</th><th class="num">confidence</th><th class="num">stalls</th><th class="num">${LONGEST_STALL}</th><th>NotReady</th></tr></thead><tbody>` +
-      analysis.nodes.map((n, i) => `<tr><td><a href="#node-${i + 1}">${esc(n.name)}</a></td><td>${badge(n)}</td><td>${n.verdict.primaryCause ? `<code>${esc(n.verdict.primaryCause)}</code>` : '—'}</td>` +
+      analysis.nodes.map((n, i) => `<tr><td class="nodename"><a href="#node-${i + 1}">${esc(n.name)}</a></td><td>${badge(n)}</td><td>${n.verdict.primaryCause ? `<code>${esc(n.verdict.primaryCause)}</code>` : '—'}</td>` +
         `<td class="num">${n.verdict.plegUnhealthy ? n.verdict.confidence.toFixed(2) : '—'}</td><td class="num">${n.stalls.length}</td><td class="num">${esc(longestStallText(n))}</td><td>${n.notReady.length ? 'yes' : 'no'}</td></tr>`).join('') +
       '</tbody></table></section>');
   }
@@ -442,7 +486,7 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
       loose.map((x) => `<li><code>${esc(x.path)}</code> (${esc(x.role)}): ${esc(sanitizeLine(unattachedWhy(analysis, x.path), 300))}</li>`).join('') + '</ul></section>');
   }
   if (analysis.warnings.length > 0) {
-    const li = (w: (typeof analysis.warnings)[number]) => `<li>${w.file ? `<code>${esc(w.file)}${w.line ? ':' + w.line : ''}</code>: ` : ''}${esc(sanitizeLine(w.message, 300))}</li>`;
+    const li = (w: (typeof analysis.warnings)[number]) => `<li>${w.file ? `<code>${esc(w.path ?? w.file)}${w.line ? ':' + w.line : ''}</code>: ` : ''}${esc(sanitizeLine(w.message, 300))}</li>`;
     const rest = analysis.warnings.slice(50);
     body.push(`<section id="warnings"><h2>Warnings (${analysis.warnings.length})</h2><ul>${analysis.warnings.slice(0, 50).map(li).join('')}</ul>` +
       (rest.length ? `<details><summary>${rest.length} more ${rest.length === 1 ? 'warning' : 'warnings'}</summary><ul>${rest.map(li).join('')}</ul></details>` : '') + '</section>');

@@ -28,7 +28,7 @@ function beyondShare(l: Latency | null | undefined): string {
   return l?.beyond && l.beyond.count > 0 && l.count !== null ? ` (${l.beyond.count} of ${l.count})` : '';
 }
 
-/** A figure as words: `≈209s in (119s, 298s]`, `> 10s`, `in (100ms, 250ms]` (a largest observation), `1.23s`. */
+/** A figure as words: `(119s, 298s] ≈209s`, `> 10s`, `in (100ms, 250ms]` (a largest observation), `1.23s`. */
 export function latencyPhrase(v: Figure): string {
   const bucket = v.bucket ? `(${shortSeconds(v.bucket.from)}, ${shortSeconds(v.bucket.to ?? v.seconds)}]` : '';
   switch (v.kind) {
@@ -36,7 +36,8 @@ export function latencyPhrase(v: Figure): string {
     case 'atLeast': return `≥ ${shortSeconds(v.seconds)}`;
     case 'exact': return shortSeconds(v.seconds);
     case 'bucket': return bucket ? `in ${bucket}` : `≤ ${shortSeconds(v.seconds)}`;
-    default: return bucket ? `≈${shortSeconds(v.seconds)} in ${bucket}` : `≈${shortSeconds(v.seconds)}`;
+    // The bucket first: it is what is known; the interpolated value only a guess inside it.
+    default: return bucket ? `${bucket} ≈${shortSeconds(v.seconds)}` : `≈${shortSeconds(v.seconds)}`;
   }
 }
 
@@ -119,7 +120,7 @@ export function latencyLegend(lats: ReadonlyArray<Latency | null | undefined>, s
   if (buckets.some((b) => b.to !== null)) {
     out.push(style === 'compact'
       ? 'a–b: a quantile from a histogram is known only to lie in that bucket, above a and at most b (≤b: in the first one); --format json has PromQL\'s interpolated value'
-      : '≈x in (a, b]: PromQL\'s histogram_quantile, interpolated inside the bucket (a, b]: the observations are only known to lie in it');
+      : '(a, b] ≈x: the observations are only known to lie in the bucket (a, b]; ≈x is PromQL\'s histogram_quantile, interpolated inside it');
   }
   const beyond = buckets.find((b) => b.to === null);
   if (beyond) {

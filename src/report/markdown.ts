@@ -10,7 +10,7 @@ import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterLongest, clusterOf, longestStallText, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration } from './layout.js';
 import { metricsSpan } from './text.js';
-import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, type FOLDED } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, unreadNotes, type FOLDED } from './words.js';
 import { operationsView, relistLines } from './latency.js';
 
 export interface MarkdownOptions {
@@ -52,6 +52,20 @@ function mdCode(s: string): string {
 }
 
 /** Prose in which `backticked` parts are code (rule remedies, summaries): code spans kept, the rest escaped. */
+/** A finding's summary one fact a line (its `lines`): each sentence a paragraph, a list of what was seen a list. */
+function mdFacts(f: Finding): string[] {
+  if (!f.lines?.length) return [mdRich(f.summary)];
+  const out: string[] = [];
+  let inList = false;
+  for (const l of f.lines) {
+    const item = l.startsWith('- ');
+    if (out.length && !(item && inList)) out.push('');
+    out.push(item ? `- ${mdRich(l.slice(2))}` : mdRich(l));
+    inList = item;
+  }
+  return out;
+}
+
 function mdRich(s: string): string {
   const parts = s.split(/(`[^`\n]+`)/);
   return parts.map((p, i) => (i % 2 === 1 ? mdCode(p.slice(1, -1)) : i === 0 ? mdLead(p) : mdText(p))).join('');
@@ -91,7 +105,7 @@ function findingBlock(f: Finding, i: number, nEvidence: number): string[] {
     '',
     `${mdCode(f.cause)} · confidence ${f.confidence.toFixed(2)} · rule ${mdCode(f.ruleId)}`,
     '',
-    mdRich(f.summary),
+    ...mdFacts(f),
     '',
   ];
   append(out, evidence(f.evidence, nEvidence));
@@ -218,6 +232,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     (roles.size ? ` (${[...roles.entries()].map(([r, k]) => `${r} ×${k}`).join(', ')})` : ''), '');
   const years = yearNote(analysis);
   if (years) out.push(`> **Note:** ${mdText(years)}`, '');
+  for (const note of unreadNotes(analysis)) out.push(`> **Warning:** ${mdText(note.replace(/^warning: /, ''))}`, '');
   if (analysis.nodes.length === 0) out.push('No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).', '');
 
   const cluster = clusterOf(analysis);
@@ -253,7 +268,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
 
   if (analysis.warnings.length > 0) {
     out.push(`## Warnings (${analysis.warnings.length})`, '');
-    const item = (w: (typeof analysis.warnings)[number]) => `- ${w.file ? mdCode(w.file + (w.line ? `:${w.line}` : '')) + ': ' : ''}${mdText(sanitizeLine(w.message, 300))}`;
+    const item = (w: (typeof analysis.warnings)[number]) => `- ${w.file ? mdCode((w.path ?? w.file) + (w.line ? `:${w.line}` : '')) + ': ' : ''}${mdText(sanitizeLine(w.message, 300))}`;
     append(out, analysis.warnings.slice(0, 20).map(item), '');
     if (analysis.warnings.length > 20) append(out, details(`${analysis.warnings.length - 20} more warnings`, [...analysis.warnings.slice(20).map(item), '']));
   }

@@ -22,7 +22,7 @@ function when(iso: string | null): string {
 export function renderScanText(scan: FleetScan, opts: { color: boolean }): string {
   const c = (code: string, s: string) => (opts.color ? `\x1b[${code}m${s}\x1b[0m` : s);
   const out: string[] = [];
-  out.push(`${c('1', 'plegscope scan')} ${sanitize(scan.source.prometheus)} — ${when(scan.window.start)} → ${when(scan.window.end)} (step ${scan.source.stepSeconds}s, scrapes every ${scan.source.scrapeIntervalSeconds}s)`);
+  out.push(`${c('1', 'plegscope scan')} ${sanitize(scan.source.prometheus)} — ${when(scan.window.start)} → ${when(scan.window.end)} (step ${scan.source.stepSeconds}s, ${scan.source.scrapeIntervalAssumed ? `scrape interval not measured: ${scan.source.scrapeIntervalSeconds}s assumed` : `scrapes every ${scan.source.scrapeIntervalSeconds}s`})`);
   const ev = scan.evented?.length ?? 0;
   out.push(`${scan.nodes.length} of ${scan.nodesScanned} node(s) had PLEG stalls${scan.nodes.length ? '' : ev ? ` — none of the ${scan.nodesScanned - ev} it can see went unhealthy in this window` : ' — none went unhealthy in this window'}`);
   if (scan.nodes.length > 0) {

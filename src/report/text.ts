@@ -1,14 +1,16 @@
 // The default report: with several nodes the cluster summary first, then per node its verdict, the stall timeline (a
 // one-line chart), the ranked findings with their best evidence lines, what was ruled out, the gaps and the
-// per-operation latency table. Reads only the Analysis. Fits the terminal: prose wraps at words, the timeline and the
-// evidence lines are cut to the width (a log line in the middle, keeping its end); a collection command stays one line.
+// per-operation latency table. Reads only the Analysis. Fits the terminal: prose wraps at words, the timeline is cut to
+// the width, an evidence line shows its message (without the prefix the report already shows) wrapped under itself,
+// whole in a file or a pipe; a collection command stays one line.
 import { DateTime } from '../util/datetime.js';
-import type { Analysis, Finding, NodeReport, Severity } from '../contract/analysis.js';
+import type { Analysis, EvidenceRef, Finding, NodeReport, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
-import { cutMiddle, fmtDuration, fmtSeconds, wrapHanging, wrapWords } from './layout.js';
-import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote } from './words.js';
+import { cutMiddle, fmtDuration, fmtSeconds, shortNames, wrapHanging, wrapWords } from './layout.js';
+import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote, unreadNotes } from './words.js';
 import { checkResult, renderClusterText, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 import { operationsTable, relistLines } from './latency.js';
+import { fleetTimeline, TIMELINE_LEGEND, timelineBar } from './timeline-bar.js';
 
 export interface TextOptions {
   color: boolean;
@@ -18,6 +20,8 @@ export interface TextOptions {
   evidenceLines?: number;
   /** Columns to fit (default 80). */
   width?: number;
+  /** Columns evidence lines wrap at (default `width`); Infinity: each on one line, whole (a file, a pipe). */
+  evidenceWidth?: number;
 }
 
 // Re-exported: other modules have long imported them from here.
@@ -48,28 +52,8 @@ function lpad(s: string, n: number): string {
   return s.length >= n ? s : ' '.repeat(n - s.length) + s;
 }
 
-/** A one-line chart of the node's log window: █ stall, ▒ NotReady (no stall), | kubelet start, · normal. */
-export function timelineBar(node: NodeReport, width: number): string | null {
-  const a = Date.parse(node.coverage.from ?? node.window.start ?? '');
-  const b = Date.parse(node.coverage.to ?? node.window.end ?? '');
-  if (!Number.isFinite(a) || !Number.isFinite(b) || b <= a) return null;
-  const cells: string[] = Array.from({ length: width }, () => '·');
-  const col = (t: number): number => Math.min(width - 1, Math.max(0, Math.floor(((t - a) / (b - a)) * width)));
-  for (const w of node.notReady) {
-    const from = col(Date.parse(w.from));
-    const to = col(w.to ? Date.parse(w.to) : b);
-    for (let i = from; i <= to; i++) cells[i] = '▒';
-  }
-  for (const s of node.stalls) {
-    // A stall whose lines carry no time has no place on the bar.
-    if (s.unhealthyFrom === null) continue;
-    const from = col(Date.parse(s.unhealthyFrom));
-    const to = col(s.endedAt ? Date.parse(s.endedAt) : b);
-    for (let i = from; i <= to; i++) cells[i] = '█';
-  }
-  for (const r of node.restarts) cells[col(Date.parse(r.at))] = '|';
-  return cells.join('');
-}
+// The one-line chart lives with the fleet timeline (timeline-bar.ts); re-exported: the TUI has long imported it here.
+export { timelineBar };
 
 /** Where one source's samples lie: its first and last scrape (or step) and how many. */
 export function metricsSpan(m: NonNullable<NodeReport['metricsFrom']>[number], zone: string): string {
@@ -78,15 +62,52 @@ export function metricsSpan(m: NonNullable<NodeReport['metricsFrom']>[number], z
   return `${span}, ${m.points} ${unit}${m.points === 1 ? '' : 's'}`;
 }
 
-/** Columns a log line needs beside its place to stay readable; with less, it goes on a line of its own. */
-const EVIDENCE_MIN = 60;
+/** Rows an evidence line may take when it wraps; past them the rest is cut in the middle (its end — `err=…` — says most). */
+const EVIDENCE_ROWS = 4;
 
-/** An evidence line in `w` columns: its place, then the line cut in the middle (its end — `err=…` — says most);
- *  `text` null when the two do not fit on one line (the caller puts the line under its place). */
-export function evidenceLine(file: string, line: number, text: string, w: number): { where: string; text: string | null } {
-  const where = cutMiddle(`${sanitize(file)}:${line}`, w);
-  const room = w - where.length - 2;
-  return { where, text: room >= EVIDENCE_MIN ? cutMiddle(sanitize(text).replace(/\t/g, ' '), room) : null };
+/**
+ * An evidence line: its place and time (once: the line's own stamp is not repeated), then its message (the line without
+ * the prefix the report already shows: host, unit, klog header), wrapped under itself rather than cut, so that its head
+ * (`"ListPodSandbox with filter from runtime service failed"`) and its end (`err=…`) both stay. `width` Infinity: one
+ * line, whole (a file or a pipe). Every row but the first is indented by `indent` more columns than the first.
+ */
+export function evidenceRows(e: EvidenceRef, width: number, zone: string, indent = 2): string[] {
+  const time = e.ts ? fmtTime(e.ts, zone, false) : '';
+  const body = sanitize(e.message ?? e.text).replace(/\t/g, ' ');
+  if (!Number.isFinite(width)) return [`${sanitize(e.file)}:${e.line}  ${time ? `${time}  ` : ''}${body}`];
+  const where = cutMiddle(`${sanitize(e.file)}:${e.line}`, Math.max(8, width - time.length - 2));
+  const head = `${where}  ${time ? `${time}  ` : ''}`;
+  // A place too long to leave room for the message: the message starts on the next row.
+  const rows = head.length > width - 20 ? [head.trimEnd(), ...wrapHanging(' '.repeat(indent), body, width, indent)] : wrapHanging(head, body, width, indent);
+  if (rows.length <= EVIDENCE_ROWS) return rows;
+  const rest = rows.slice(EVIDENCE_ROWS - 1).map((r) => r.trim()).join(' ');
+  return [...rows.slice(0, EVIDENCE_ROWS - 1), ' '.repeat(indent) + cutMiddle(rest, width - indent, 0.25)];
+}
+
+/** A finding's summary one fact per line (its `lines`; a list item hangs under its `- `), else its paragraph. */
+function findingProse(f: Finding, prose: (first: string, text: string, indent?: number) => void): void {
+  if (!f.lines?.length) return prose('       ', sanitize(f.summary));
+  for (const l of f.lines) {
+    if (l.startsWith('- ')) prose('         - ', sanitize(l.slice(2)), 11);
+    else prose('       ', sanitize(l), 9);
+  }
+}
+
+/** The fleet on one time axis (timeline-bar.ts): a row per node, names shortened alike, the axis's ends under it. */
+function fleetText(analysis: Analysis, W: number, zone: string, p: Painter, out: string[]): void {
+  const nameW = Math.min(24, Math.max(8, ...analysis.nodes.map((n) => sanitize(n.name).length)));
+  const fleet = fleetTimeline(analysis.nodes, Math.max(20, W - nameW - 5));
+  if (!fleet) return;
+  out.push('', `  ${p.bold('Fleet timeline')}  ${p.dim(TIMELINE_LEGEND)}`);
+  const names = shortNames(fleet.rows.map((r) => sanitize(r.name)), nameW);
+  fleet.rows.forEach((r, i) => out.push(`  ${(names[i] as string).padEnd(nameW)} ${r.cells}`));
+  const from = fmtTime(new Date(fleet.axis.a).toISOString(), zone);
+  const to = fmtTime(new Date(fleet.axis.b).toISOString(), zone);
+  const w = fleet.rows[0]?.cells.length ?? 0;
+  const span = `${from} → ${to}`;
+  out.push(from.length + to.length + 1 <= w ? `  ${' '.repeat(nameW)} ${from}${lpad(to, w - from.length)}`
+    : nameW + 3 + span.length <= W ? `  ${' '.repeat(nameW)} ${span}` : `  ${span}`);
+  if (fleet.left > 0) out.push(p.dim(`  … ${count(fleet.left, 'more node')} (PLEG healthy) not drawn`));
 }
 
 export function renderText(analysis: Analysis, opts: TextOptions): string {
@@ -94,6 +115,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   const zone = opts.zone;
   const W = Math.max(40, opts.width ?? 80);
   const nEvidence = opts.evidenceLines ?? 3;
+  const evidenceW = opts.evidenceWidth === undefined ? W : Number.isFinite(opts.evidenceWidth) ? Math.max(40, opts.evidenceWidth) : Infinity;
   const out: string[] = [];
   /** Prose: wrapped at words, each line painted on its own (so no colour runs across a line end). */
   const prose = (first: string, text: string, indent = first.length, paint: (s: string) => string = (s) => s): void => {
@@ -106,12 +128,14 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   out.push(...head.map((l, i) => (i === 0 ? l.replace(/^plegscope/, p.bold('plegscope')) : l)));
   const years = yearNote(analysis);
   if (years) prose('', sanitize(years), 2, (s) => p.yellow(s));
+  for (const note of unreadNotes(analysis)) prose('', sanitize(note), 2, (s) => p.yellow(s));
   if (analysis.nodes.length === 0) {
     out.push('');
     prose('', 'No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).', 0);
   }
   const cluster = renderClusterText(analysis, { color: opts.color, zone, width: W });
   if (cluster) out.push('', cluster.trimEnd());
+  fleetText(analysis, W, zone, p, out);
 
   // Nodes with nothing to say (PLEG healthy, no finding, never NotReady) are listed together at the end: in a
   // 200-node must-gather the five that flapped must not drown among 195 healthy sections.
@@ -142,7 +166,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     }
     const bar = timelineBar(n, W - 4);
     if (bar && (n.stalls.length > 0 || n.notReady.length > 0 || n.restarts.length > 1)) {
-      out.push(`  ${p.bold('Timeline')}  ${p.dim('█ stall  ▒ NotReady  | kubelet start')}`);
+      out.push(`  ${p.bold('Timeline')}  ${p.dim(TIMELINE_LEGEND)}`);
       out.push(`    ${bar}`);
       const from = fmtTime(n.coverage.from ?? n.window.start, zone);
       const to = fmtTime(n.coverage.to ?? n.window.end, zone);
@@ -160,11 +184,11 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
       const sev = `[${severityWords(f)}]`;
       const title = wrapHanging(lead, `${sev} ${sanitize(f.title)}  ${f.cause} · confidence ${f.confidence.toFixed(2)} · ${f.ruleId}`, W, 7);
       out.push(...title.map((l) => l.replace(sev, p.c(SEV_COLOR[f.severity], sev))));
-      prose('       ', sanitize(f.summary));
+      findingProse(f, prose);
       for (const e of f.evidence.slice(0, nEvidence)) {
-        const ev = evidenceLine(e.file, e.line, e.text, W - 7);
-        if (ev.text !== null) out.push(`       ${p.dim(ev.where)}  ${ev.text}`);
-        else out.push(`       ${p.dim(ev.where)}`, `         ${cutMiddle(sanitize(e.text).replace(/\t/g, ' '), W - 9)}`);
+        const rows = evidenceRows(e, Number.isFinite(evidenceW) ? evidenceW - 7 : Infinity, zone);
+        const where = `${sanitize(e.file)}:${e.line}`;
+        out.push(...rows.map((r, i) => `       ${i === 0 && r.startsWith(where) ? p.dim(where) + r.slice(where.length) : r}`));
       }
       if (f.evidence.length > nEvidence) out.push(p.dim(`       … ${foldLabel(f.evidence.length - nEvidence, true, 'evidence')}: --evidence all shows every one`));
       // The counts the summary states, each with the grep that gives it: commands, never wrapped, pasteable whole
@@ -249,7 +273,7 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     const shown = [...groups.values()];
     for (const { first: w, count } of shown.slice(0, 20)) {
       const more = count > 1 ? ` (and ${count - 1} more like it)` : '';
-      const lines = wrapHanging('  ', `${w.file ? sanitize(w.file) + (w.line ? `:${w.line}` : '') + ': ' : ''}${sanitize(w.message)}${more}`, W, 4);
+      const lines = wrapHanging('  ', `${w.file ? sanitize(w.path ?? w.file) + (w.line ? `:${w.line}` : '') + ': ' : ''}${sanitize(w.message)}${more}`, W, 4);
       out.push(...lines.map((l, i) => (more && i === lines.length - 1 && l.endsWith(more.trim()) ? l.replace(more.trim(), p.dim(more.trim())) : l)));
     }
     if (shown.length > 20) out.push(p.dim(`  … ${shown.length - 20} more kinds in --format json`));

@@ -25,7 +25,7 @@ export const VERDICT: Record<VerdictKind, string> = {
 /** The verdict in a table cell under a "PLEG" heading. */
 export const VERDICT_CELL: Record<VerdictKind, string> = {
   unhealthy: 'unhealthy',
-  notready: 'healthy, NotReady',
+  notready: 'no stall, NotReady',
   healthy: 'healthy',
   unknown: 'unknown',
 };
@@ -102,4 +102,10 @@ export const ALSO_CONSIDERED = {
 /** A node's findings split: those that stand, then the weak alternatives the reports list under ALSO_CONSIDERED. */
 export function splitFindings(fs: readonly Finding[]): { shown: Finding[]; considered: Finding[] } {
   return { shown: fs.filter((f) => !f.considered), considered: fs.filter((f) => f.considered) };
+}
+
+/** Sources asked for that could not be read (a `--prometheus` server down), said under every view's header — where a
+ *  reader looks first — as well as among the warnings. Log text: views sanitise it. */
+export function unreadNotes(a: Analysis): string[] {
+  return a.warnings.filter((w) => w.unread).map((w) => `warning: ${w.file ? `${w.file}: ` : ''}${w.message}`);
 }

@@ -57,7 +57,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     ],
     evidence: ['cri.listTimeouts', 'relist.failed', 'cri.statusTimeouts', 'runtime.blockedCall', 'runtime.daemon', 'cli.timeouts', 'goroutine.runtimeLock', 'goroutine.runtimeFrozen', 'metrics.slowOps', 'metrics.relistFrozen', 'stall'],
     counts: ['lines.criTimeouts', 'lines.relistFailed', 'lines.runtimeDown', 'lines.statusCheckFailed', 'lines.stateTimeouts', 'lines.unhealthy'],
-    summary: 'PLEG stalled for up to {stall.maxDurationSeconds|dur}{phrase.unhealthyLines|opt} while the container runtime{phrase.runtime|opt} did not answer in time: {evidence.runtimeHang} ({scope}).{phrase.listShare|opt}',
+    summary: 'PLEG stalled for up to {stall.maxDurationSeconds|dur}{phrase.unhealthyLines|opt} while the container runtime{phrase.runtime|opt} did not answer in time ({scope}): {evidence.runtimeHang}.{phrase.listShare|opt}',
     remediation: 'The runtime daemon is hung or overloaded. Check it directly (`crictl ps`, `crictl pods` — do they hang?), collect its goroutine dump (containerd: `kill -USR1 $(pidof containerd)`; dockerd: `kill -SIGUSR1 $(pidof dockerd)`; cri-o: `kill -USR1 $(pidof crio)`), then restart it (`systemctl restart containerd|crio|docker`). Look for the cause underneath: disk latency, a stuck shim, too many containers, or a known runtime bug fixed in a newer release.',
     references: [RH_BLOG, 'https://github.com/kubernetes/kubernetes/issues/45419', 'https://github.com/kubernetes/kubernetes/issues/61117'],
     ruledOut: [
@@ -144,7 +144,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     ],
     evidence: ['runtime.unreachable', 'runtime.panics', 'runtime.repairs', 'runtime.lifecycle', 'relist.failed', 'stall'],
     counts: ['lines.relistFailed'],
-    summary: 'The container runtime was away during the stall of {stall.maxDurationSeconds|dur}: {evidence.runtimeDown} ({scope}). Relists fail while the daemon is down or restarting.',
+    summary: 'The container runtime was away during the stall of {stall.maxDurationSeconds|dur} ({scope}): {evidence.runtimeDown}. Relists fail while the daemon is down or restarting.',
     remediation: 'Find why the runtime stopped: `journalctl -u containerd|crio|docker` around the stall (crash, upgrade, config reload, systemd restart, OOM). If it restarts repeatedly, fix that first; a kubelet started before its runtime recovers once the socket answers.',
     references: ['https://kubernetes.io/docs/tasks/debug/debug-cluster/crictl/'],
     ruledOut: [
@@ -253,7 +253,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     ],
     evidence: ['kernel.hungTasks', 'kernel.ioFrames', 'kernel.nfs', 'goroutine.fsWaits', 'healthz', 'disk.slowDu', 'metrics.slowDiskOps', 'cri.perIdTimeouts', 'cri.listTimeouts', 'stall'],
     counts: ['lines.hungTasks', 'lines.nfs'],
-    summary: 'The node\'s storage stopped answering: {evidence.storage} ({scope}). Meanwhile {cri.timeouts} CRI call(s) timed out and PLEG stalled for up to {stall.maxDurationSeconds|dur}.',
+    summary: 'The node\'s storage stopped answering ({scope}): {evidence.storage}. Meanwhile {cri.timeouts} CRI call(s) timed out and PLEG stalled for up to {stall.maxDurationSeconds|dur}.',
     remediation: 'Find the blocked device: `dmesg -T | grep -A20 "blocked for more than"` (the stack names the filesystem), `iostat -x 5`, NFS mounts (`mount -t nfs,nfs4`, server reachability). Unmount or fail over the dead NFS/CSI volume; move container storage (`/var/lib/containerd`, `/var/lib/docker`) off a saturated disk.',
     references: ['https://github.com/kubernetes/kubernetes/issues/94829'],
     ruledOut: [
@@ -468,7 +468,7 @@ export const BUILTIN_RULES: RuleSpec[] = [
     when: [{ fact: 'startup.artefacts', op: '>=', value: 1 }],
     base: 0.9,
     evidence: ['startup.artefacts'],
-    summary: 'The kubelet logged "pleg has yet to be successful" (or the ≤1.12 sentinel 2562047h47m16.854775807s) {startup.artefacts} time(s) right after starting, and the first relist succeeded within the threshold: a start-up artefact, not a 292-year stall.',
+    summary: 'Right after the kubelet started, it logged "pleg has yet to be successful" (or the ≤1.12 sentinel 2562047h47m16.854775807s), and the first relist succeeded within the threshold: a start-up artefact, not a 292-year stall ({startup.artefacts} such start-up(s)).',
     remediation: 'Nothing to do.',
     references: ['https://github.com/kubernetes/kubernetes/issues/69007'],
   },

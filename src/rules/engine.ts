@@ -8,12 +8,15 @@ import { ESTABLISHED_CONFIDENCE, SEVERITIES, WEAK_CONFIDENCE } from '../contract
 import type { Condition, GapSpec, RuleSpec } from './spec.js';
 import { KUBELET_LOG_GAP } from './gaps.js';
 import type { Cite, CountCheck, FactSheet, FactValue, Facts } from './facts.js';
+import { LIST_SEP, LIST_START } from './facts.js';
 import { isoTime } from '../util/instant.js';
 
 export interface Fired {
   spec: RuleSpec;
   confidence: number;
   summary: string;
+  /** The summary one fact per line (factLines). */
+  lines: string[];
   evidence: Cite[];
   because: string[];
   against: string[];
@@ -148,8 +151,38 @@ function evidencePhrases(template: string): string[] {
 /** A template with its `{fact}` and `{fact|format}` placeholders filled. Formats: dur, pct, sec (prose); sh (a shell
  *  word), node (a node name, checked and quoted), units (`-u` options of the runtime), since/until/ocsince/ocuntil
  *  (time options), opt (an optional phrase: a space and the value, or nothing when the fact is absent or zero). */
-export function render(template: string, facts: Facts): string {
-  return plurals(template.replace(/\{([A-Za-z][\w.-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how)));
+export function render(template: string, facts: Facts, listSep = '; ', listStart = ''): string {
+  return plurals(template.replace(/\{([A-Za-z][\w.-]*)(?:\|(\w+))?\}/g, (_, k: string, how: string | undefined) => fmt(facts[k], how)).split(LIST_SEP).join(listSep).split(LIST_START).join(listStart));
+}
+
+/** Where a summary's sentence ends: a full stop before a capital, a digit or a quote (not an abbreviation). */
+const SENTENCE_END = /(?<!\b(?:e\.g|i\.e|vs|etc|approx))\.\s+(?=[A-Z0-9"(])/;
+
+/**
+ * A finding's summary one fact per line (the contract's `Finding.lines`): each sentence on a line; a list of what was
+ * seen (`{evidence.…}`) one item a line, `- ` before it; then what supports it that the lines above have not said yet
+ * (a support whose facts a phrase states is left out), and what speaks against it.
+ */
+export function factLines(spec: RuleSpec, facts: Facts, because: string[], against: string[], said: FactSheet['said']): string[] {
+  const out: string[] = [];
+  const text = render(spec.summary, facts, '\n- ', '\n- ');
+  for (const para of text.split('\n')) {
+    if (para.startsWith('- ')) {
+      // A list item ends where the list does: a sentence after it starts a line of its own.
+      const [item, ...rest] = para.split(SENTENCE_END);
+      out.push(item as string);
+      for (const r of rest) out.push(r);
+    } else out.push(...para.split(SENTENCE_END));
+  }
+  const stated = new Set<string>();
+  for (const m of spec.summary.matchAll(/\{([A-Za-z][\w.-]*)(?:\|\w+)?\}/g)) {
+    stated.add(m[1] as string);
+    for (const k of said?.[m[1] as string] ?? []) stated.add(k);
+  }
+  const support = (spec.support ?? []).filter((x) => because.includes(x.label) && !x.when.every((c) => stated.has(c.fact))).map((x) => x.label);
+  if (support.length) out.push(`Supporting: ${support.join('; ')}.`);
+  for (const a of against) out.push(`Against: ${a}.`);
+  return out.map((l) => l.trim()).filter(Boolean);
 }
 
 
@@ -236,7 +269,7 @@ export function evaluate(specs: RuleSpec[], gaps: GapSpec[], sheet: FactSheet): 
     conf = Math.min(0.99, Math.max(0.05, conf));
     const checks = (spec.counts ?? []).map((k) => sheet.counts?.[k]).filter((c): c is CountCheck => !!c);
     fired.push({
-      spec, confidence: Math.round(conf * 100) / 100, summary: render(spec.summary, f), evidence: cite(sheet.pools, spec.evidence), because, against, checks,
+      spec, confidence: Math.round(conf * 100) / 100, summary: render(spec.summary, f), lines: factLines(spec, f, because, against, sheet.said), evidence: cite(sheet.pools, spec.evidence), because, against, checks,
       primary: false, severity: spec.severity, considered: false, rawConfidence: conf,
     });
   }

@@ -22,6 +22,9 @@ export interface FactSheet {
   /** Per counted kind of line: how many lines it is, in the window the facts cover and in the whole input, and the files
    *  that hold them: what a `grep -c` on those files finds (rules cite them by key in `counts`). */
   counts: Record<string, CountCheck>;
+  /** Per phrase fact (`evidence.runtimeHang`): the facts its items state, which a finding's "supporting" list then does
+   *  not repeat (rules/engine.ts factLines). */
+  said?: Record<string, string[]>;
   /** What a collection through the API server could not fetch for the node: each is a gap (engine.ts). */
   refused: NodeModel['bundle']['refusals'];
 }
@@ -88,7 +91,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   // The window the facts cover, in words (counts say which window they are of).
   const scopeFrom = windows.length && !unplaced ? Math.min(...windows.map((w) => w[0])) : NaN;
   const scopeTo = windows.length && !unplaced ? Math.max(...windows.map((w) => w[1])) : NaN;
-  f['scope'] = Number.isNaN(scopeFrom) ? 'in the whole input' : `between ${isoTime(scopeFrom).slice(0, 19)}Z and ${isoTime(scopeTo).slice(0, 19)}Z, from 3 min before the last good relist to 1 min after the stall`;
+  f['scope'] = Number.isNaN(scopeFrom) ? 'in the whole input' : `3 min before the last good relist to 1 min after the stall: ${scopeSpan(scopeFrom, scopeTo)}`;
   const of = <T extends SignalType>(t: T, all = false): Array<EventOf<T>> =>
     (all ? node.events : scoped).filter((e): e is EventOf<T> => e.type === t);
 
@@ -551,24 +554,25 @@ export function computeFacts(node: NodeModel): FactSheet {
   // Optional phrases of summaries (`{x|opt}`): there only when what they say is.
   f['phrase.runtime'] = node.runtime ? `(${node.runtime})` : null;
   f['phrase.listShare'] = listShare(n('cri.listTimeouts'), n('cri.timeouts'));
+  const hangSaid = new Set<string>();
   f['evidence.runtimeHang'] = seen([
-    [clientTimeouts, `${clientTimeouts} CRI call(s) timed out (DeadlineExceeded)`],
+    [clientTimeouts, `${clientTimeouts} CRI call(s) timed out (DeadlineExceeded)`, ['cri.listTimeouts', 'cri.timeouts']],
     [callerTimeouts, `${callerTimeouts} more timed-out CRI call(s) that only their callers logged`],
     [n('cri.timeouts') === 0 ? n('timeouts.runtimeWrapper') : 0, `${n('timeouts.runtimeWrapper')} kubelet line(s) where a call to the runtime timed out (garbage collection, probes, pod workers)`],
-    [(f['metrics.listP99'] as number | null) !== null && n('metrics.listP99') >= 60, `list calls' p99 in metrics ${String(f['metrics.listP99Text'])}`],
-    [f['goroutine.relistInList'] === true, String(f['goroutine.relistWhere'] ?? 'the relist goroutine waits on a CRI list call')],
-    [n('lines.runtimeDownForHang'), `${n('lines.runtimeDownForHang')} line(s) saying the container runtime is down`],
+    [(f['metrics.listP99'] as number | null) !== null && n('metrics.listP99') >= 60, `list calls' p99 in metrics ${String(f['metrics.listP99Text'])}`, ['metrics.listP99', 'metrics.slowOps']],
+    [f['goroutine.relistInList'] === true, String(f['goroutine.relistWhere'] ?? 'the relist goroutine waits on a CRI list call'), ['goroutine.relistInList']],
+    [n('lines.runtimeDownForHang'), `${n('lines.runtimeDownForHang')} line(s) saying the container runtime is down`, ['runtime.down']],
     [n('runtime.statusCheckFailed'), `${n('runtime.statusCheckFailed')} failed runtime status check(s)`],
-    [n('relist.failedTimeouts'), `${n('relist.failedTimeouts')} relist(s) failed on a timeout`],
+    [n('relist.failedTimeouts'), `${n('relist.failedTimeouts')} relist(s) failed on a timeout`, ['relist.failed']],
     [n('runtime.stateTimeouts'), `${n('runtime.stateTimeouts')} "get state" timeout(s) in the runtime's log (${n('runtime.stateTimeoutIds')} container(s))`],
     [n('runtime.taskListTimeouts'), `${n('runtime.taskListTimeouts')} task listing(s) cancelled in the runtime's log`],
     [n('runtime.brokenPipe'), `${n('runtime.brokenPipe')} dockerd line(s) of a reply its client had given up on (broken pipe)`],
-    [n('runtime.daemonTimeouts'), `${n('runtime.daemonTimeouts')} error(s) in the runtime's log where a deadline passed`],
-    [n('cli.timeouts'), `${n('cli.timeouts')} runtime command(s) that timed out or hung (${String(f['cli.failedCommand'] ?? '')})`],
+    [n('runtime.daemonTimeouts'), `${n('runtime.daemonTimeouts')} error(s) in the runtime's log where a deadline passed`, ['runtime.daemonErrors']],
+    [n('cli.timeouts'), `${n('cli.timeouts')} runtime command(s) that timed out or hung (${String(f['cli.failedCommand'] ?? '')})`, ['cli.timeouts']],
     [f['runtime.blockedCall'] !== null, `${String(f['runtime.blockedCall'])} of ${String(f['runtime.blockedCallId'] ?? '').slice(0, 12)} started and never finished while other containers' calls timed out`],
     [n('goroutine.runtimeLockWaiters') >= 5, `${n('goroutine.runtimeLockWaiters')} ${String(f['goroutine.runtimeProgram'])} goroutines waiting up to ${n('goroutine.runtimeLockMinutes')} min at one lock (${String(f['goroutine.runtimeLockSite'])})`],
     [n('goroutine.runtimeFrozenMinutes') >= 30, `a ${String(f['goroutine.runtimeProgram'])} goroutine parked ${n('goroutine.runtimeFrozenMinutes')} min (${String(f['goroutine.runtimeFrozenState'])}) in ${String(f['goroutine.runtimeFrozenFrame'])}: every call that needs it waits`],
-  ]);
+  ], hangSaid);
   f['evidence.runtimeDown'] = seen([
     [n('runtime.unreachable'), `${n('runtime.unreachable')} line(s) where a call found the runtime unreachable (refused, socket missing, Unavailable)`],
     [n('relist.failedUnavailable'), `${n('relist.failedUnavailable')} relist(s) failed: runtime unreachable`],
@@ -642,7 +646,7 @@ export function computeFacts(node: NodeModel): FactSheet {
   for (const c of COUNTED) f[c.key] = counts[c.key]?.count ?? 0;
   const unhealthyLines = f['lines.unhealthy'] as number;
   f['phrase.unhealthyLines'] = unhealthyLines ? `(${unhealthyLines} line(s) saying how long ago it was last seen active)` : null;
-  return { facts: f, pools: p, counts, refused: node.bundle.refusals };
+  return { facts: f, pools: p, counts, refused: node.bundle.refusals, said: { 'evidence.runtimeHang': [...hangSaid], 'phrase.listShare': ['cri.listTimeouts'] } };
 }
 
 /** The counted kinds of line (COUNTED) present in the node's input, with the grep that finds them. */
@@ -680,10 +684,29 @@ export function relistWhere(frames: string[], state: string | null): { step: str
   return { step, call };
 }
 
-function seen(parts: Array<[number | boolean, string]>): string | null {
-  const out = parts.filter(([v]) => (typeof v === 'number' ? v > 0 : v)).map(([, t]) => t);
-  return out.length ? out.join('; ') : null;
+/** A window in the reports' time style (UTC): `2024-03-11 10:04:12 → 10:22:27 +00:00` (the end's date when it
+ *  differs). */
+function scopeSpan(a: number, b: number): string {
+  const at = (ms: number): string => isoTime(ms).slice(0, 19).replace('T', ' ');
+  const x = at(a);
+  const y = at(b);
+  return `${x} → ${y.slice(0, 10) === x.slice(0, 10) ? y.slice(11) : y} +00:00`;
 }
+
+/** What a kind of evidence amounted to: the phrases of the parts there are, as one list (LIST_SEP between items: a
+ *  summary joins them with `; `, its one-fact-per-line form puts each on a line). `said` collects the facts the
+ *  phrases state, so that a finding's "supporting" list does not say them again (rules/engine.ts factLines). */
+function seen(parts: Array<[number | boolean, string, string[]?]>, said?: Set<string>): string | null {
+  const there = parts.filter(([v]) => (typeof v === 'number' ? v > 0 : v));
+  for (const [, , keys] of there) for (const k of keys ?? []) said?.add(k);
+  const out = there.map(([, t]) => t);
+  return out.length ? LIST_START + out.join(LIST_SEP) : null;
+}
+
+/** Before and between the items of a list fact (`seen`): rules/engine.ts render turns them into nothing and `; `, or
+ *  into line breaks. */
+export const LIST_START = '\u001e';
+export const LIST_SEP = '\u001f';
 
 /** Distinct lines among the events that pass `test` (an event of a folded run counts its `n`). */
 function countLines(events: SignalEvent[], test: (e: SignalEvent) => boolean): number {

@@ -80,7 +80,7 @@ class Checker {
   fact(name: string, field: string): string {
     if (isKnownFact(name, this.signals)) return name;
     if (name.startsWith('custom.')) this.fail(field, `names "${shown(name)}", but the pack declares no signal "${shown(name.slice(7))}"`);
-    this.fail(field, `names "${shown(name)}", which is not a fact (src/rules/fact-names.ts lists them; "plegscope rules show ID" shows those a rule reads)`);
+    this.fail(field, `names "${shown(name)}", which is not a fact ("plegscope rules facts" lists them)`);
   }
   num(o: Obj, k: string, min: number, max: number): number {
     const v = o[k];
@@ -155,7 +155,7 @@ function checkRule(raw: unknown, index: number, signals: ReadonlySet<string>): R
     base: c.num(raw, 'base', 0, 1),
     support: c.weighted(raw['support'], 'support'),
     contra: c.weighted(raw['contra'], 'contra'),
-    evidence: c.strList(raw, 'evidence', true).map((e, i) => (isKnownPool(e, signals) ? e : c.fail(`evidence[${i}]`, `names "${shown(e)}", which is not an evidence pool (src/rules/fact-names.ts lists them)`))),
+    evidence: c.strList(raw, 'evidence', true).map((e, i) => (isKnownPool(e, signals) ? e : c.fail(`evidence[${i}]`, `names "${shown(e)}", which is not an evidence pool ("plegscope rules facts" lists them)`))),
     summary: c.template(raw, 'summary'),
     remediation: c.text(raw, 'remediation'),
     references: c.strList(raw, 'references', true).map((r, i) => c.clean(r, `references[${i}]`)),

@@ -51,6 +51,15 @@ export interface AppProps {
   onQuit?: (recollect: string | null) => void;
 }
 
+/** What was last copied: run.ts prints it after the TUI leaves the alternate screen, so it stays in the scrollback. */
+export const copied: { text: string | null } = { text: null };
+
+/** OSC 52: the terminal (or tmux, with set-clipboard on; or ssh's client terminal) puts `text` on the clipboard. The text
+ *  is the tool's own commands with the node's name quoted (rules/engine.ts renderCommand), base64-encoded. */
+export function osc52(text: string): string {
+  return `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
+}
+
 export function App({ model, size, onLogController, initial, onQuit }: AppProps) {
   const dims = useSize(size);
   const env = useRef<Env>({ model, rows: dims.rows, cols: dims.columns });
@@ -58,6 +67,7 @@ export function App({ model, size, onLogController, initial, onQuit }: AppProps)
   const [state, setState] = useState<NavState>(() => initial ?? initialState());
   const dispatch = useCallback((a: Action) => setState((s) => reduce(env.current, s, a)), []);
   const { exit } = useApp();
+  const { stdout } = useStdout();
   useInput((input, key) => {
     for (const k of splitInput(input, key)) dispatch({ type: 'key', input: k.input, key: k.key });
   });
@@ -67,6 +77,12 @@ export function App({ model, size, onLogController, initial, onQuit }: AppProps)
     onQuit?.(state.recollect ?? null);
     exit();
   }, [state.quit]);
+  // A copy asked for (`y` in a gap): on the clipboard now, and printed once the screen is given back (run.ts).
+  useEffect(() => {
+    if (!state.copy) return;
+    copied.text = state.copy.text;
+    stdout.write(osc52(state.copy.text));
+  }, [state.copy?.seq]);
   useEffect(() => () => {
     for (const m of merged.current.values()) m.close();
   }, []);

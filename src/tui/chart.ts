@@ -1,6 +1,6 @@
 // The Node view's timeline as text rows over the node's log window: the PLEG row (stalls, NotReady, kubelet restarts;
 // the text report's bar) and one density row per CRI operation that failed.
-import { timelineBar } from '../report/text.js';
+import { timelineBar } from '../report/timeline-bar.js';
 import type { NodeData } from './model.js';
 
 const LEVELS = ' ▁▂▃▄▅▆▇█';

@@ -1,5 +1,6 @@
 // `plegscope tui`: reads the input with a progress screen, then hands the analysis to the App. Owns the terminal for
 // the session: alternate screen on entry, restored on every way out (quit, ctrl-c, error, exit).
+import { writeSync } from 'node:fs';
 import { analyze, type AnalyzeOptions } from '../analyze.js';
 import type { Analysis } from '../contract/analysis.js';
 import { buildModel } from './model.js';
@@ -17,6 +18,14 @@ export interface TuiOptions extends Omit<AnalyzeOptions, 'onRead' | 'onProgress'
 
 const ENTER = '\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J';
 const LEAVE = '\x1b[?25h\x1b[?1049l';
+
+/** Commands copied in a gap (`y`): printed where the terminal keeps them, whether or not its clipboard took OSC 52 — as
+ *  the process ends, after the last of ink's own writes (its final frame and line erasing can come after it unmounts). */
+async function printCopied(): Promise<void> {
+  const { copied } = await import('./App.js');
+  const text = copied.text;
+  if (text) process.once('exit', () => writeSync(1, `# commands copied in plegscope tui:\n${text}\n`));
+}
 
 /** Runs the TUI until the user quits. Returns the exit code; throws what analyze() throws (bad input). */
 export async function runTui(opts: TuiOptions): Promise<number> {
@@ -82,7 +91,10 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     const { startApp } = await import('./app-entry.js');
     for (;;) {
       const node = await startApp(model);
-      if (node === null || !opts.collect) return 0;
+      if (node === null || !opts.collect) {
+        await printCopied();
+        return 0;
+      }
       // `c`: collect the node again, read the input anew, reopen the view.
       out.write(`\x1b[H\x1b[2Jcollecting ${sanitizeLine(node, 300)} through the API server…\n`);
       try {

@@ -1,6 +1,7 @@
 // Navigation as a pure reducer: keys (and a few reports from the Log view) in, the next state out. Views render the
 // state; the Log view executes the commands queued for it (its data is read asynchronously). Keys follow k9s and lnav:
 // `?` help, `/` filter, `:` commands, j/k and arrows, enter drills down, esc goes back, q quits.
+import { sanitizeLine } from '../util/sanitize.js';
 import type { NodeReport } from '../contract/analysis.js';
 import type { NodeData, TuiModel } from './model.js';
 import { fmtTime, oneDay, parseIsoMs } from './format.js';
@@ -60,6 +61,9 @@ export interface NavState {
   /** First line of the help shown (it scrolls when it is longer than the screen). */
   helpTop: number;
   message: string | null;
+  /** Commands the user asked to copy (`y` in a gap): the App puts them on the clipboard (OSC 52) and they are printed
+   *  when the TUI exits. `seq` tells a new request from the last one. */
+  copy?: { text: string; seq: number };
   quit: boolean;
   /** `c` in the overview (a TUI started with --kubeconfig): the node to collect again before the view reopens. */
   recollect?: string | null;
@@ -449,6 +453,12 @@ function gapKey(env: Env, s: NavState, top: Extract<Screen, { kind: 'gap' }>, in
   if (key.rightArrow || input === 'l') return to(s.gap.hscroll + 20);
   if (key.home || input === '0' || input === 'g') return to(0);
   if (key.end || input === '$' || input === 'G') return to(max);
+  if (input === 'y' || input === 'c') {
+    // The commands without their comment lines, whole: what a paste into a shell on the node needs.
+    const text = lines.filter((l) => l.trim() !== '' && !l.startsWith('#')).map((l) => sanitizeLine(l, 4000)).join('\n');
+    if (!text) return { ...s, message: 'no command to copy' };
+    return { ...s, copy: { text, seq: (s.copy?.seq ?? 0) + 1 }, message: 'copied to the clipboard (OSC 52); printed again when you quit' };
+  }
   return s;
 }
 
@@ -595,7 +605,7 @@ function hintsFor(s: NavState): Hint[] {
     case 'finding': return s.finding.expanded
       ? [['j/k', 'scroll'], ['x/esc', 'back to the evidence'], ['q', 'quit']]
       : [['↑↓', 'move'], ['enter', 'line in log'], ['x', 'read all'], ['esc', 'back'], ['q', 'quit']];
-    case 'gap': return [['←→', 'scroll commands'], ['esc', 'back'], ['q', 'quit']];
+    case 'gap': return [['←→', 'scroll commands'], ['y', 'copy'], ['esc', 'back'], ['q', 'quit']];
     case 'log':
       if (s.log.busy) return [['esc', 'cancel search']];
       if (s.log.detail) return [['↑↓', 'previous/next line'], ['enter/esc', 'close']];
@@ -633,11 +643,12 @@ export function helpFor(screen: Screen): HelpSection[] {
   const time: [string, string] = ['t, :time T', 'go to a time: 10:03, 10:03:30, 03-11 10:03, ISO, +5m, -30s, start, end'];
   const per: Record<Screen['kind'], HelpSection[]> = {
     overview: [{ title: 'Overview (one row per node)', keys: [['j/k ↑/↓ pgup/pgdn g/G', 'move'], ['enter', 'open the node'], ['/', 'filter by node name or cause (as you type)'], ['s / S', 'sort by the next column / reverse'], ['c', 'collect the node again (a TUI started with --kubeconfig)']] },
-      { title: 'Columns', keys: [['PLEG', 'unhealthy: PLEG stalled (no relist for longer than the threshold); healthy, NotReady: NotReady for another reason'], ['CAUSE CONF', 'the primary cause and how sure the rules are of it'], ['LONGEST', 'the longest stall: time without a completed relist'], ['FIRST STALL', 'when the node\'s first stall began: its last good relist']] }],
+      { title: 'Columns', keys: [['PLEG', 'unhealthy: PLEG stalled (no relist for longer than the threshold); no stall, NotReady: no PLEG stall — NotReady for another reason'], ['TIMELINE', 'every node on one time axis (a wide screen): █ stall, ▒ NotReady, | kubelet start, · healthy, ╌ no data (before its log starts, after it ends)'], ['CAUSE CONF', 'the primary cause and how sure the rules are of it'], ['LONGEST', 'the longest stall: time without a completed relist'], ['FIRST STALL', 'when the node\'s first stall began: its last good relist']] }],
     node: [{ title: 'Node (timeline, findings, stalls, ruled out, gaps, operations)', keys: [['tab, 1-5', 'switch section'], ['j/k ↑/↓', 'move in the section'], ['enter', 'open the finding / the log at the stall / the commands of a gap'], ['←/→ h, H/L', 'move the timeline cursor (H/L: 10 steps)'], ['[ / ]', 'previous / next event (stall, NotReady, restart)'], time, ['l', 'open the Log at the cursor time']] },
-      { title: 'Timeline', keys: [['█ ▒ |', 'PLEG stall, NotReady without a stall, kubelet start'], ['▁▂▃…█', 'CRI errors per column, one row per operation']] }],
+      { title: 'Timeline', keys: [['█ ▒ |', 'PLEG stall, NotReady without a stall, kubelet start'], ['▁▂▃…█', 'CRI errors per column, one row per operation']] },
+      OPS_LEGEND],
     finding: [{ title: 'Finding (summary, remedy, references and evidence)', keys: [['j/k ↑/↓', 'move between evidence lines'], ['enter', 'open the Log at this line, with context'], ['x', 'read the summary, remedy and references in full (j/k scroll; x or esc: back)']] }],
-    gap: [{ title: 'Gap (what is missing and the commands that collect it)', keys: [['←/→ h/l', 'scroll the commands sideways (each command is one line)'], ['g / G, home/end', 'to their start / to the end of the longest'], ['esc', 'back to the node']] }],
+    gap: [{ title: 'Gap (what is missing and the commands that collect it)', keys: [['←/→ h/l', 'scroll the commands sideways (each command is one line)'], ['g / G, home/end', 'to their start / to the end of the longest'], ['y, c', 'copy the commands to the clipboard (OSC 52: works over ssh and in tmux with set-clipboard on); they are printed again when you quit'], ['esc', 'back to the node']] }],
     log: [{ title: "Log (the node's kubelet, runtime and kernel lines by time)", keys: [['j/k ↑/↓', 'previous / next line'], ['space/b pgdn/pgup', 'next / previous page'], ['g / G', 'first / last line'], ['enter', 'the selected line in full: every field, wrapped'], ['←/→', 'scroll sideways'], ['/', 'filter: regex (RE2; lower case = any case); the header counts the matches'], ['f', 'show only matching lines / all lines'], ['n / N', 'next / previous match'], ['e / E', 'next / previous error'], time, ['v', 'whole lines as read / compact (time, source, level, message)'], ['i, tab', 'timeline of this node at the focused time']] },
       { title: 'Log columns', keys: [['time', 'in the zone of the header (with the date when the logs span days)'], ['K R N', 'source: K kubelet, R container runtime, N kernel'], ['F E W I', 'level: F fatal, E error, W warning, I info; blank when the line has none']] }],
   };
@@ -645,6 +656,17 @@ export function helpFor(screen: Screen): HelpSection[] {
 }
 
 /** The help as lines of at most `cols` columns: descriptions wrap under themselves. */
+/** What the Operations section's cells mean (the section shows this itself only when its rows leave room). */
+const OPS_LEGEND: { title: string; keys: Array<[string, string]> } = {
+  title: 'Operations (cells)',
+  keys: [
+    ['a–b', 'a quantile from a histogram: known only to lie in that bucket, above a and at most b (≤b: in the first one); --format json has PromQL\'s interpolated value'],
+    ['> b', 'beyond the last bucket: at least b, how many calls were is said beside it'],
+    ['mean', 'exact, from _sum and _count over the metrics window'],
+    ['metrics │ whole log', 'calls, errors and latency of the metrics window left of │; errors and timeouts of the whole log right of it'],
+  ],
+};
+
 export function helpLines(screen: Screen, cols: number): Array<{ text: string; bold?: boolean }> {
   const lines: Array<{ text: string; bold?: boolean }> = [];
   for (const sec of helpFor(screen)) {

@@ -44,7 +44,7 @@ describe('figures', () => {
     expect(latencyCell(l, 'p50', 10, 'compact')).toBe('> 10s');
     expect(latencyCell(l, 'p50', 10, 'wide')).toBe('> 10s (5 of 5)');
     expect(latencyCell(l, 'p99', 0.2, 'compact')).toBe('100–250ms');
-    expect(latencyCell(l, 'p99', 0.2, 'wide')).toBe('≈200ms in (100ms, 250ms]');
+    expect(latencyCell(l, 'p99', 0.2, 'wide')).toBe('(100ms, 250ms] ≈200ms');
     expect(latencyCell(lat({ source: 'summary', beyond: null, quantileWindow: 'exporter' }), 'p99', 4.2, 'compact')).toBe('4.2s');
     // An analysis written before `latency` existed: the plain number.
     expect(latencyCell(undefined, 'p99', 0.25, 'compact')).toBe('250ms');
@@ -58,7 +58,7 @@ describe('figures', () => {
       p99: { from: 10, to: null },
       max: { from: 10, to: null },
     });
-    expect(latencyLine(l, { p50: 0.0091, p90: 8.2, p99: 10, max: 10 }, 'relist')).toBe('mean 1.5s · p50 ≈9.1ms in (5ms, 10ms] · p90 ≈8.2s in (5s, 10s] · p99 max > 10s (3 of 120 beyond the last bucket)');
+    expect(latencyLine(l, { p50: 0.0091, p90: 8.2, p99: 10, max: 10 }, 'relist')).toBe('mean 1.5s · p50 (5ms, 10ms] ≈9.1ms · p90 (5s, 10s] ≈8.2s · p99 max > 10s (3 of 120 beyond the last bucket)');
     expect(latencyLine(lat({ count: 0, meanSeconds: null }), null, 'relist')).toBe('no relist finished in the window');
   });
 });

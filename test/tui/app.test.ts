@@ -59,7 +59,7 @@ describe('from the cluster to an evidence line and back (80×24)', () => {
     expect(f).toMatch(/PLEG +\|·+█+·+/);
     expect(f).toMatch(/list_podsandbox 6 +█ █/);
     expect(f).toContain('▲ 03-11 10:03:00');
-    expect(f).toMatch(/1 Findings 2 +2 Stalls 1 +3 Ruled out \d +4 Gaps \d +5 Operations 1/);
+    expect(f).toMatch(/1:Findings \(2\) +2:Stalls \(1\) +3:Ruled out \(\d\) +4:Gaps \(\d\) +5:Operations \(1\)/);
     expect(f).toMatch(/▸ HIGH +79% disk_io +Storage stalled the runtime/);
     // A critical rule at 63 % that the kernel's hung tasks speak against: a weak alternative, reported two levels lower
     // under its own heading row.
@@ -91,7 +91,7 @@ describe('from the cluster to an evidence line and back (80×24)', () => {
     await d.press(KEYS.esc);
     expect(d.frame()).toContain('Evidence (9 lines');
     await d.press(KEYS.esc);
-    expect(d.frame()).toContain('1 Findings 2');
+    expect(d.frame()).toContain('1:Findings (2)');
     await d.press(KEYS.esc);
     expect(lines(d.frame())[0]).toMatch(/^ plegscope {2}Overview /);
     expect(d.exited()).toBe(false);
@@ -248,7 +248,7 @@ describe('timeline and log share the focused time', () => {
     expect(lines(f)[2]).toMatch(/^3 logs · 2024-03-11 10:10:00 \+00:00/);
     await d.press('i');
     f = d.frame();
-    expect(f).toContain('1 Findings 2');
+    expect(f).toContain('1:Findings (2)');
     expect(f).toContain('▲ 03-11 10:10:00');
     await d.press(KEYS.right, KEYS.right);
     f = d.frame();
@@ -263,7 +263,7 @@ describe('timeline and log share the focused time', () => {
     await d.press(KEYS.esc);
     expect(d.frame()).toContain(`▲ 03-11 ${shownAt}`);
     await d.press('t');
-    expect(d.frame()).toContain('1 Findings 2');
+    expect(d.frame()).toContain('1:Findings (2)');
   });
 });
 
@@ -292,7 +292,7 @@ describe('help, resize, colour, hostile text', () => {
     await d.resize({ columns: 120, rows: 40 });
     let f = d.frame();
     fitsIn(f, 120, 40);
-    expect(f).toContain('1 Findings 2');
+    expect(f).toContain('1:Findings (2)');
     await d.resize({ columns: 50, rows: 10 });
     expect(d.frame()).toContain('terminal too small (50×10)');
     await d.resize({ columns: 80, rows: 24 });
@@ -311,7 +311,7 @@ describe('help, resize, colour, hostile text', () => {
     expect(d.raw()).not.toMatch(/\x1b\[(?:3[0-7]|9[0-7]|38;)/);
     const c = await start({ columns: 80, rows: 24 }, colorModel);
     await c.press(KEYS.enter);
-    expect(c.frame()).toContain('1 Findings 2');
+    expect(c.frame()).toContain('1:Findings (2)');
   });
 
   it('shows a line with escape sequences, \\r and a bidi override inert', async () => {

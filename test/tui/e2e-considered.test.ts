@@ -16,7 +16,7 @@ describe.skipIf(!HAS_TMUX)('weak alternatives in the TUI (tmux, attributes captu
     tm.start('wc', 80, 24, `cd ${shq(ROOT)} && CI=true ${shq(process.execPath)} ${shq(BIN)} tui ${shq(session.fx.dir)} --year 2024`);
     await tm.waitFor('wc', (x) => x.includes('sorted by'), 'the overview', 30_000);
     await tm.keys('wc', 'Enter');
-    await tm.waitFor('wc', (x) => x.includes('1 Findings 2'), 'the node view');
+    await tm.waitFor('wc', (x) => x.includes('1:Findings (2)'), 'the node view');
     const cells = tm.styled('wc');
     const established = row(cells, /HIGH +79% disk_io/);
     expect(cellsAt(established, 'Storage stalled').every((c) => !c.dim)).toBe(true);

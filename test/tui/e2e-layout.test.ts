@@ -76,7 +76,7 @@ for (const [cols, rows] of [[80, 24], [200, 50]] as const) {
 
     it('finding: the remedy takes the rows it needs, x shows it whole; references are listed', async () => {
       await tm.keys(S, 'Enter');
-      await tm.waitFor(S, (x) => x.includes('1 Findings 2'), 'the node view');
+      await tm.waitFor(S, (x) => x.includes('1:Findings (2)'), 'the node view');
       await tm.keys(S, 'j', 'Enter');
       let s = await tm.waitFor(S, (x) => x.includes('Evidence (12 lines; rule runtime-hung-lists)'), 'the runtime finding');
       expect(fits(s, cols)).toBe(true);
@@ -101,7 +101,7 @@ for (const [cols, rows] of [[80, 24], [200, 50]] as const) {
 
     it('log: dates across midnight, a filter counts and highlights its matches, enter shows a line in full', async () => {
       await tm.keys(S, 'Escape');
-      await tm.waitFor(S, (x) => x.includes('1 Findings 2'), 'the node view');
+      await tm.waitFor(S, (x) => x.includes('1:Findings (2)'), 'the node view');
       await tm.keys(S, 'l');
       let s = await tm.waitFor(S, (x) => /▸ Log/.test(x) && /^03-1[12] \d\d:\d\d:\d\d\.\d{3} /m.test(x), 'the log with dates');
       // The logs span two days: every row carries its date.
@@ -163,7 +163,7 @@ for (const [cols, rows] of [[80, 24], [200, 50]] as const) {
       expect(s).toContain('K kubelet, R container runtime, N kernel');
       expect(s).toMatch(/F fatal, E error, W warning, I info/);
       await tm.keys(S, 'Escape', 'i');
-      await tm.waitFor(S, (x) => x.includes('1 Findings 2'), 'the timeline');
+      await tm.waitFor(S, (x) => x.includes('1:Findings (2)'), 'the timeline');
       await tm.keys(S, ':');
       await tm.type(S, 'time 03-12 00:01');
       await tm.keys(S, 'Enter');

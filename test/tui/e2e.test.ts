@@ -32,7 +32,7 @@ describe('plegscope tui in a real terminal', () => {
     expect(s).toMatch(/worker-1 +healthy/);
 
     await keys('Enter');
-    s = await waitFor((x) => x.includes('1 Findings 2'), 'the node view');
+    s = await waitFor((x) => x.includes('1:Findings (2)'), 'the node view');
     expect(s).toMatch(/PLEG +\|·+█+·+/);
 
     await keys('Enter');

@@ -20,7 +20,7 @@ import { isoTime } from '../../util/instant.js';
 /** Minutes asked for before and after each stall (issue 17). */
 export const STALL_MARGIN_MS = 30 * 60_000;
 /** Scrape interval assumed when the server's samples do not tell. */
-const DEFAULT_SCRAPE_S = 30;
+export const DEFAULT_SCRAPE_S = 30;
 /** Queries in flight at once. */
 const PARALLEL = 4;
 
@@ -66,9 +66,14 @@ export function answerWarnings(a: Answer, what: string): string[] {
 
 /** The kubelet's scrape interval, from the raw samples of a relist counter around `atMs`. */
 export async function probeScrapeInterval(client: PrometheusClient, t: KubeletTarget, atMs: number): Promise<number> {
+  return (await measureScrapeInterval(client, t, atMs)) ?? DEFAULT_SCRAPE_S;
+}
+
+/** The kubelet's scrape interval as its samples show it; null when they cannot (too few samples in the probe). */
+export async function measureScrapeInterval(client: PrometheusClient, t: KubeletTarget, atMs: number): Promise<number | null> {
   const list = new SeriesList();
   await client.query(scrapeProbeQuery(t, 600), atMs, list);
-  return scrapeInterval(list.list.map((s) => s.times)) ?? DEFAULT_SCRAPE_S;
+  return scrapeInterval(list.list.map((s) => s.times));
 }
 
 export interface NodeAsk {
@@ -281,7 +286,7 @@ export async function prometheusData(ask: PrometheusAsk, files: ArtifactData[], 
   } catch (e) {
     if (!(e instanceof PrometheusError)) throw e;
     if (nodes.length === 0) throw new InputError(e.where, e.message);
-    result.warnings.push({ file: e.where, line: null, message: `${e.message}: analyzed without it` });
+    result.warnings.push({ file: e.where, line: null, message: `${e.message}: analyzed without it`, unread: true });
     return result;
   }
   const fileNodes = new Set(nodes.map((n) => n.name));

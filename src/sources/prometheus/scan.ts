@@ -8,7 +8,7 @@ import { toSnapshots } from '../../model/metrics.js';
 import { metricStalls } from '../../model/metric-stalls.js';
 import { flatPassQuery, aggregateQueries, detailQuery, flaggedWindows, rankNodes, scanStep, targetIndex } from '../../model/fleet-scan.js';
 import { IDENTITY_LABELS, type KubeletTarget } from '../../model/prom-plan.js';
-import { answerWarnings, discoverKubelets, probeScrapeInterval, runLimited } from './history.js';
+import { answerWarnings, discoverKubelets, DEFAULT_SCRAPE_S, measureScrapeInterval, runLimited } from './history.js';
 import { TOOL_VERSION } from '../../version.js';
 import { EVENTED_PLEG_NAMES } from '../../model/metric-names.js';
 import { isoTime } from '../../util/instant.js';
@@ -47,7 +47,8 @@ export async function scanFleet(client: PrometheusClient, sinceMs: number, until
   if (evented.length > 0) {
     warnings.push(`${evented.length} kubelet(s) run Evented PLEG (kubelet_evented_pleg_connection_* above 0): their last-seen gauge is set at every health check, so a stall never freezes it and scan cannot see their stalls: ${evented.slice(0, 10).join(', ')}${evented.length > 10 ? ', …' : ''} (not called healthy; analyze them with --node and their kubelet log)`);
   }
-  const scrapeS = await probeScrapeInterval(client, targets.find((t) => t.idLabel === 'node') ?? targets[0]!, untilMs);
+  const measured = await measureScrapeInterval(client, targets.find((t) => t.idLabel === 'node') ?? targets[0]!, untilMs);
+  const scrapeS = measured ?? DEFAULT_SCRAPE_S;
   const stepS = scanStep(untilMs - sinceMs, scrapeS);
   // 1. Where did a kubelet's last-seen gauge stand still?
   const pass = await seriesOf((l) => client.queryRange(flatPassQuery(stepS, scrapeS), sinceMs, untilMs, stepS, l), 'the flat-gauge pass', warnings);
@@ -138,7 +139,7 @@ export async function scanFleet(client: PrometheusClient, sinceMs: number, until
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: 'plegscope', version: TOOL_VERSION },
-    source: { prometheus: client.display, scrapeIntervalSeconds: scrapeS, stepSeconds: stepS },
+    source: { prometheus: client.display, scrapeIntervalSeconds: scrapeS, stepSeconds: stepS, ...(measured === null ? { scrapeIntervalAssumed: true as const } : {}) },
     window: { start: isoTime(sinceMs), end: isoTime(untilMs) },
     nodesScanned: targets.length,
     ...(evented.length ? { evented } : {}),

@@ -27,13 +27,21 @@ interface ProseLine {
   style: 'summary' | 'remedy' | 'ref';
 }
 
-/** Summary, remedy and references as screen lines of `w` columns. */
-export function proseLines(f: Finding, w: number): ProseLine[] {
+/** Summary (one fact a line, as the text report), remedy and references as screen lines of `w` columns. `full`
+ *  (read all): a reference too long for a line goes on in pieces, whole, rather than cut. */
+export function proseLines(f: Finding, w: number, full = false): ProseLine[] {
   const out: ProseLine[] = [];
-  for (const l of wrap(sanitize(f.summary), w)) out.push({ text: l, style: 'summary' });
+  for (const fact of f.lines?.length ? f.lines : [f.summary]) {
+    const item = fact.startsWith('- ');
+    wrap(sanitize(item ? fact.slice(2) : fact), w - (item ? 4 : 2)).forEach((l, i) => out.push({ text: `${item ? (i === 0 ? '  - ' : '    ') : i === 0 ? '' : '  '}${l}`, style: 'summary' }));
+  }
   for (const l of wrap(sanitize(`Remedy: ${f.remediation}`), w)) out.push({ text: l, style: 'remedy' });
-  // A reference is a link: one line each, cut at its end rather than wrapped.
-  f.references.forEach((u, i) => out.push({ text: fit(`${i === 0 ? 'See: ' : '     '}${sanitizeLine(u, 500)}`, w).trimEnd(), style: 'ref' }));
+  // A reference is a link: one line each, cut at its end rather than wrapped (whole when reading all).
+  f.references.forEach((u, i) => {
+    const line = `${i === 0 ? 'See: ' : '     '}${sanitizeLine(u, 500)}`;
+    if (!full || line.length <= w) return void out.push({ text: fit(line, w).trimEnd(), style: 'ref' });
+    for (let k = 0; k < line.length; k += w) out.push({ text: line.slice(k, k + w), style: 'ref' });
+  });
   return out;
 }
 
@@ -50,7 +58,7 @@ function Prose({ lines }: { lines: ProseLine[] }) {
 export function FindingView({ model, node, finding, state, rows, cols }: { model: TuiModel; node: NodeData; finding: number; state: NavState; rows: number; cols: number }) {
   const f = node.report.findings[finding];
   if (!f) return <Line dim>no such finding</Line>;
-  const prose = proseLines(f, cols - 2);
+  const prose = proseLines(f, cols - 2, state.finding.expanded);
   const title = (
     <Line>
       <T bold color={SEVERITY_COLOR[f.severity]}>{severityWords(f).toUpperCase()}</T>

@@ -1,6 +1,7 @@
 // Node: the timeline across the node's log window (stalls, NotReady, restarts, CRI error density per operation) with a
-// time cursor, and below it one of five sections: findings, stalls, ruled out, gaps, relist and per-operation latencies
-// (each figure with the window it covers and how it is known, as in the text report).
+// time cursor, and below it the sections — findings, stalls, ruled out, gaps, relist and per-operation latencies (each
+// figure with the window it covers and how it is known, as in the text report): one at a time on a small screen, one
+// under the other on a tall one.
 import { Box } from 'ink';
 import type { ReactElement } from 'react';
 import type { NodeData, TuiModel } from '../model.js';
@@ -23,7 +24,9 @@ export function NodeView({ model, node, state, rows, cols }: { model: TuiModel; 
   const zone = model.zone;
   const span = timeSpan(r);
   const width = chartWidth(cols);
-  const maxOps = Math.max(0, Math.min(6, rows - 5 - 6));
+  // The Operations section says per operation what the chart's rows draw: with it selected on a small screen, the chart
+  // keeps two of them and the table gets the rows.
+  const maxOps = Math.max(0, Math.min(state.node.section === 'ops' && rows < 40 ? 2 : 6, rows - 5 - 6));
   const chart = span ? chartRows(node, span, width, maxOps) : [];
   const focus = state.focus;
   const cursorCol = span && focus !== null ? columnOf(focus, span, width) : null;
@@ -37,7 +40,8 @@ export function NodeView({ model, node, state, rows, cols }: { model: TuiModel; 
     r.restarts.length ? `${r.restarts.length} restart${r.restarts.length === 1 ? '' : 's'}` : null,
     r.coverage.truncated ? 'log truncated' : null,
   ].filter(Boolean).join(' · ');
-  const listRows = Math.max(1, rows - 4 - chart.length - (span ? 1 : 0));
+  // Verdict, timeline head (or its absence), cursor line (or a blank), tabs: 4 rows, then the chart's.
+  const listRows = Math.max(1, rows - 4 - chart.length);
   return (
     <Box flexDirection="column" height={rows}>
       <Line>
@@ -49,7 +53,7 @@ export function NodeView({ model, node, state, rows, cols }: { model: TuiModel; 
         <>
           <Line>
             <T bold>{fit('timeline', CHART_LABEL)}</T>
-            {` ${fmtTime(span.from, zone, 'short')} → ${fmtTime(span.to, zone, 'short')}  █ stall ▒ NotReady | restart`}
+            {` ${fmtTime(span.from, zone, 'short')} → ${fmtTime(span.to, zone, 'short')}  █ stall ▒ NotReady | kubelet start`}
           </Line>
           {chart.map((row) => (
             <Line key={row.label}>
@@ -69,8 +73,49 @@ export function NodeView({ model, node, state, rows, cols }: { model: TuiModel; 
         </>
       )}
       <Tabs node={node} section={state.node.section} />
-      <SectionList model={model} node={node} section={state.node.section} cursor={state.node.cursors[state.node.section]} rows={listRows} cols={cols} />
+      {listRows >= STACK_MIN_ROWS
+        ? <Stacked model={model} node={node} state={state} rows={listRows} cols={cols} />
+        : <SectionList model={model} node={node} section={state.node.section} cursor={state.node.cursors[state.node.section]} rows={listRows} cols={cols} />}
     </Box>
+  );
+}
+
+/** Rows below the tabs from which findings, stalls and operations are shown together (a tall terminal). */
+const STACK_MIN_ROWS = 20;
+/** Rows the operations block needs besides its rows to be shown with all the others: relist lines, the table's head, a note. */
+const OPS_HEAD = 8;
+
+/**
+ * A tall screen: every section one under the other, each under its title (the selected one inverse: j/k move in it),
+ * so that the screen is used rather than left blank under a short list; the sections take the rows they need and the
+ * operations the rest. When they do not all fit, the selected section alone.
+ */
+function Stacked({ model, node, state, rows, cols }: { model: TuiModel; node: NodeData; state: NavState; rows: number; cols: number }) {
+  const r = node.report;
+  const active = state.node.section;
+  const need = (s: Section): number => Math.max(1, sectionLength(r, s) + (s === 'findings' && r.findings.some((f) => f.considered) ? 1 : 0))
+    // Ruled out and gaps keep rows for the selected row's detail.
+    + ((s === 'ruledOut' || s === 'gaps') && s === active && sectionLength(r, s) ? 3 : 0);
+  // Every section when all fit, operations taking what the others leave (at least what its table needs); else the
+  // selected section alone, as on a small screen.
+  const others = SECTIONS.filter((s) => s !== 'ops');
+  const used = others.reduce((k, s) => k + need(s) + 1, 0);
+  const opsNeed = sectionLength(r, 'ops') + OPS_HEAD;
+  if (rows - used - 1 < opsNeed) {
+    return <SectionList model={model} node={node} section={active} cursor={state.node.cursors[active]} rows={rows} cols={cols} />;
+  }
+  const blocks: Array<[Section, number]> = [...others.map((s): [Section, number] => [s, need(s)]), ['ops', rows - used - 1]];
+  return (
+    <>
+      {blocks.map(([s, n]) => (
+        <Box key={s} flexDirection="column" height={n + 1}>
+          <Line>
+            <T bold inverse={s === active}>{` ${SECTION_TITLES[s]} (${sectionLength(r, s)}) `}</T>
+          </Line>
+          <SectionList model={model} node={node} section={s} cursor={s === active ? state.node.cursors[s] : -1} rows={n} cols={cols} />
+        </Box>
+      ))}
+    </>
   );
 }
 
@@ -87,7 +132,8 @@ function Tabs({ node, section }: { node: NodeData; section: Section }) {
   return (
     <Line>
       {SECTIONS.map((s, i) => {
-        const label = ` ${i + 1} ${SECTION_TITLES[s]} ${sectionLength(node.report, s)} `;
+        // The key, then the section and its count: `1:Findings (2)` (a key and a count side by side read as one number).
+        const label = ` ${i + 1}:${SECTION_TITLES[s]} (${sectionLength(node.report, s)}) `;
         return (
           <T key={s} inverse={s === section} bold={s === section}>
             {label}
@@ -117,7 +163,8 @@ function SectionList({ model, node, section, cursor, rows, cols }: { model: TuiM
       </>
     );
   }
-  const detailRows = section === 'ruledOut' || section === 'gaps' ? Math.min(3, Math.max(0, rows - 3)) : 0;
+  // (No row selected — a section shown beside the selected one — no detail.)
+  const detailRows = (section === 'ruledOut' || section === 'gaps') && cursor >= 0 ? Math.min(3, Math.max(0, rows - 3)) : 0;
   const visible = Math.max(1, rows - detailRows);
   const c = Math.min(cursor, len - 1);
   // Findings: the weak alternatives (last in the list) under a heading row of their own, which the cursor skips.
@@ -212,14 +259,16 @@ function OpsSection({ model, node, cursor, rows, cols }: { model: TuiModel; node
     ...(list.length === 0 ? [table ? 'no CRI call, error or timeout in any window' : relist ? 'no CRI operation data' : 'no CRI operation data (no metrics and no CRI errors in the logs)'] : []),
     ...(relist?.notes ?? []), ...(table?.notes ?? []),
   ];
-  // The notes take the rows the list leaves (at least 3 when there are that many), the list the rest.
-  const wanted = wrap(notes.join(' · '), cols - 4).length;
-  const detailRows = Math.min(wanted, Math.max(Math.min(3, wanted), rows - head.length - list.length), Math.max(0, rows - head.length - 1));
+  // Every operation row that fits comes first; the notes (what the cells mean) take the rows left, and when they do not
+  // fit, `?` has them (opsLegend) — on a small screen a legend must not push the rows it explains off it.
+  const all = wrap(notes.join(' · '), cols - 4);
+  const room = Math.max(0, rows - head.length - list.length);
+  const detailRows = all.length <= room ? all.length : Math.min(1, room);
   const visible = Math.max(list.length ? 1 : 0, rows - head.length - detailRows);
   const c = Math.min(cursor, Math.max(0, list.length - 1));
   const top = scrollTop(c, visible, list.length);
   const shown = list.slice(top, top + visible);
-  const detail = wrap(notes.join(' · '), cols - 4, detailRows);
+  const detail = all.length <= room ? all : detailRows ? [fit('? explains the cells: ' + notes.join(' · '), cols - 4).trimEnd()] : [];
   return (
     <>
       {head.map((h, i) => (

@@ -9,6 +9,7 @@ import { firstStallAt, overviewRows, type NavState, type SortKey } from '../stat
 import { Blank, Line, SEVERITY_COLOR, T } from '../ui.js';
 import { sanitizeLine } from '../../util/sanitize.js';
 import { shortNames } from '../../report/layout.js';
+import { fleetTimeline, NO_DATA, timelineBar } from '../../report/timeline-bar.js';
 import { VERDICT_CELL, verdictKind } from '../../report/words.js';
 import type { NodeReport } from '../../contract/analysis.js';
 
@@ -33,6 +34,8 @@ export interface OverviewLayout {
   cols: Array<Col & { width: number }>;
   nodeW: number;
   names: Map<string, string>;
+  /** The fleet timeline column (a wide screen with two nodes or more): its width and each node's bar. */
+  bars: { width: number; cells: Map<string, string>; axis: { a: number; b: number } } | null;
 }
 
 /** Column widths for these nodes at this terminal width. */
@@ -41,11 +44,12 @@ export function overviewLayout(model: TuiModel, o: NavState['overview'], cols: n
   const firsts = reports.map(firstStallAt);
   const sameDay = oneDay(firsts, model.zone);
   const day = firsts.find((t) => t !== null);
-  const cause = (n: NodeReport): string => n.verdict.primaryCause ?? (n.verdict.plegUnhealthy ? 'unknown' : n.findings[0]?.cause ?? '—');
+  // A node without a stall has no cause of one: a NotReady's own cause, else nothing (not a start-up note's `other`).
+  const cause = (n: NodeReport): string => n.verdict.primaryCause ?? (n.verdict.plegUnhealthy ? 'unknown' : verdictKind(n) === 'notready' ? n.findings.find((f) => f.explains === 'notready')?.cause ?? '—' : '—');
   const all: Col[] = [
     { key: 'verdict', title: 'PLEG', cell: (n) => VERDICT_CELL[verdictKind(n)], drop: 0 },
     { key: 'cause', title: 'CAUSE', cell: cause, drop: 0 },
-    { key: 'confidence', title: 'CONF', right: true, cell: (n) => (n.verdict.plegUnhealthy || n.findings.length ? fmtPct(n.verdict.confidence) : '—'), drop: 0 },
+    { key: 'confidence', title: 'CONF', right: true, cell: (n) => (n.verdict.plegUnhealthy ? fmtPct(n.verdict.confidence) : cause(n) !== '—' ? fmtPct(n.findings.find((f) => f.cause === cause(n))?.confidence ?? n.verdict.confidence) : '—'), drop: 0 },
     { key: 'stalls', title: 'STALLS', right: true, cell: (n) => String(n.stalls.length), drop: 1 },
     { key: 'longest', title: 'LONGEST', right: true, cell: (n) => longestStallText(n), drop: 0 },
     // One day: the date goes into the heading and the cells show the clock.
@@ -62,10 +66,14 @@ export function overviewLayout(model: TuiModel, o: NavState['overview'], cols: n
   const nodeW = Math.max(6, Math.min(longestName, room(shown)));
   const safe = reports.map((n) => sanitizeLine(n.name, 300));
   const short = shortNames(safe, nodeW);
+  // What the columns leave on a wide screen: every node on one time axis (timeline-bar.ts), where flaps line up.
+  const spare = room(shown) - nodeW - 1;
+  const fleet = spare >= 16 ? fleetTimeline(reports, spare) : null;
   return {
     cols: shown.map((c) => ({ ...c, width: width(c) })),
     nodeW,
     names: new Map(reports.map((n, i) => [n.name, short[i] as string])),
+    bars: fleet ? { width: spare, cells: new Map(reports.map((n) => [n.name, timelineBar(n, spare, fleet.axis) ?? NO_DATA.repeat(spare)])), axis: fleet.axis } : null,
   };
 }
 
@@ -74,7 +82,8 @@ export function Overview({ model, state, rows, cols }: { model: TuiModel; state:
   const order = overviewRows(model, o);
   const lay = overviewLayout(model, o, cols);
   const title = (key: SortKey, t: string): string => t + (o.sort === key ? (o.desc ? '↑' : '↓') : '');
-  const head = [fit(title('name', 'NODE'), lay.nodeW), ...lay.cols.map((c) => (c.right ? fitLeft(title(c.key, c.title), c.width) : fit(title(c.key, c.title), c.width)))].join(' ');
+  const head = [fit(title('name', 'NODE'), lay.nodeW), ...lay.cols.map((c) => (c.right ? fitLeft(title(c.key, c.title), c.width) : fit(title(c.key, c.title), c.width))),
+    ...(lay.bars ? [fit(`TIMELINE ${fmtTime(lay.bars.axis.a, model.zone, 'short')} → ${fmtTime(lay.bars.axis.b, model.zone, 'short')}`, lay.bars.width)] : [])].join(' ');
   const visible = Math.max(1, rows - 2);
   const cursor = Math.min(o.cursor, Math.max(0, order.length - 1));
   const top = scrollTop(cursor, visible, order.length);
@@ -90,7 +99,8 @@ export function Overview({ model, state, rows, cols }: { model: TuiModel; state:
         const selected = top + j === cursor;
         const kind = verdictKind(n);
         const sev = n.findings[0]?.severity;
-        const cells = [fit(lay.names.get(n.name) ?? n.name, lay.nodeW), ...lay.cols.map((c) => (c.right ? fitLeft(c.cell(n), c.width) : fit(c.cell(n), c.width)))];
+        const cells = [fit(lay.names.get(n.name) ?? n.name, lay.nodeW), ...lay.cols.map((c) => (c.right ? fitLeft(c.cell(n), c.width) : fit(c.cell(n), c.width))),
+          ...(lay.bars ? [lay.bars.cells.get(n.name) ?? ''] : [])];
         const color = kind === 'unhealthy' ? SEVERITY_COLOR[sev ?? 'high'] : kind === 'notready' ? 'yellow' : n.findings.length === 0 ? 'green' : undefined;
         return (
           <Line key={n.name} inverse={selected}>
