@@ -212,7 +212,7 @@ class Discoverer {
     flushRepeats(tree, given);
     const roots = findRoots(tree, given);
     const { kind, bundleKind } = inputKindOf(roots);
-    if (plain && roots.length === 0 && tree.files.every((f) => plain.drafts.has(f))) {
+    if (plain && roots.length === 0 && tree.files.every((f) => plain.drafts.has(f) || plain.idleCut.has(f))) {
       // No bundle here: a folder of loose files, exactly as before bundles existed.
       const ws: InputWarning[] = [...tree.warnings];
       // Files neither their name nor their head shows to be anything plegscope reads are still read, by content: up to
@@ -417,7 +417,7 @@ class Discoverer {
         const link = await fsp.readlink(path.join(real, ...item.rel.split('/'))).catch(() => null);
         if (link !== null) tree.links.set(item.rel, link);
       }
-      drafts.set(file, result);
+      if (result !== NOTHING) drafts.set(file, result);
       return file;
     };
     /** Deferred files, each with the stand-in that holds its place in tree.files until the layout is known. */
