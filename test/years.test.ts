@@ -45,7 +45,8 @@ describe('years per file', () => {
   });
 
   it('a year nothing states is said in the report, with how to set it; --year silences it', () => {
-    const d = folder('assumed', { 'kubelet.log': sample('kubelet.log') });
+    // (Without the Ready condition's own dates, the one line that states the year: see below.)
+    const d = folder('assumed', { 'kubelet.log': sample('kubelet.log').replace(/"last(?:Heartbeat|Transition)Time":"[^"]*",/g, '') });
     const old = new Date('2023-06-01T00:00:00Z');
     utimesSync(join(d, 'kubelet.log'), old, old);
     const text = cli(['analyze', d]).stdout.replace(/\s+/g, ' ');
@@ -56,6 +57,16 @@ describe('years per file', () => {
     expect(set).not.toMatch(/Times without a year/);
     expect(json([d, '--year', '2024']).nodes[0]!.stalls[0]!.lastRelistAt!.slice(0, 4)).toBe('2024');
     for (const format of ['markdown', 'html']) expect(cli(['analyze', d, '--format', format]).stdout.replace(/\s+/g, ' ')).toContain('Times without a year were read as 2023');
+  });
+
+  it('a year assumed from the file\'s date gives way to its own line that states another (the Ready condition\'s lastHeartbeatTime, deep in the log)', () => {
+    const d = folder('stated', { 'kubelet.log': sample('kubelet.log') });
+    const fresh = new Date('2026-11-01T00:00:00Z');
+    utimesSync(join(d, 'kubelet.log'), fresh, fresh);
+    const a = json([d]);
+    expect(a.inputs[0]!.artifacts[0]!.year).toEqual({ value: 2024, from: 'content' });
+    expect(a.nodes[0]!.stalls[0]!.lastRelistAt).toBe('2024-03-11T10:07:12.347Z');
+    expect(cli(['analyze', d]).stdout).not.toMatch(/Times without a year/);
   });
 
   it('a full date in the file\'s own lines anchors it (a journal of containerd lines with time="…")', () => {

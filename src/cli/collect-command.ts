@@ -4,7 +4,7 @@
 import { Option, type Command } from './commander.js';
 import { SEVERITIES } from '../contract/analysis.js';
 import { checkZone, DISPLAY_TZ_HELP, parseEvidence, TZ_HELP, UsageError } from './options.js';
-import type { AnalyzeFlags } from './main.js';
+import type { AnalyzeFlags } from './flags.js';
 import { InputError } from '../sources/artifact.js';
 import { sanitizeLine } from '../util/sanitize.js';
 

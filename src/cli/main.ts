@@ -16,13 +16,14 @@ import { registerCollect } from './collect-command.js';
 import { registerWatch } from './watch-command.js';
 import { registerAlerts } from './alerts-command.js';
 import { registerMcp } from './mcp-command.js';
-import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan, type PrometheusFlags } from './scan-command.js';
+import { addPrometheusOptions, ANALYZE_SINCE, prometheusAsk, registerScan } from './scan-command.js';
 import { requireNodes } from './nothing.js';
 import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import type { LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../sources/text-file.js';
 import { existsSync } from 'node:fs';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
+import type { AnalyzeFlags } from './flags.js';
 import { checkOutputsApart, checkOutputsUnread, checkZone, DISPLAY_TZ_HELP, displayZone, kubeconfigAtHand, parseEvidence, parseYear, TZ_HELP, UsageError } from './options.js';
 
 // The exit code's policy is JUnit's (report/policy.ts): one function decides both.
@@ -35,22 +36,6 @@ function useColor(flag: boolean | undefined): boolean {
   return process.stdout.isTTY === true;
 }
 
-export interface AnalyzeFlags extends PrometheusFlags {
-  format: 'text' | 'json' | 'markdown' | 'md' | 'junit' | 'html';
-  output?: string;
-  year?: number;
-  tz?: string;
-  displayTz?: string;
-  failOn?: string;
-  color?: boolean;
-  debug?: boolean;
-  prefilter?: boolean;
-  rules?: string;
-  redact?: boolean;
-  redactMap?: string;
-  evidence?: number;
-  width?: number;
-}
 
 /** Widest text report: past it lines are not easier to read, and a $COLUMNS of 10⁹ must not size a buffer. */
 const MAX_WIDTH = 1000;

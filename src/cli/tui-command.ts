@@ -17,6 +17,7 @@ interface TuiFlags extends PrometheusFlags, ClusterFlags {
   displayTz?: string;
   rules?: string;
   color?: boolean;
+  redact?: boolean;
 }
 
 function colorOn(flag: boolean | undefined): boolean {
@@ -34,6 +35,7 @@ export function registerTui(program: Command): Command {
     .option('--display-tz <zone>', DISPLAY_TZ_HELP)
     .option('--rules <file>', 'add a rule pack (YAML or JSON), as for analyze')
     .option('--no-color', 'no colours (also: NO_COLOR=1)')
+    .option('--redact', 'show node/host names, IPs, pod and namespace names, UIDs and IDs as pseudonyms (as analyze --redact does), in the log lines too; the paths being read are not shown')
     .addOption(new Option('--debug', 'print stack traces on errors').hideHelp());
   addClusterOptions(cmd)
     .option('--interval <seconds>', 'with --kubeconfig: seconds between the two /metrics snapshots', '30')
@@ -86,7 +88,7 @@ Exit codes: 0 quit, 2 unusable input, usage error or no terminal, 130 stopped wh
         }
       }
       const { runTui } = await import('../tui/run.js');
-      process.exitCode = await runTui({ paths, prometheus, collect, year: flags.year, tz: flags.tz, zone: displayZone(flags), color: colorOn(flags.color), rules, customSignals, accept: (a) => requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], a) });
+      process.exitCode = await runTui({ paths, prometheus, collect, redact: flags.redact === true, year: flags.year, tz: flags.tz, zone: displayZone(flags), color: colorOn(flags.color), rules, customSignals, accept: (a) => requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], a) });
     });
 }
 

@@ -396,6 +396,14 @@ function isNumberPart(s: string, i: number, j: number, prev: number): boolean {
  * replaced by a pseudonym, and the mapping from originals to pseudonyms. Pure: the input is not modified.
  */
 export function redact(analysis: Analysis): Redacted {
+  const { text: _text, ...r } = redactor(analysis);
+  void _text;
+  return r;
+}
+
+/** redact(), and the rewrite it used, for text the report does not hold but a view shows next to it (the TUI's log
+ *  lines and paths): the same name gets the same pseudonym. */
+export function redactor(analysis: Analysis): Redacted & { text: (s: string) => string } {
   const p = new Pseudonyms();
   const texts: string[] = [];
   strings(analysis, texts);
@@ -411,7 +419,7 @@ export function redact(analysis: Analysis): Redacted {
   }));
   const order = (e: RedactionEntry): number => Number(e.pseudonym.slice(e.pseudonym.lastIndexOf('-') + 1));
   const entries = [...p.entries].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || order(a) - order(b) || a.original.localeCompare(b.original));
-  return { analysis: out, mapping: { entries } };
+  return { analysis: out, mapping: { entries }, text: (s) => rewrite(s, p) };
 }
 
 /** The mapping as written by `--redact-map FILE` (keep it apart from the report: it undoes the redaction). */

@@ -1,7 +1,8 @@
 // `plegscope tui`: reads the input with a progress screen, then hands the analysis to the App. Owns the terminal for
 // the session: alternate screen on entry, restored on every way out (quit, ctrl-c, error, exit).
 import { writeSync } from 'node:fs';
-import { analyze, type AnalyzeOptions } from '../analyze.js';
+import { analyze, type AnalysisRun, type AnalyzeOptions } from '../analyze.js';
+import { setShowText } from './display.js';
 import type { Analysis } from '../contract/analysis.js';
 import { buildModel } from './model.js';
 import { ProgressScreen, ProgressStore } from './progress.js';
@@ -14,6 +15,8 @@ export interface TuiOptions extends Omit<AnalyzeOptions, 'onRead' | 'onProgress'
   accept?: (analysis: Analysis) => void;
   /** Started from a cluster: collects one node again into the input (`c` in the overview), then the view reopens. */
   collect?: (node: string) => Promise<void>;
+  /** Pseudonyms for names, as analyze --redact (the log lines shown too; no path shown while reading). */
+  redact?: boolean;
 }
 
 const ENTER = '\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J';
@@ -25,6 +28,17 @@ async function printCopied(): Promise<void> {
   const { copied } = await import('./App.js');
   const text = copied.text;
   if (text) process.once('exit', () => writeSync(1, `# commands copied in plegscope tui:\n${text}\n`));
+}
+
+/** The run with its analysis redacted (src/report/redact.ts), its per-node views keyed by the pseudonyms, its paths
+ *  rewritten the same way (evidence refs name them), and the log lines shown through the same rewrite. */
+async function redacted(run: AnalysisRun, on: boolean | undefined): Promise<AnalysisRun> {
+  if (!on) return run;
+  const { redactor, rekeyByNode } = await import('../report/redact.js');
+  const r = redactor(run.analysis);
+  setShowText(r.text);
+  const views = run.views && { logs: run.views.logs, nodes: rekeyByNode(run.analysis, r.analysis, run.views.nodes) };
+  return { ...run, analysis: r.analysis, artifacts: run.artifacts.map((a) => ({ ...a, path: r.text(a.path), ...(a.aliases ? { aliases: a.aliases.map(r.text) } : {}) })), ...(views ? { views } : {}) };
 }
 
 /** Runs the TUI until the user quits. Returns the exit code; throws what analyze() throws (bad input). */
@@ -70,8 +84,8 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   try {
     const analysis = analyze({
       ...opts,
-      onRead: ({ artifact, bytes, lines }) => store.read(artifact.id, artifact.path, artifact.compression === null ? artifact.size : null, bytes, lines),
-      onProgress: ({ file, index, total }) => store.finished(file, index, total),
+      onRead: ({ artifact, bytes, lines }) => store.read(artifact.id, opts.redact ? `file ${artifact.id + 1}` : artifact.path, artifact.compression === null ? artifact.size : null, bytes, lines),
+      onProgress: ({ file, index, total }) => store.finished(opts.redact ? `file ${index + 1}` : file, index, total),
     });
     const first = await Promise.race([analysis.then((run) => ({ run })), stopped]);
     stopReading();
@@ -81,7 +95,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       process.exit(130);
     }
     opts.accept?.(first.run.analysis);
-    let model = { ...buildModel(first.run, { zone: opts.zone, color: opts.color }), collect: opts.collect !== undefined };
+    let model = { ...buildModel(await redacted(first.run, opts.redact), { zone: opts.zone, color: opts.color }), collect: opts.collect !== undefined };
     out.write('\x1b[H\x1b[2J');
     // A person at a terminal asked for an interactive screen: ink must draw frames even when CI-style variables are
     // set (ink draws only the last frame when it thinks it runs in CI, and chalk, told CI=0, would drop every style:
@@ -103,7 +117,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
         out.write(`collecting ${sanitizeLine(node, 300)} failed: ${sanitizeLine((err as Error).message, 300)}\n`);
       }
       const run = await analyze({ ...opts });
-      model = { ...buildModel(run, { zone: opts.zone, color: opts.color }), collect: true };
+      model = { ...buildModel(await redacted(run, opts.redact), { zone: opts.zone, color: opts.color }), collect: true };
       out.write('\x1b[H\x1b[2J');
     }
   } finally {

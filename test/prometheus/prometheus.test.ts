@@ -265,7 +265,7 @@ describe('errors: one line, exit 2 when nothing else is analyzable, a warning ot
     // With a log to analyze, the same is a warning in the report.
     const w = await json(['analyze', f.journal, '--prometheus', `http://127.0.0.1:${port}`]);
     expect(w.nodes[0].stalls).toHaveLength(1);
-    expect(w.warnings).toEqual(expect.arrayContaining([{ file: `http://127.0.0.1:${port}`, line: null, message: 'unreachable (connection refused): analyzed without it' }]));
+    expect(w.warnings).toEqual(expect.arrayContaining([{ file: `http://127.0.0.1:${port}`, line: null, message: 'unreachable (connection refused): analyzed without it', unread: true }]));
   }, 60_000);
 
   it('a node the server does not know', async () => {

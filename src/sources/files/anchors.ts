@@ -127,6 +127,35 @@ export class YearAnchors {
   }
 }
 
+/**
+ * Years to move a file's year-less stamps by, when the year was assumed (file date, today) and one of its own lines says
+ * otherwise: a full UTC date inside a line the extractor kept (the Ready condition a kubelet logs, `"lastHeartbeatTime":
+ * "2024-03-11T10:09:16Z"`) at that line's own month, day, hour and minute, in another year. 0 when nothing says so.
+ * Read after the file (its head had no date: anchor 'content'), from the few lines kept as evidence.
+ */
+export function statedYearShift(refs: Iterable<{ ts: number; text: string }>): number {
+  for (const r of refs) {
+    if (!Number.isFinite(r.ts) || !r.text.includes('Z')) continue;
+    const at = new Date(r.ts);
+    for (const m of r.text.matchAll(RE_FULL_UTC)) {
+      const y = Number(m[1]);
+      const same = Date.UTC(at.getUTCFullYear(), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+      if (y !== at.getUTCFullYear() && Math.abs(same - r.ts) <= 120_000) return y - at.getUTCFullYear();
+    }
+  }
+  return 0;
+}
+
+/** A full date and time in UTC (`Z`) inside a line: `2024-03-11T10:09:16Z`, `2024-03-11T10:09:16.123Z`. */
+const RE_FULL_UTC = /(?<![\d-])(20\d\d)-(0[1-9]|1[0-2])-([0-2]\d|3[01])T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d+)?Z/g;
+
+/** `t` (epoch ms) `years` later (or earlier), at the same date and time. */
+export function shiftYears(t: number, years: number): number {
+  const d = new Date(t);
+  d.setUTCFullYear(d.getUTCFullYear() + years);
+  return d.getTime();
+}
+
 /** Whether the year of a file's stamps was assumed (not read from the input or given). */
 export function yearAssumed(from: YearFrom): boolean {
   return from === 'file-name' || from === 'file-date' || from === 'today';

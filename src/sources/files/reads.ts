@@ -30,7 +30,7 @@ import { isModelMetric } from '../../model/metric-names.js';
 import { originOfName } from './names.js';
 import { foldLines, wrapWidth } from './fold.js';
 import { artifactNotAfter, artifactZone, bundleFields, hasExtras, isDocument, readDocument, readExtras, selfAnchored } from './bundle-data.js';
-import { YEARFUL, YearAnchors, type YearFrom } from './anchors.js';
+import { shiftYears, statedYearShift, yearAssumed, YEARFUL, YearAnchors, type YearFrom } from './anchors.js';
 import { Readable } from 'node:stream';
 import { availableParallelism } from 'node:os';
 
@@ -251,6 +251,15 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
           sig = a.file
             ? await extractFile(a.file.realPath, here, onRead ? chunkCounter(onRead, 0).onChunk : undefined)
             : await extractSignals(onRead ? countingStream(a.open(), onRead) : a.open(), here);
+        }
+        // A year assumed from the file's date (or today) that the file's own lines contradict: read again in theirs.
+        if (yearAssumed(anchor.from ?? 'option') && anchor.notAfterMs !== null && !doc && !unwrapped && (a.file || !a.sequential)) {
+          const shift = statedYearShift(sig.events.slice(0, 2000).map((e) => e.ref));
+          if (shift !== 0) {
+            const again = { ...here, notAfterMs: shiftYears(anchor.notAfterMs, shift) };
+            sig = a.file ? await extractFile(a.file.realPath, again) : await extractSignals(a.open(), again);
+            anchor.from = 'content';
+          }
         }
         // Loose files: the role their content shows (a controller manager's journal sniffed as a kubelet's, an excerpt).
         const role = a.bundleKind || doc ? a.role : contentRole(sig) ?? (unplaced(a) ? null : a.role);

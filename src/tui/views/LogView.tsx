@@ -12,6 +12,8 @@ import { spansDays, timeSpan, type Action, type LogCmd } from '../state.js';
 import { Blank, Line, levelColor, T } from '../ui.js';
 import { sanitize, sanitizeLine } from '../../util/sanitize.js';
 import type { UserPattern } from '../pattern.js';
+import { showText } from '../display.js';
+
 
 export interface LogViewProps {
   node: NodeData;
@@ -154,7 +156,7 @@ function Parts({ parts, color }: { parts: Array<{ s: string; hit: boolean }>; co
 }
 
 function LogRow({ line, tag, selected, zone, timeStyle, width, hscroll, pattern, raw }: { line: LogLine; tag: string; selected: boolean; zone: string; timeStyle: TimeStyle; width: number; hscroll: number; pattern: UserPattern | null; raw: boolean }) {
-  const text = inline(raw ? line.text : line.body);
+  const text = inline(showText(raw ? line.text : line.body));
   return (
     <Line inverse={selected}>
       <T dim>{fmtTime(line.ts, zone, timeStyle)}</T>
@@ -172,8 +174,8 @@ function LineDetailView({ merged, line, tag, rows, cols, zone, pattern }: { merg
     { label: 'time', text: `${fmtTime(line.ts, zone, 'full')}${d.ownTime ? '' : ' (no time of its own: that of the line before)'}` },
     { label: 'source', text: `${tag} ${ROLE_NAMES[tag] ?? ''} · ${src ? src.path : '?'}:${line.lineNo}${line.cut ? ' (long line, cut to 4 KiB)' : ''}` },
     { label: 'level', text: d.level ? `${d.level} ${LEVEL_NAMES[d.level] ?? ''}` : 'none' },
-    ...d.fields.map(([k, v]) => ({ label: k, text: v })),
-    { label: 'as read', text: line.text, hits: true },
+    ...d.fields.map(([k, v]) => ({ label: k, text: showText(v) })),
+    { label: 'as read', text: showText(line.text), hits: true },
   ];
   const labelW = Math.min(16, Math.max(...out.map((o) => sanitizeLine(o.label, 40).length)) + 1);
   const w = Math.max(10, cols - labelW - 2);
