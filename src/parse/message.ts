@@ -7,6 +7,7 @@
 //   time="2024-03-11T10:04:12.000150Z" level=error msg="get state for 9f2…" error="context deadline exceeded"
 // → level=error msg="get state for 9f2…" error="context deadline exceeded"
 // A JSON line (kubelet JSON logging) becomes its message and fields, as structured klog writes them.
+import { linePrefixOf, skipLinePrefix } from '../util/line-prefix.js';
 import { parseLine } from './record.js';
 import { resolveZone, WallClock, YearClock } from './time.js';
 
@@ -14,8 +15,12 @@ const wall = new WallClock(resolveZone('UTC'));
 
 /** `text`'s message (see above), or null when it is the whole line (nothing to take off) or the line does not parse. */
 export function messageOf(text: string): string | null {
+  // What `grep -n`, `grep -r` or `cat -n` put before the line (the file's own lines are cited as they are) goes too.
+  const lead = text.length - text.trimStart().length;
+  const prefix = linePrefixOf(text, lead);
+  const line = prefix ? text.slice(skipLinePrefix(text, lead, prefix)) : text;
   // Only the line's start is looked at for prefixes; a huge line keeps its length (views cut what they show).
-  const rec = parseLine(text, 1, 0, { wall, years: new YearClock(wall, { year: 2000 }) });
+  const rec = parseLine(line, 1, 0, { wall, years: new YearClock(wall, { year: 2000 }) });
   if (!rec) return null;
   let m = rec.payload;
   if (rec.kind === 'klog') {

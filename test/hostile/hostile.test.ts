@@ -472,3 +472,27 @@ describe('issue 28 (3). rule-pack cost checked at load', () => {
     analyzed(r);
   }, T);
 });
+
+describe('issue 28 (3). memory bounded by the input\'s shape', () => {
+  it('a goroutine dump of 300 000 goroutines (135 MB), each waiting at a lock site of its own, beside a good log', () => {
+    const root = join(dir, 'goroutines');
+    mkdirSync(root, { recursive: true });
+    const fd = openSync(join(root, 'goroutines.txt'), 'w');
+    let batch: string[] = [];
+    for (let i = 0; i < 300_000; i++) {
+      batch.push(`goroutine ${i + 100} [semacquire, ${i % 50} minutes]:\nsync.runtime_SemacquireMutex(0xc000${i}, 0x0, 0x1)\n\t/usr/local/go/src/runtime/sema.go:71 +0x25\nsync.(*Mutex).lockSlow(0xc0001)\n\t/usr/local/go/src/sync/mutex.go:138 +0x165\nk8s.io/kubernetes/pkg/kubelet/site${i}.(*Thing${i}).Method${i}(0xc0002)\n\t/workspace/pkg/kubelet/site${i}/f.go:${i} +0x8c5\ncreated by k8s.io/kubernetes/pkg/kubelet.(*Kubelet).Run\n\t/workspace/pkg/kubelet/kubelet.go:1500 +0x1a\n\n`);
+      if (batch.length === 10_000) {
+        writeSync(fd, batch.join(''));
+        batch = [];
+      }
+    }
+    writeSync(fd, batch.join(''));
+    closeSync(fd);
+    g.write(root, 'kubelet.log', g.goodLog());
+    const r = run(['analyze', root, '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(a.inputs[0]?.artifacts.find((x) => x.path === 'goroutines.txt')?.role).toBe('goroutine-dump');
+    rmSync(root, { recursive: true, force: true });
+  }, T);
+});

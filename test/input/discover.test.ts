@@ -288,6 +288,25 @@ describe('discover: folders', () => {
     expect(again.artifacts.map((a) => a.path)).toEqual(d.artifacts.map((a) => a.path));
   });
 
+  it('unrecognised files past limits.maxIdleMembers: counted in one warning; in a bundle still placed and read as before', async () => {
+    for (const n of ['n1', 'n2', 'n3', 'n4']) write(`plain/${n}.txt`, `just ${n}\n`);
+    write('plain/z.log', KUBELET);
+    const d = await discover([path.join(tmp, 'plain')], { limits: { maxIdleMembers: 2 } });
+    expect(d.artifacts.map((a) => a.path)).toEqual(['n1.txt', 'n2.txt', 'z.log']);
+    expect(d.warnings.map((w) => w.message)).toEqual(['2 more file(s) like n3.txt that neither name nor first bytes show to be a log, metrics or a dump were not read: only 2 such files are read per input']);
+    // A sosreport whose layout reads files that sniff as nothing: cut while probing, probed again once the layout is known.
+    write('sos/version.txt', 'sosreport: 4.5.6\n');
+    for (const n of ['a1', 'a2', 'a3']) write(`sos/${n}.txt`, `just ${n}\n`);
+    write('sos/sos_commands/crio/crictl_ps', 'CONTAINER  IMAGE  CREATED  STATE  NAME  ATTEMPT  POD ID\n');
+    write('sos/sos_commands/kubernetes/journalctl_--no-pager_--unit_kubelet', KUBELET);
+    const shape = (x: Discovery) => x.artifacts.map((a) => [a.path, a.role, a.format, a.head.toString('utf8')]);
+    const cut = await discover([path.join(tmp, 'sos')], { limits: { maxIdleMembers: 1 } });
+    const whole = await discover([path.join(tmp, 'sos')]);
+    expect(shape(cut)).toEqual(shape(whole));
+    expect(cut.artifacts.map((a) => a.path)).toContain('sos_commands/crio/crictl_ps');
+    expect(cut.warnings).toEqual(whole.warnings);
+  });
+
   it('bad files in a folder become warnings; the good files are still found', async () => {
     const gz = zlib.gzipSync(KUBELET);
     write('1-trunc.log.gz', gz.subarray(0, gz.length - 10));

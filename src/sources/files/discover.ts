@@ -40,6 +40,9 @@ export interface DiscoverOptions {
   readEarly?: ReadEarly;
 }
 
+/** Files of a folder probed ahead of the one being placed (the probes run `concurrency` at a time). */
+const PROBE_AHEAD = 256;
+
 /** Artifacts that no later stage will read keep only this much head: a big folder must not hold 64 KiB each. */
 const OTHER_HEAD_BYTES = 4 * 1024;
 
@@ -205,11 +208,11 @@ class Discoverer {
   }
 
   /** Bundle layout over a tree, then one artifact per placed file. */
-  private finishTree(given: string, tree: Tree, archive: boolean, plain?: { input: number; drafts: Map<TreeFile, { artifact: ArtifactDraft | null; warnings: InputWarning[] }> }): void {
+  private finishTree(given: string, tree: Tree, archive: boolean, plain?: { input: number; drafts: Map<TreeFile, { artifact: ArtifactDraft | null; warnings: InputWarning[] }>; idleCut: Set<TreeFile> }): void {
     flushRepeats(tree, given);
     const roots = findRoots(tree, given);
     const { kind, bundleKind } = inputKindOf(roots);
-    if (plain && roots.length === 0 && tree.files.every((f) => plain.drafts.has(f))) {
+    if (plain && roots.length === 0 && tree.files.every((f) => plain.drafts.has(f) || plain.idleCut.has(f))) {
       // No bundle here: a folder of loose files, exactly as before bundles existed.
       const ws: InputWarning[] = [...tree.warnings];
       // Files neither their name nor their head shows to be anything plegscope reads are still read, by content: up to
@@ -218,6 +221,12 @@ class Discoverer {
       const idle = { kept: 0, dropped: 0, example: '' };
       for (const f of tree.files) {
         const d = plain.drafts.get(f);
+        if (plain.idleCut.has(f)) {
+          // Past the bound while the folder was probed (addFolder): nothing of it kept but its path.
+          idle.dropped++;
+          idle.example ||= f.path;
+          continue;
+        }
         if (d) {
           if (d.artifact?.role === 'other' && d.warnings.length === 0) {
             if (idle.kept >= this.limits.maxIdleMembers) {
@@ -343,7 +352,7 @@ class Discoverer {
     // An API dump's namespaced resources (pod logs and manifests: most of a big cluster's must-gather) are probed only
     // if the bundle's layout turns out to read them, which must-gather's and inspect's do not (unreadByLayout).
     const deferred = new Set<WalkFile>();
-    const slots = items.map((item) => {
+    const slotOf = (item: (typeof items)[number]): Promise<{ artifact: ArtifactDraft | null; warnings: InputWarning[] } | null> => {
       if (item.kind === 'warning') {
         return Promise.resolve({ artifact: null, warnings: [warning(item.rel, item.message)] });
       }
@@ -353,14 +362,28 @@ class Discoverer {
         return Promise.resolve({ artifact: null, warnings: [] });
       }
       return examineItem(item);
-    });
+    };
+    // Probes started at most PROBE_AHEAD files ahead of the one being placed: a folder of 100 000 files once held a
+    // pending probe (promise, closures, source) for each at the same time, 100 MB of heap before any was placed.
+    const slots: Array<Promise<{ artifact: ArtifactDraft | null; warnings: InputWarning[] } | null> | undefined> = [];
+    const slotAt = (i: number): Promise<{ artifact: ArtifactDraft | null; warnings: InputWarning[] } | null> => {
+      for (let k = slots.length; k < Math.min(items.length, i + PROBE_AHEAD); k++) slots.push(slotOf(items[k] as (typeof items)[number]));
+      const slot = slots[i] as Promise<{ artifact: ArtifactDraft | null; warnings: InputWarning[] } | null>;
+      slots[i] = undefined;
+      return slot;
+    };
     const tree = newTree();
     this.trees.push(tree);
     const drafts = new Map<TreeFile, { artifact: ArtifactDraft | null; warnings: InputWarning[] }>();
     const ctx = this.treeContext();
     // Every path that reaches a file, so links count as names of it (a sos `.tailed` link, a root symlink).
+    // Only files reached by more than one path are in it: a map of 100 000 one-name lists is 10 MB for nothing.
     const namesByKey = new Map<string, string[]>();
-    for (const item of items) if (item.kind === 'file') namesByKey.set(item.key, [...(namesByKey.get(item.key) ?? []), item.rel]);
+    for (const item of items) {
+      if (item.kind !== 'file' || chosen.get(item.key) === item) continue;
+      const chosenRel = (chosen.get(item.key) as WalkFile).rel;
+      namesByKey.set(item.key, [...(namesByKey.get(item.key) ?? [chosenRel]), item.rel]);
+    }
     /** The tree file of a probed file (an archive's members instead, through its index). */
     const fileOf = async (item: WalkFile, result: { artifact: ArtifactDraft | null; warnings: InputWarning[] }): Promise<TreeFile | null> => {
       const a = result.artifact;
@@ -374,17 +397,17 @@ class Discoverer {
       if (item.mtime > 0) tree.maxMtime = Math.max(tree.maxMtime ?? 0, item.mtime);
       const file: TreeFile = {
         path: item.rel,
-        aliases: (namesByKey.get(item.key) ?? []).filter((n) => n !== item.rel),
+        aliases: namesByKey.get(item.key)?.filter((n) => n !== item.rel) ?? [],
         size: item.size,
         mtime: item.mtime,
         compression: a?.compression ?? null,
-        head: a?.head ?? Buffer.alloc(0),
+        head: a?.head ?? NO_BYTES,
         role: a?.role ?? 'other',
         format: a?.format ?? 'unreadable',
         problem: result.warnings[0]?.message ?? null,
         meta: null,
         cut: false,
-        open: a ? a.open : () => failedStream(new Error('unreadable')),
+        open: a ? a.open : openUnreadable,
         ...(a?.file ? { file: a.file } : {}),
         ...(a?.onDisk ? { onDisk: a.onDisk } : {}),
       };
@@ -396,13 +419,18 @@ class Discoverer {
         const link = await fsp.readlink(path.join(real, ...item.rel.split('/'))).catch(() => null);
         if (link !== null) tree.links.set(item.rel, link);
       }
-      drafts.set(file, result);
+      if (result !== NOTHING) drafts.set(file, result);
       return file;
     };
     /** Deferred files, each with the stand-in that holds its place in tree.files until the layout is known. */
     const standIns: Array<{ item: WalkFile; file: TreeFile }> = [];
-    for (const [i, slot] of slots.entries()) {
-      const result = await slot;
+    // Files that neither name nor head show to be anything read, past limits.maxIdleMembers: only their path is kept
+    // (a stand-in) until the layout is known. A folder without a bundle layout counts them (finishTree); a layout that
+    // reads one of them has it probed again. 100 000 of them once held their probe's head, source and draft each.
+    const idleCut = new Set<TreeFile>();
+    let idleKept = 0;
+    for (let i = 0; i < items.length; i++) {
+      const result = await slotAt(i);
       const item = items[i] as (typeof items)[number];
       if (!result) continue;
       if (item.kind !== 'file') {
@@ -418,20 +446,36 @@ class Discoverer {
         tree.files.push(file);
         continue;
       }
+      const idle = result.artifact?.role === 'other' && result.warnings.length === 0;
+      if (idle && idleKept >= this.limits.maxIdleMembers) {
+        const file = (await fileOf(item, NOTHING)) as TreeFile;
+        file.format = 'unprobed';
+        idleCut.add(file);
+        standIns.push({ item, file });
+        tree.files.push(file);
+        continue;
+      }
       const file = await fileOf(item, result);
-      if (file) tree.files.push(file);
+      if (file) {
+        if (idle) idleKept++;
+        tree.files.push(file);
+      }
     }
     if (standIns.length > 0) {
-      // The roots read only paths and metadata, all known now; whatever a layout may read is probed after all.
+      // The roots read only paths and metadata, all known now; whatever a layout may read is probed after all (the
+      // idle files cut above only where a layout places them: without one they are counted, not read).
       const roots = findRoots(tree, given);
-      const probe = standIns.filter((s) => !unreadByLayout(roots, s.item.rel));
+      const probe = standIns.filter((s) => !unreadByLayout(roots, s.item.rel) && (roots.length > 0 || !idleCut.has(s.file)));
       const results = await Promise.all(probe.map((s) => examineItem(s.item)));
-      const at = new Map(tree.files.map((f, i) => [f, i]));
+      const want = new Set(probe.map((s) => s.file));
+      const at = new Map<TreeFile, number>();
+      for (const [i, f] of tree.files.entries()) if (want.has(f)) at.set(f, i);
       const gone = new Set<TreeFile>();
       for (const [k, s] of probe.entries()) {
         drafts.delete(s.file);
         const file = await fileOf(s.item, results[k] as { artifact: ArtifactDraft | null; warnings: InputWarning[] });
         // In its place; an archive's members were added to the tree instead.
+        idleCut.delete(s.file);
         if (file) tree.files[at.get(s.file) as number] = file;
         else gone.add(s.file);
       }
@@ -450,7 +494,7 @@ class Discoverer {
       this.warnings.push({ file: given, line: null, message: 'no files found' });
       return;
     }
-    this.finishTree(given, tree, false, { input, drafts });
+    this.finishTree(given, tree, false, { input, drafts, idleCut });
   }
 
   private addInput(p: string, kind: Input['kind']): number {
@@ -542,6 +586,11 @@ function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
 }
 
 const NOOP = (): void => {};
+
+/** What a file not probed (or not readable) has: no head, a stream that fails, no draft. */
+const NO_BYTES = Buffer.alloc(0);
+const openUnreadable = (): Readable => failedStream(new Error('unreadable'));
+const NOTHING: { artifact: ArtifactDraft | null; warnings: InputWarning[] } = { artifact: null, warnings: [] };
 
 function failedStream(err: Error): Readable {
   const r = new PassThrough();
