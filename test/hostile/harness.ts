@@ -11,7 +11,7 @@ export const MAX_MS = 60_000;
 export const MAX_RSS_MB = 200;
 /** Raw C0 (but TAB, LF), DEL, C1 and bidi controls: none may reach a terminal. */
 // eslint-disable-next-line no-control-regex
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+export const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 export interface Run { code: number; stdout: string; stderr: string; rssMB: number; ms: number }
 

@@ -11,22 +11,16 @@ import type { Analysis } from '../../src/contract/analysis.js';
 import { BIN } from '../helpers/cli.js';
 // @ts-expect-error -- plain .mjs generators, shared with people building an input by hand
 import * as gen from './inputs.mjs';
+// The bounds every hostile run keeps (`bounded`: a looser RSS bound only where noted why), shared with the async cases.
+import { analyzed as analyzedNode, bounded, MAX_MS, RAW_CONTROL, warned, type Run } from './harness.js';
 
 const g = gen as Record<string, (...args: unknown[]) => string | Promise<string>> & { GOOD_NODE: string; goodLog(host?: string): string; quietLines(n: number): Buffer; xz(b: Buffer): Buffer; xzBlocks(line: string, total: number, blockBytes: number): Buffer; write(dir: string, name: string, data: Buffer | string): string; kubeletLine(t: number, level: string, caller: string, payload: string, host?: string): string };
-
-const MAX_MS = 60_000;
-const MAX_RSS_MB = 200;
-/** Raw C0 (but TAB, LF), DEL, C1 and bidi controls: none may reach a terminal. */
-// eslint-disable-next-line no-control-regex
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'plegscope-hostile-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-interface Run { code: number; stdout: string; stderr: string; rssMB: number; ms: number }
 
 /** bin/plegscope with `args`, its peak RSS read by /usr/bin/time (the whole process, worker threads included). */
 function run(args: string[], opts: { input?: Buffer; env?: Record<string, string>; tty?: boolean } = {}): Run {
@@ -49,27 +43,8 @@ function run(args: string[], opts: { input?: Buffer; env?: Record<string, string
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, rssMB: rssKB / 1024, ms };
 }
 
-/** The bounds every hostile run keeps. `rssMB`: a looser bound, only where noted why. */
-function bounded(r: Run, exit: number[], rssMB = MAX_RSS_MB): void {
-  expect(r.ms, 'ends within a minute').toBeLessThanOrEqual(MAX_MS);
-  expect(r.rssMB, `peak RSS ${r.rssMB.toFixed(0)} MB`).toBeLessThanOrEqual(rssMB);
-  expect(exit, `exit ${r.code}; stderr: ${r.stderr.slice(0, 500)}`).toContain(r.code);
-  expect(r.stdout).not.toMatch(RAW_CONTROL);
-  expect(r.stderr).not.toMatch(RAW_CONTROL);
-  expect(r.stderr, 'no stack trace').not.toMatch(/^\s+at |Error: |node:internal/m);
-  if (r.code === 2) expect(r.stderr.trim().split('\n'), 'one line').toHaveLength(1);
-}
-
 /** The JSON report of a run that exited 0/1, with the good node found and its stall read. */
-function analyzed(r: Run): Analysis {
-  const a = JSON.parse(r.stdout) as Analysis;
-  const good = a.nodes.find((n) => n.name === g.GOOD_NODE);
-  expect(good, `${g.GOOD_NODE} analyzed`).toBeDefined();
-  expect(good?.stalls).toHaveLength(1);
-  return a;
-}
-
-const warned = (a: Analysis, re: RegExp): boolean => a.warnings.some((w) => re.test(w.message));
+const analyzed = (r: Run): Analysis => analyzedNode(r, g.GOOD_NODE);
 const T = 120_000;
 
 describe('2. loose compressed files and stdin: bounded like archive members', () => {
