@@ -28,10 +28,6 @@ export function splitRanges(realPath: string, size: number, n: number, minFirst 
   return cuts.map((start, i) => ({ realPath, start, end: cuts[i + 1] ?? size }));
 }
 
-function openChecked(realPath: string): number {
-  return openInputSync(realPath);
-}
-
 /**
  * Hands the bytes of the lines that start in [start, end) to `onChunk` (in order, with their position in the file; the
  * memory is reused once `onChunk` returns; it returns false to stop early); the last of them runs on past `end` to its
@@ -40,7 +36,7 @@ function openChecked(realPath: string): number {
 export function readRangeSync(r: FileRange, onChunk: (bytes: Buffer, position: number) => boolean | void, chunkBytes = READ_CHUNK): void {
   let fd: number;
   try {
-    fd = openChecked(r.realPath);
+    fd = openInputSync(r.realPath);
   } catch (err) {
     throw shortError(err);
   }
@@ -87,7 +83,7 @@ export function readRangeSync(r: FileRange, onChunk: (bytes: Buffer, position: n
 export function headAtSync(realPath: string, offset: number, max: number): Buffer {
   let fd: number;
   try {
-    fd = openChecked(realPath);
+    fd = openInputSync(realPath);
   } catch (err) {
     throw shortError(err);
   }
