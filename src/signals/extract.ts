@@ -1,7 +1,7 @@
 // One log artifact → signal events, streamed. Holds per-host state so that frequent lines (SyncLoop (PLEG) events,
 // every kubelet line's PID) become a handful of events rather than millions: the model needs the first proof of a
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
-import { Thinner, type BuildEvent } from './thin.js';
+import { thinTime, Thinner, type BuildEvent } from './thin.js';
 import type { Readable } from 'node:stream';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
 import { isElision, parseLine, parseMarker, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
@@ -565,14 +565,14 @@ export class SignalExtractor implements LineVisitor {
         // An event the controller manager recorded about a node (`"Event occurred" object="w1" kind="Node"`) is w1's.
         const host = (d.type === 'controller-node' || d.type === 'node-status-unknown') && d.node ? d.node
           : (d.type === 'node-not-ready' || d.type === 'node-ready') && rec.fields['kind'] === 'Node' && rec.fields['object'] ? rec.fields['object'] : rec.host;
-        this.thin.offer(d, host, rec.ts, rec, this.buildEvent);
+        this.thin.offer(d, host, thinTime(rec), rec, this.buildEvent);
       }
     }
     const woken = this.wokenList;
     if (woken.length > 1) woken.sort((a, b) => a - b);
     for (const ci of woken) {
       const c = this.custom[ci] as CustomPattern;
-      if (c.test(rec.text)) this.thin.offer({ type: 'custom', signal: c.id }, rec.host, rec.ts, rec, this.buildEvent);
+      if (c.test(rec.text)) this.thin.offer({ type: 'custom', signal: c.id }, rec.host, thinTime(rec), rec, this.buildEvent);
     }
   }
 
