@@ -348,3 +348,46 @@ export function kernelNames(dir, bytes) {
   }
   return out;
 }
+
+/**
+ * `kubectl describe node GOOD_NODE` with `events` rows in its Events table (kubectl lists them all), of the kinds a node
+ * under pressure records: hung tasks each naming a new task, NotReady/Ready flips, failed image and container GC,
+ * PLEG-unhealthy kubelet messages, plain kubelet starts. Returns the path written and how many rows of each reason.
+ */
+export function describeManyEvents(dir, events) {
+  const head = [
+    `Name:               ${GOOD_NODE}`,
+    'Roles:              <none>',
+    'Conditions:',
+    '  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message',
+    '  ----             ------  -----------------                 ------------------                ------                       -------',
+    '  MemoryPressure   False   Mon, 11 Mar 2024 10:09:56 +0000   Mon, 11 Mar 2024 08:00:00 +0000   KubeletHasSufficientMemory   kubelet has sufficient memory available',
+    '  Ready            False   Mon, 11 Mar 2024 10:09:56 +0000   Mon, 11 Mar 2024 10:03:01 +0000   KubeletNotReady              PLEG is not healthy: pleg was last seen active 6m55.1s ago; threshold is 3m0s',
+    'System Info:',
+    '  Kernel Version:             5.15.0-1051-azure',
+    '  OS Image:                   Ubuntu 22.04.3 LTS',
+    '  Container Runtime Version:  containerd://1.7.5',
+    '  Kubelet Version:            v1.28.3',
+    'Non-terminated Pods:          (23 in total)',
+    'Events:',
+    '  Type     Reason             Age                    From            Message',
+    '  ----     ------             ----                   ----            -------',
+  ];
+  const counts = {};
+  const rows = [];
+  for (let i = 0; i < events; i++) {
+    const age = `${Math.floor((events - i) / 60)}m${(events - i) % 60}s`;
+    let r;
+    switch (i % 5) {
+      case 0: r = ['Warning', 'TaskHung', age, 'kernel-monitor', `INFO: task foo-${i}:${1000 + i} blocked for more than 120 seconds.`]; break;
+      case 1: r = ['Normal', 'NodeNotReady', age, 'kubelet', `Node ${GOOD_NODE} status is now: NodeNotReady`]; break;
+      case 2: r = ['Warning', 'ContainerGCFailed', age, 'kubelet', 'rpc error: code = DeadlineExceeded desc = context deadline exceeded']; break;
+      case 3: r = ['Normal', 'NodeReady', age, 'kubelet', `Node ${GOOD_NODE} status is now: NodeReady`]; break;
+      default: r = ['Warning', 'ImageGCFailed', `${age} (x${1 + (i % 7)} over 2h)`, 'kubelet', `failed to garbage collect required amount of images. Wanted to free ${1000 + i} bytes, but freed 0 bytes`];
+    }
+    counts[r[1]] = (counts[r[1]] ?? 0) + 1;
+    rows.push(`  ${r[0].padEnd(9)}${r[1].padEnd(19)}${r[2].padEnd(23)}${r[3].padEnd(16)}${r[4]}`);
+  }
+  const p = write(dir, 'node-describe.txt', `${head.join('\n')}\n${rows.join('\n')}\n`);
+  return { path: p, counts };
+}
