@@ -304,38 +304,42 @@ export function plegExport(dir, form, bytes = (16 << 20) - 4096) {
 // Many distinct names (issue 28, point 3): kernel lines each naming a new NFS server, hung task or OOM victim.
 
 /**
- * `bytes` of kernel lines of GOOD_NODE as the journal and `dmesg -T` write them, from 09:58 to 10:11 (around the good
- * log's stall), each naming a new NFS server (`nfs-123.example.com`), a new hung task (`foo-123:4567`) or a new OOM
- * victim (`Killed process 4567 (foo-123)` and its `oom-kill:…task=foo-123,pid=4567` line), one kind after the other.
- * Written to `dir/kernel.log` (journal) and `dir/dmesg.txt` (dmesg -T), half each; returns how many lines of each kind.
+ * `bytes` of kernel lines of GOOD_NODE from 09:58 to 10:11 (around the good log's stall), each naming a new NFS server
+ * (`nfs-123.example.com`), a new hung task (`foo-123:4567`) or a new OOM victim (the kernel's `oom-kill:…task=foo-123,
+ * pid=4567` summary, then its `Killed process 4567 (foo-123)`), one kind after the other. An equal share each as the
+ * journal (`kernel.log`), `dmesg -T` (`dmesg.txt`) and raw dmesg (`dmesg-raw.txt`, seconds since boot) write them (or
+ * those of `files`). Returns how many lines of each kind, and per file.
  */
-export function kernelNames(dir, bytes) {
+export function kernelNames(dir, bytes, files = ['kernel.log', 'dmesg.txt', 'dmesg-raw.txt']) {
   const L = Date.UTC(2024, 2, 11, 9, 58, 0);
   const span = 13 * 60_000;
-  const out = { nfs: 0, hung: 0, killed: 0, oomKill: 0 };
+  const out = { nfs: 0, hung: 0, oomKill: 0, killed: 0, lines: {} };
   const DAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-  for (const [file, share] of [['kernel.log', 0], ['dmesg.txt', 1]]) {
+  const shapes = [
+    ['kernel.log', (t, s) => `${s.md} ${s.hms} ${GOOD_NODE} kernel: `],
+    ['dmesg.txt', (t, s) => `[${DAY[new Date(t).getUTCDay()]} ${s.md.replace(/ 0/, ' ')} ${s.hms} ${new Date(t).getUTCFullYear()}] `],
+    ['dmesg-raw.txt', (t) => `[${((t - L) / 1000 + 86_400).toFixed(6).padStart(13)}] `],
+  ].filter(([f]) => files.includes(f));
+  for (const [k, [file, prefixOf]] of shapes.entries()) {
     const fd = fs.openSync(path.join(dir, file), 'w');
-    const per = Math.floor(bytes / 2);
+    const per = Math.floor(bytes / shapes.length);
     let size = 0;
     let batch = [];
-    // ~110 bytes a line: the line count decides the times (spread evenly over the span).
-    const lines = Math.ceil(per / 110);
-    for (let i = 0; size < per; i++) {
+    // ~140 bytes a line on average: the line count decides the times (spread evenly over the span).
+    const lines = Math.ceil(per / 140);
+    let i = 0;
+    for (; size < per; i++) {
       const t = L + Math.floor((i * span) / lines);
-      const s = stamp(t);
-      const d = new Date(t);
-      const prefix = share === 0 ? `${s.md} ${s.hms} ${GOOD_NODE} kernel: ` : `[${DAY[d.getUTCDay()]} ${s.md.replace(/ 0/, ' ')} ${s.hms} ${d.getUTCFullYear()}] `;
-      const id = `${share}${i}`;
-      const pid = 1000 + ((i * 7919) % 4_000_000);
+      const id = `${k}${i}`;
+      const pid = (j) => 1000 + ((j * 7919) % 4_000_000);
       let l;
       switch (i % 4) {
         case 0: l = `nfs: server nfs-${id}.example.com not responding, still trying`; out.nfs++; break;
-        case 1: l = `INFO: task foo-${id}:${pid} blocked for more than 120 seconds.`; out.hung++; break;
-        case 2: l = `Memory cgroup out of memory: Killed process ${pid} (foo-${id}) total-vm:5234884kB, anon-rss:2084196kB, file-rss:18244kB, shmem-rss:0kB, UID:1000 pgtables:4512kB oom_score_adj:969`; out.killed++; break;
-        default: l = `oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=cri-containerd-${id}.scope,mems_allowed=0,task=foo-${share}${i - 1},pid=${1000 + (((i - 1) * 7919) % 4_000_000)},uid=1000`; out.oomKill++;
+        case 1: l = `INFO: task foo-${id}:${pid(i)} blocked for more than 120 seconds.`; out.hung++; break;
+        case 2: l = `oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=cri-containerd-${id}.scope,mems_allowed=0,task=foo-${id},pid=${pid(i)},uid=1000`; out.oomKill++; break;
+        default: l = `Memory cgroup out of memory: Killed process ${pid(i - 1)} (foo-${k}${i - 1}) total-vm:5234884kB, anon-rss:2084196kB, file-rss:18244kB, shmem-rss:0kB, UID:1000 pgtables:4512kB oom_score_adj:969`; out.killed++;
       }
-      const line = `${prefix}${l}\n`;
+      const line = `${prefixOf(t, stamp(t))}${l}\n`;
       size += line.length;
       batch.push(line);
       if (batch.length === 10_000) {
@@ -345,6 +349,7 @@ export function kernelNames(dir, bytes) {
     }
     fs.writeSync(fd, batch.join(''));
     fs.closeSync(fd);
+    out.lines[file] = i;
   }
   return out;
 }
