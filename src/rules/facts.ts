@@ -348,27 +348,30 @@ export function computeFacts(node: NodeModel): FactSheet {
   f['kernel.netdev'] = lineCount(netdev);
   p['kernel.netdev'] = pool(netdev.map((e) => e.ref));
   // One kill is told by two kernel lines (`Killed process N` and `oom-kill:…pid=N`): kills are counted by victim pid.
-  // Lines folded into another's event (an OOM storm, signals/thin.ts) have no pid left: there each `Killed process`
-  // line is a kill (the kernel prints one per kill), and the summary lines count only past them (a grep for oom-kill).
-  const kills = new Map<string, EventOf<'oom-kill'>>();
-  const folded: Record<'killed' | 'summary', [number, number]> = { killed: [0, 0], summary: [0, 0] };
+  // An OOM storm folded into a few events (signals/thin.ts) keeps no pid of most lines: there the kills are the
+  // `Killed process` lines (the kernel prints one per kill; the summary line before it is rate-limited), or, in a
+  // grep for the summary alone, its lines: what `grep -c` counts either way.
   const oomLines = of('oom-kill');
-  for (const e of oomLines) {
-    if (e.n !== undefined) {
-      (e.killed ? folded.killed : folded.summary)[isRuntimeProcess(e.process) ? 1 : 0] += e.n;
-      continue;
+  let oom: Array<EventOf<'oom-kill'>>;
+  let oomCount: (events: Array<EventOf<'oom-kill'>>) => number;
+  if (oomLines.some((e) => e.n !== undefined)) {
+    const killed = oomLines.filter((e) => e.killed);
+    oom = killed.length ? killed : oomLines;
+    oomCount = lineCount;
+  } else {
+    const kills = new Map<string, EventOf<'oom-kill'>>();
+    for (const e of oomLines) {
+      const k = e.pid !== null ? `${e.pid}|${e.process}` : `${e.ref.artifact}:${e.ref.line}`;
+      if (!kills.has(k) || e.killed) kills.set(k, e);
     }
-    const k = e.pid !== null ? `${e.pid}|${e.process}` : `${e.ref.artifact}:${e.ref.line}`;
-    if (!kills.has(k) || e.killed) kills.set(k, e);
+    oom = [...kills.values()];
+    oomCount = (events) => events.length;
   }
-  const oom = [...kills.values()];
   const oomRuntime = oom.filter((e) => isRuntimeProcess(e.process));
-  const foldedKills = (r: 0 | 1): number => Math.max(folded.killed[r], folded.summary[r]);
-  f['kernel.oom'] = oom.length + foldedKills(0) + foldedKills(1);
-  f['kernel.oomRuntime'] = oomRuntime.length + foldedKills(1);
+  f['kernel.oom'] = oomCount(oom);
+  f['kernel.oomRuntime'] = oomCount(oomRuntime);
   f['kernel.oomProcesses'] = someNames(oomLines, (i) => (oomLines[i] as EventOf<'oom-kill'>).process, 5, 'processes');
-  const foldedRuntime = oomLines.filter((e) => e.n !== undefined && isRuntimeProcess(e.process));
-  p['kernel.oom'] = pool((oomRuntime.length || foldedRuntime.length ? [...oomRuntime, ...foldedRuntime] : [...oom, ...oomLines.filter((e) => e.n !== undefined)]).map((e) => e.ref));
+  p['kernel.oom'] = pool((oomRuntime.length ? oomRuntime : oom).map((e) => e.ref));
   const pid = of('pid-exhaustion');
   f['pid.exhaustion'] = lineCount(pid);
   p['pid.exhaustion'] = pool(pid.map((e) => e.ref));

@@ -498,6 +498,9 @@ describe('issue 28 (3). many distinct names, many events: state summarised, coun
     const undated = Number(execSync('grep -c "blocked for more than" dmesg-raw.txt', { cwd: root, encoding: 'utf8' }).trim());
     expect(f?.summary).toMatch(new RegExp(`: ${made.hung} hung-task reports \\(foo-\\d+, foo-\\d+, foo-\\d+, foo-\\d+, foo-\\d+ and at least \\d+ more tasks; ${undated} of them at an unknown time\\); ${made.nfs} "NFS server not responding" \\(nfs-\\d+\\.example\\.com and at least \\d+ more servers\\)`));
     expect(checksHold(a)).toBe(2);
+    // OOM kills as grep counts them: one `Killed process` line a kill (one victim in a thousand is the runtime).
+    const grep = (re: string): number => Number(execSync(`cat * | grep -cE '${re}'`, { cwd: root, encoding: 'utf8' }).trim());
+    expect(n.findings.find((x) => x.cause === 'memory_pressure')?.summary).toMatch(new RegExp(`^The kernel OOM killer ran ${grep('Kill(ed)? process [0-9]+ \\(')} times \\(foo-\\d+, .* and at least \\d+ more processes\\), ${grep('Killed process [0-9]+ \\(containerd\\)')} of them against the runtime`));
     // The raw dmesg lines (nothing gives the boot time) are counted as lines, folded or not.
     expect(warned(a, new RegExp(`^${made.lines['dmesg-raw.txt']} kernel lines carry only seconds-since-boot stamps`))).toBe(true);
     rmSync(root, { recursive: true, force: true });

@@ -331,13 +331,15 @@ export function kernelNames(dir, bytes, files = ['kernel.log', 'dmesg.txt', 'dme
     for (; size < per; i++) {
       const t = L + Math.floor((i * span) / lines);
       const id = `${k}${i}`;
-      const pid = (j) => 1000 + ((j * 7919) % 4_000_000);
+      const pid = (j) => 1000 + ((j * 7919 + k * 1_000_003) % 4_000_000);
+      // One task and one victim in a thousand is the runtime's (what the rules tell apart).
+      const name = (j, runtime) => ((j >> 2) % 1000 === 7 ? runtime : `foo-${k}${j}`);
       let l;
       switch (i % 4) {
         case 0: l = `nfs: server nfs-${id}.example.com not responding, still trying`; out.nfs++; break;
-        case 1: l = `INFO: task foo-${id}:${pid(i)} blocked for more than 120 seconds.`; out.hung++; break;
-        case 2: l = `oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=cri-containerd-${id}.scope,mems_allowed=0,task=foo-${id},pid=${pid(i)},uid=1000`; out.oomKill++; break;
-        default: l = `Memory cgroup out of memory: Killed process ${pid(i - 1)} (foo-${k}${i - 1}) total-vm:5234884kB, anon-rss:2084196kB, file-rss:18244kB, shmem-rss:0kB, UID:1000 pgtables:4512kB oom_score_adj:969`; out.killed++;
+        case 1: l = `INFO: task ${name(i, 'dockerd')}:${pid(i)} blocked for more than 120 seconds.`; out.hung++; break;
+        case 2: l = `oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=cri-containerd-${id}.scope,mems_allowed=0,task=${name(i, 'containerd')},pid=${pid(i)},uid=1000`; out.oomKill++; break;
+        default: l = `Memory cgroup out of memory: Killed process ${pid(i - 1)} (${name(i - 1, 'containerd')}) total-vm:5234884kB, anon-rss:2084196kB, file-rss:18244kB, shmem-rss:0kB, UID:1000 pgtables:4512kB oom_score_adj:969`; out.killed++;
       }
       const line = `${prefixOf(t, stamp(t))}${l}\n`;
       size += line.length;
