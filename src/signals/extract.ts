@@ -386,7 +386,9 @@ export class SignalExtractor implements LineVisitor {
       }
       if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) this.place(rec, buf, from);
       else this.lastDated = { ts: rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid };
-      const learn = dense && fit === null && env !== null && !env.json && env.timeForm !== 'other' && !Number.isNaN(rec.ts) && Number.isNaN(rec.mono) && rec.absurdTime !== true;
+      // A template needs a time it can read again: the prefix's (journal, syslog, RFC 3339), or a klog header alone.
+      const timed = env !== null && (env.timeForm !== 'other' || (Number.isNaN(env.ts) && Number.isNaN(env.timeOfDay) && rec.kind === 'klog'));
+      const learn = dense && fit === null && timed && !(env as Envelope).json && !Number.isNaN(rec.ts) && Number.isNaN(rec.mono) && rec.absurdTime !== true;
       if (learn) {
         this.offers = [];
         this.offbeat = false;
@@ -623,12 +625,18 @@ export class SignalExtractor implements LineVisitor {
    */
   private foldUnread(text: string, line: number, offset: number, t: Template): boolean {
     const env = t.env;
-    const prefixTs = prefixTime(text, env.timeAt, env.timeForm, this.ctx);
-    let ts = prefixTs;
+    let ts: number;
     let headerTs = NaN;
-    if (t.klog) {
-      headerTs = klogHeaderTime(text, env.start + 1, prefixTs, this.ctx);
-      ts = finerTime(prefixTs, headerTs);
+    if (env.timeForm === 'other') {
+      // No time before the payload: the klog header's is the line's (as recordOf reads it).
+      if (!t.klog) return false;
+      ts = headerTs = this.ctx.years.parseKlog(text, env.start + 1);
+    } else {
+      ts = prefixTime(text, env.timeAt, env.timeForm, this.ctx);
+      if (t.klog) {
+        headerTs = klogHeaderTime(text, env.start + 1, ts, this.ctx);
+        ts = finerTime(ts, headerTs);
+      }
     }
     // Times recordOf() would drop; a time so early that a duration under 1000 h could put a relist before 1970, or
     // earlier than the template's (whose durations it may print as they are).

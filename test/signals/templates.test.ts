@@ -62,8 +62,9 @@ describe('a template', () => {
   });
 });
 
-/** A dense log of `n` lines from `start` (ms), 5 ms apart, of every variation. */
-function denseLog(n: number, start: number): string {
+/** A dense log of `n` lines from `start` (ms), 5 ms apart, of every variation; `bare`: the kubelet's own klog lines,
+ *  with no journal prefix. */
+function denseLog(n: number, start: number, bare = false): string {
   const out: string[] = [];
   let x = 7;
   const rand = (): number => {
@@ -80,7 +81,7 @@ function denseLog(n: number, start: number): string {
     const pid = i < (2 * n) / 3 ? 2231 : 4410;
     const stamp = `${MON[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}`;
     const hdr = `${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds() * 1000 + (i % 1000)).padStart(6, '0')}`;
-    const pre = `${stamp} ${host} kubelet[${pid}]: `;
+    const pre = bare ? '' : `${stamp} ${host} kubelet[${pid}]: `;
     const r = rand();
     // Go prints durations without trailing zeros: every length.
     const ns = Math.floor(rand() * 1e9);
@@ -88,16 +89,16 @@ function denseLog(n: number, start: number): string {
     if (r < 0.5) out.push(`${pre}E${hdr}    ${pid} kubelet.go:2040] "Skipping pod synchronization" err="${r < 0.1 ? '[container runtime is down, ' : ''}PLEG is not healthy: pleg was last seen active ${age} ago; threshold is 3m0s${r < 0.1 ? ']' : ''}"`);
     else if (r < 0.7) out.push(`${pre}E${hdr}    ${pid} remote_runtime.go:356] "ListPodSandbox with filter from runtime service failed" err="rpc error: code = ${[4, 14, 2, 8][i % 4]} desc = failed after ${age}" filter="nil"`);
     else if (r < 0.8) out.push(`${pre}E${hdr}    ${pid} kubelet.go:2040] "Skipping pod synchronization" err="network is not ready for ${1 + (i % 3)}m0s: cni config uninitialized"`);
-    else if (r < 0.9) out.push(`${stamp} ${host} kernel: nfs: server nfs-${Math.floor(rand() * 40)}.example.com not responding, timed out after ${age}`);
+    else if (r < 0.9 && !bare) out.push(`${stamp} ${host} kernel: nfs: server nfs-${Math.floor(rand() * 40)}.example.com not responding, timed out after ${age}`);
     else out.push(`${pre}I${hdr}    ${pid} kubelet_node_status.go:${500 + (i % 3)}] "Error updating node status, will retry" err="error getting node \\"${host}\\": context deadline exceeded after ${age}"`);
   }
   return `${out.join('\n')}\n`;
 }
 
 describe('folding unread', () => {
-  for (const [what, start] of [['one day', Date.UTC(2024, 2, 1, 23, 50)], ['across New Year', Date.UTC(2023, 11, 31, 23, 57)]] as const) {
+  for (const [what, start, bare] of [['one day', Date.UTC(2024, 2, 1, 23, 50), false], ['across New Year', Date.UTC(2023, 11, 31, 23, 57), false], ['klog lines alone', Date.UTC(2023, 11, 31, 23, 57), true]] as const) {
     it(`gives what reading every line gives (${what})`, async () => {
-      const text = denseLog(60_000, start);
+      const text = denseLog(60_000, start, bare);
       const year = new Date(start).getUTCFullYear();
       const x = new SignalExtractor({ artifact: 0, zone: resolveZone('UTC'), year, notAfterMs: null });
       const bytes = Buffer.from(text);
