@@ -257,8 +257,9 @@ export class SignalExtractor implements LineVisitor {
    *  that fits a template (templates.ts) is folded unread, and its event remade only if it ends its run's bucket. */
   private readonly thin = new Thinner(this.events, (key, text, line, offset, ts) => this.rebuild(key, text, line, offset, ts));
   private readonly templates = new Templates();
-  /** Lines folded unread so far. */
+  /** Lines folded unread so far, and templates learned. */
   unread = 0;
+  private learned = 0;
   /** What the line being read offered the thinner (null: not collected), and whether it did anything else. */
   private offers: Offer[] | null = null;
   private offbeat = false;
@@ -388,7 +389,9 @@ export class SignalExtractor implements LineVisitor {
       else this.lastDated = { ts: rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid };
       // A template needs a time it can read again: the prefix's (journal, syslog, RFC 3339), or a klog header alone.
       const timed = env !== null && (env.timeForm !== 'other' || (Number.isNaN(env.ts) && Number.isNaN(env.timeOfDay) && rec.kind === 'klog'));
-      const learn = dense && fit === null && timed && !(env as Envelope).json && !Number.isNaN(rec.ts) && Number.isNaN(rec.mono) && rec.absurdTime !== true;
+      // Learning costs a read of the line's durations and a little memory: only while lines fit what was learned (a
+      // log whose lines never repeat stops after a thousand).
+      const learn = dense && fit === null && this.learned <= 2 * this.unread + 1000 && timed && !(env as Envelope).json && !Number.isNaN(rec.ts) && Number.isNaN(rec.mono) && rec.absurdTime !== true;
       if (learn) {
         this.offers = [];
         this.offbeat = false;
@@ -398,6 +401,7 @@ export class SignalExtractor implements LineVisitor {
         const offers = this.offers as Offer[];
         this.offers = null;
         if (!this.offbeat && offers.length > 0) {
+          this.learned++;
           this.templates.add(new Template(text, env as Envelope, rec.ts, rec.pid, rec.kind, rec.origin, this.wokenMatchers.slice(), offers));
         }
       }

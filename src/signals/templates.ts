@@ -20,8 +20,9 @@ export interface Offer {
   type: SignalType;
 }
 
-/** Templates held at once: a dense run has a few (its kinds of line, and the lengths their durations print in). */
-const MAX_TEMPLATES = 16;
+/** Templates held at once: a dense run has a few (its kinds of line, and the lengths their durations print in), or one
+ *  per container when its errors name them (a node runs up to 110 pods). */
+const MAX_TEMPLATES = 512;
 
 /** Go durations standing alone: `3m0.5s`, `500ms`, `1h2m3.000456789s`. */
 const DURATION = /(?<![\w.])(?:\d+(?:\.\d+)?(?:h|ms|m|s|µs|us|ns))+(?![\w.])/g;
@@ -151,23 +152,48 @@ export class Template {
   }
 }
 
-/** The templates of one file (or range), newest replacing oldest past MAX_TEMPLATES. */
+/** Characters at a line's end that key its templates (with any digit read as one). */
+const KEY_CHARS = 16;
+
+/** A line's length and last characters, digits alike: lines that fit one template share it (what differs between them
+ *  is digits), and a dense run of errors naming many containers puts each container's template under its own key. */
+export function templateKey(line: string): number {
+  const n = line.length;
+  let h = n;
+  for (let k = Math.max(0, n - KEY_CHARS); k < n; k++) {
+    const c = line.charCodeAt(k);
+    h = (Math.imul(h, 31) + (isDigit(c) ? 48 : c)) | 0;
+  }
+  return h;
+}
+
+/** The templates of one file (or range), by key; past MAX_TEMPLATES the oldest makes way. */
 export class Templates {
-  private readonly list: Template[] = [];
+  private readonly byKey = new Map<number, Template[]>();
+  private readonly order: Array<{ key: number; t: Template }> = [];
   private next = 0;
 
   add(t: Template): void {
-    if (this.list.length < MAX_TEMPLATES) this.list.push(t);
-    else {
-      this.list[this.next] = t;
+    const key = templateKey(t.text);
+    if (this.order.length === MAX_TEMPLATES) {
+      const old = this.order[this.next] as { key: number; t: Template };
+      const list = this.byKey.get(old.key) as Template[];
+      list.splice(list.indexOf(old.t), 1);
+      if (list.length === 0) this.byKey.delete(old.key);
+      this.order[this.next] = { key, t };
       this.next = (this.next + 1) % MAX_TEMPLATES;
-    }
+    } else this.order.push({ key, t });
+    const list = this.byKey.get(key);
+    if (list) list.push(t);
+    else this.byKey.set(key, [t]);
   }
 
   /** The template `line` fits, or null. */
   find(line: string, woken: Uint8Array): Template | null {
-    for (let i = 0; i < this.list.length; i++) {
-      const t = this.list[i] as Template;
+    const list = this.byKey.get(templateKey(line));
+    if (list === undefined) return null;
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i] as Template;
       if (t.fits(line, woken)) return t;
     }
     return null;

@@ -1,7 +1,7 @@
 // Lines folded unread (src/signals/templates.ts) give what reading every line gives: the same events, counts, cited
 // lines and windows. The dense logs here vary every way a template must tell apart: durations of every length, the
-// "never" sentinel, gRPC codes by number, servers named with digits, a kubelet restart, a new day and a new year, a
-// second host, and lines earlier than the ones before them.
+// "never" sentinel, gRPC codes by number, servers named with digits, errors naming 150 containers, a kubelet restart,
+// a new day and a new year, a second host, and lines earlier than the ones before them.
 import { describe, expect, it } from 'vitest';
 import { Template } from '../../src/signals/templates.js';
 import { readEnvelope, type Envelope } from '../../src/parse/record.js';
@@ -87,6 +87,7 @@ function denseLog(n: number, start: number, bare = false): string {
     const ns = Math.floor(rand() * 1e9);
     const age = r < 0.01 ? '2562047h47m16.854775807s' : `${3 + Math.floor(i / 12000)}m${Math.floor(rand() * 60)}${ns % 10 === 0 ? '' : `.${String(ns).replace(/0+$/, '')}`}s`;
     if (r < 0.5) out.push(`${pre}E${hdr}    ${pid} kubelet.go:2040] "Skipping pod synchronization" err="${r < 0.1 ? '[container runtime is down, ' : ''}PLEG is not healthy: pleg was last seen active ${age} ago; threshold is 3m0s${r < 0.1 ? ']' : ''}"`);
+    else if (r < 0.6) out.push(`${pre}E${hdr}    ${pid} remote_runtime.go:432] "ContainerStatus from runtime service failed" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded" containerID="${(i % 150).toString(16).padStart(4, '0').repeat(16)}"`);
     else if (r < 0.7) out.push(`${pre}E${hdr}    ${pid} remote_runtime.go:356] "ListPodSandbox with filter from runtime service failed" err="rpc error: code = ${[4, 14, 2, 8][i % 4]} desc = failed after ${age}" filter="nil"`);
     else if (r < 0.8) out.push(`${pre}E${hdr}    ${pid} kubelet.go:2040] "Skipping pod synchronization" err="network is not ready for ${1 + (i % 3)}m0s: cni config uninitialized"`);
     else if (r < 0.9 && !bare) out.push(`${stamp} ${host} kernel: nfs: server nfs-${Math.floor(rand() * 40)}.example.com not responding, timed out after ${age}`);
