@@ -71,13 +71,14 @@ describe('the start-up code cache', () => {
 
   it('with V8 flags in NODE_OPTIONS or on node\'s command line: the same answers, an entry per set of flags', () => {
     const before = entries(cache()).length;
-    // (Node takes only some V8 flags from NODE_OPTIONS; the others go on its command line. Not --jitless: it takes
-    // WebAssembly away, which the scan kernel (src/parse/kernel.ts) needs, bundle or not.)
+    // (Node takes only some V8 flags from NODE_OPTIONS; the others go on its command line. --jitless takes WebAssembly
+    // away: the scan kernel runs in JavaScript then, src/parse/kernel.ts.)
     const runs: [string, Record<string, string>, string[]][] = [
       ['NODE_OPTIONS=--max-old-space-size=100', { NODE_OPTIONS: '--max-old-space-size=100' }, []],
       ['NODE_OPTIONS=--max-semi-space-size=1 --max-old-space-size=150', { NODE_OPTIONS: '--max-semi-space-size=1 --max-old-space-size=150' }, []],
       ['node --stack-size=2000', {}, ['--stack-size=2000']],
       ['node --no-opt', {}, ['--no-opt']],
+      ['node --jitless', {}, ['--jitless']],
       ['node --single-threaded-gc', {}, ['--single-threaded-gc']],
     ];
     for (const [label, env, flags] of runs) {
