@@ -59,6 +59,16 @@ function widthAt(n: number): number {
   return 0;
 }
 
+/** The key of a draft's run: its type, host and kind; null for a type never folded. */
+export function runKey(d: EventDraft, host: string | null): string | null {
+  const kind = KIND[d.type];
+  return kind ? `${d.type}\u0000${host ?? ''}\u0000${kind(d)}` : null;
+}
+
+/** Remakes the event of a line folded without being read (foldLine): its run's key, text, line number, offset and time
+ *  (null: the line no longer gives an event of that run). */
+export type Rebuild = (key: string, text: string, line: number, offset: number, ts: number) => SignalEvent | null;
+
 /** One kind of line (type, host, kind) in its current bucket. */
 class Run {
   kept = 0;
@@ -71,7 +81,12 @@ class Run {
   host: string | null = null;
   src: unknown = null;
   build: BuildEvent<unknown> | null = null;
-  constructor(readonly bucket: number) {}
+  /** Or the newest line folded unread (foldLine): remade by the thinner's `rebuild` when the bucket ends. */
+  lazyText: string | null = null;
+  lazyLine = 0;
+  lazyOffset = 0;
+  lazyTs = NaN;
+  constructor(readonly key: string, readonly bucket: number) {}
 }
 
 /** Adds events to a file's list, folding dense runs (see the top of this file). A folded line costs a count and three
@@ -87,7 +102,34 @@ export class Thinner {
   private lastKey = '';
   private lastRun: Run | undefined = undefined;
 
-  constructor(private readonly events: SignalEvent[]) {}
+  constructor(private readonly events: SignalEvent[], private readonly rebuild: Rebuild | null = null) {}
+
+  /** Whether lines are being folded at all yet (see STEPS). */
+  get active(): boolean {
+    return widthAt(this.events.length) !== 0;
+  }
+
+  /** Whether a line of run `key` at `ts` would be folded into its run's tail (foldLine may take it unread). */
+  canFold(key: string, ts: number): boolean {
+    const width = widthAt(this.events.length);
+    if (width === 0 || Number.isNaN(ts)) return false;
+    const run = this.runs.get(key);
+    return run !== undefined && run.bucket === Math.floor(ts / width) && run.kept >= KEEP && run.tail >= 0;
+  }
+
+  /** A line canFold() said yes to, folded without being read: its event is remade by `rebuild` only if it is still the
+   *  newest of its run when the bucket ends. */
+  foldLine(key: string, ts: number, text: string, line: number, offset: number): void {
+    const run = this.runs.get(key) as Run;
+    run.count++;
+    run.draft = null;
+    run.src = null;
+    run.lazyText = text;
+    run.lazyLine = line;
+    run.lazyOffset = offset;
+    run.lazyTs = ts;
+    this.folded++;
+  }
 
   /** A whole event (tests, and callers with nothing to save). */
   add(e: SignalEvent): void {
@@ -122,7 +164,7 @@ export class Thinner {
     let run = this.lastRun;
     if (!run || run.bucket !== bucket) {
       if (run) this.settle(run);
-      run = new Run(bucket);
+      run = new Run(key, bucket);
       this.runs.set(key, run);
       this.lastRun = run;
     }
@@ -136,6 +178,7 @@ export class Thinner {
     } else {
       // The newest line stands for the run's last ones: its text and time, their count.
       run.count++;
+      run.lazyText = null;
       run.draft = d;
       run.host = host;
       run.src = src;
@@ -146,6 +189,15 @@ export class Thinner {
 
   /** The run's newest folded line becomes its tail event. */
   private settle(run: Run): void {
+    if (run.lazyText !== null) {
+      const e = this.rebuild?.(run.key, run.lazyText, run.lazyLine, run.lazyOffset, run.lazyTs) ?? null;
+      // (A line that no longer gives its run's event cannot come from a template: thin the count onto the tail as is.)
+      const tail = e ?? (this.events[run.tail] as SignalEvent);
+      tail.n = run.count;
+      this.events[run.tail] = tail;
+      run.lazyText = null;
+      return;
+    }
     if (run.draft === null || run.build === null) return;
     const e = run.build(run.draft, run.host, run.src);
     e.n = run.count;
