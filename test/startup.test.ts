@@ -91,7 +91,7 @@ describe('the start-up code cache', () => {
     expect(entries(cache())).toHaveLength(before + runs.length);
   }, 120_000);
 
-  it('a cache folder that cannot be made, or that another user owns, means no cache and the same answers', () => {
+  it('a cache folder that cannot be made, that another user owns or that others may write to: no cache, the same answers', () => {
     writeFileSync(join(tmp, 'a-file'), '');
     const unmakeable = run(ROOT, ARGS, { PLEGSCOPE_CACHE_DIR: join(tmp, 'a-file', 'cache') });
     expect(unmakeable.code, unmakeable.err).toBe(0);
@@ -107,6 +107,14 @@ describe('the start-up code cache', () => {
     expect(r.code, r.err).toBe(0);
     expect(answer(r.out)).toEqual(expected);
     expect(readdirSync(theirs)).toEqual([]);
+
+    // This user's, but others may write to it (as /tmp): an entry there could be anyone's.
+    const shared = join(tmp, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const s = run(ROOT, ARGS, { PLEGSCOPE_CACHE_DIR: shared });
+    expect(answer(s.out)).toEqual(expected);
+    expect(readdirSync(shared)).toEqual([]);
   }, 60_000);
 
   it('after an upgrade, an edit in place or a damaged entry, no old code is run: the answers are the new code\'s', () => {
