@@ -231,6 +231,8 @@ export interface SegmentOptions {
   warmupBytes?: number;
   /** A later last segment of a many-host log: the file position from which it reads the file's tail again. */
   tailFrom?: number;
+  /** How many ranges the file is cut into (thin.ts: each thins as if it held that many times its events). */
+  parts?: number;
   /** A fix-up pass: only the first relist proof of each of these hosts before its limit (offset in the segment). */
   proofsFor?: Array<{ host: string | null; before: number }>;
 }
@@ -255,7 +257,7 @@ export class SignalExtractor implements LineVisitor {
   private readonly events: SignalEvent[] = [];
   /** Adds what matchers find, folding dense runs of one kind of line (memory does not grow with matched lines); a line
    *  that fits a template (templates.ts) is folded unread, and its event remade only if it ends its run's bucket. */
-  private readonly thin = new Thinner(this.events, (key, text, line, offset, ts) => this.rebuild(key, text, line, offset, ts));
+  private readonly thin: Thinner;
   private readonly templates = new Templates();
   /** Lines folded unread so far, and templates learned. */
   unread = 0;
@@ -311,6 +313,7 @@ export class SignalExtractor implements LineVisitor {
   private readonly lastSegment: boolean;
 
   constructor(private readonly opts: ExtractOptions, segment: SegmentOptions = { first: true }) {
+    this.thin = new Thinner(this.events, (key, text, line, offset, ts) => this.rebuild(key, text, line, offset, ts), segment.parts ?? 1);
     const wall = new WallClock(opts.zone);
     this.years = new YearClock(wall, { year: opts.year, notAfterMs: opts.notAfterMs });
     if (segment.yearStart) this.years.resume(segment.yearStart);
