@@ -75,11 +75,9 @@ describe('the start-up code cache', () => {
     // away: the scan kernel runs in JavaScript then, src/parse/kernel.ts.)
     const runs: [string, Record<string, string>, string[]][] = [
       ['NODE_OPTIONS=--max-old-space-size=100', { NODE_OPTIONS: '--max-old-space-size=100' }, []],
-      ['NODE_OPTIONS=--max-semi-space-size=1 --max-old-space-size=150', { NODE_OPTIONS: '--max-semi-space-size=1 --max-old-space-size=150' }, []],
       ['node --stack-size=2000', {}, ['--stack-size=2000']],
       ['node --no-opt', {}, ['--no-opt']],
       ['node --jitless', {}, ['--jitless']],
-      ['node --single-threaded-gc', {}, ['--single-threaded-gc']],
     ];
     for (const [label, env, flags] of runs) {
       for (let i = 0; i < 2; i++) {
