@@ -19,7 +19,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 /** bin/plegscope of `root` with `env` on top of a clean environment (no cache settings of the caller's). */
 function run(root: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): { code: number; out: string; err: string } {
   const base = { ...process.env };
-  for (const k of ['PLEGSCOPE_CACHE', 'PLEGSCOPE_CACHE_DIR', 'XDG_CACHE_HOME', 'NODE_OPTIONS']) delete base[k];
+  for (const k of ['PLEGSCOPE_CACHE', 'PLEGSCOPE_CACHE_DIR', 'PLEGSCOPE_BUNDLE', 'XDG_CACHE_HOME', 'NODE_OPTIONS']) delete base[k];
   const r = spawnSync(process.execPath, [...nodeFlags, join(root, 'bin', 'plegscope'), ...args], { encoding: 'utf8', env: { ...base, ...env }, maxBuffer: 64 << 20 });
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
@@ -65,8 +65,9 @@ describe('the start-up code cache', () => {
     expect(entries(cache())).toEqual(written);
     expect(statSync(join(cache(), written[0]!)).mtimeMs, 'an accepted entry is not rewritten').toBe(stamp);
     // The module tree (what `tui` and `mcp` start from, and every command before the bundle) answers the same.
-    const tree = spawnSync(process.execPath, ['--input-type=module', '-e', `import(${JSON.stringify(join(ROOT, 'dist', 'cli', 'main.js'))}).then((m) => m.main(['node', 'plegscope', ...${JSON.stringify(ARGS)}]))`], { encoding: 'utf8', maxBuffer: 64 << 20 });
-    expect(answer(tree.stdout)).toEqual(expected);
+    const tree = run(ROOT, ARGS, { PLEGSCOPE_BUNDLE: 'off', PLEGSCOPE_CACHE_DIR: cache() });
+    expect(tree.code, tree.err).toBe(0);
+    expect(answer(tree.out)).toEqual(expected);
   }, 60_000);
 
   it('with V8 flags in NODE_OPTIONS or on node\'s command line: the same answers, an entry per set of flags', () => {
