@@ -50,11 +50,14 @@ describe('the start-up code cache', () => {
   let expected: unknown;
   const cache = () => join(tmp, 'cache');
 
-  it('is written by the first analyze run, read by the next; the same answers without it, with it, and from the module tree', () => {
+  it('is written by the first analyze run that analyzed, read by the next; the same answers without it, with it, and from the module tree', () => {
     const off = run(ROOT, ARGS, { PLEGSCOPE_CACHE: 'off', PLEGSCOPE_CACHE_DIR: cache() });
     expect(off.code, off.err).toBe(0);
     expect(entries(cache())).toEqual([]);
     expected = answer(off.out);
+    // A run stopped by a typo writes none (it ran little of the code an entry should hold).
+    expect(run(ROOT, ['analyze', join(tmp, 'no-such-file')], { PLEGSCOPE_CACHE_DIR: cache() }).code).toBe(2);
+    expect(entries(cache())).toEqual([]);
     const first = run(ROOT, ARGS, { PLEGSCOPE_CACHE_DIR: cache() });
     expect(answer(first.out)).toEqual(expected);
     const written = entries(cache());
