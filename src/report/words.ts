@@ -60,6 +60,35 @@ export function unattached(a: Analysis): ArtifactInfo[] {
   return a.inputs.flatMap((i) => i.artifacts).filter((x) => x.node === null && NODE_EVIDENCE.has(x.role));
 }
 
+/** Files tied to no node that the report counts but does not list (InputInfo.unlisted). */
+export function unattachedUnlisted(a: Analysis): number {
+  let n = 0;
+  for (const i of a.inputs) for (const u of i.unlisted ?? []) if (u.node === null && NODE_EVIDENCE.has(u.role)) n += u.files;
+  return n;
+}
+
+/** Every file read, listed or counted (InputInfo.unlisted): how many, and how many of each role, in order of first. */
+export function filesRead(a: Analysis): { files: number; roles: Map<string, number> } {
+  const roles = new Map<string, number>();
+  let files = 0;
+  for (const i of a.inputs) {
+    for (const x of i.artifacts) roles.set(x.role, (roles.get(x.role) ?? 0) + 1);
+    for (const u of i.unlisted ?? []) roles.set(u.role, (roles.get(u.role) ?? 0) + u.files);
+    files += i.artifacts.length + (i.unlisted ?? []).reduce((t, u) => t + u.files, 0);
+  }
+  return { files, roles };
+}
+
+/** `and 32 333 more kubelet-log files of node-0 (64 666 lines, 6.2 MiB)`: files counted but not listed (views sanitise
+ *  the node name). */
+export function unlistedWords(u: { node: string | null; role: string; files: number; lines: number; bytes: number }): string {
+  return `and ${u.files} more ${u.role} file${u.files === 1 ? '' : 's'} ${u.node === null ? 'tied to no node' : `of ${u.node}`} (${count(u.lines, 'line')}, ${mib(u.bytes)}), counted but not listed`;
+}
+
+function mib(bytes: number): string {
+  return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : count(bytes, 'byte');
+}
+
 /** Why a file is tied to no node: the warning the analysis gave for it, else a general reason. */
 export function unattachedWhy(a: Analysis, file: string): string {
   return a.warnings.find((w) => w.file === file && /not tied to a node|not attached|left unattached/.test(w.message))?.message

@@ -7,7 +7,7 @@
 // - Large plain logs may be cut into byte ranges that worker threads and this one scan (src/sources/files/pool.ts), when the
 //   machine has cores to spare and the logs are large enough to repay a worker's start (see wantedWorkers, POOL_BYTES).
 // - The rest is read on this thread, a few files at a time.
-import type { ArtifactInfo, InputInfo, Warning } from '../../contract/analysis.js';
+import { MAX_LISTED_FILES, type ArtifactInfo, type InputInfo, type UnlistedFiles, type Warning } from '../../contract/analysis.js';
 import type { SourceRead } from '../source.js';
 import { discover } from './discover.js';
 import type { Artifact, Discovery, ReadEarly } from '../artifact.js';
@@ -310,20 +310,39 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
     disc.close?.();
   }
   data.sort((x, y) => x.id - y.id);
-  const inputs = (nodeOf: (id: number) => string | null): InputInfo[] => disc.inputs.map((inp, i) => ({
-    path: inp.path,
-    kind: inp.kind,
-    artifacts: disc.artifacts.filter((a) => a.input === i).map((a): ArtifactInfo => ({
-      path: a.path,
-      node: nodeOf(a.id),
-      role: a.role,
-      format: a.format,
-      lines: lines.get(a.id) ?? 0,
-      warnings: perArtifact.get(a.id) ?? 0,
-      ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
-      ...yearInfo(yearFrom.get(a.id)),
-    })),
-  }));
+  // Each input's files, listed up to MAX_LISTED_FILES per node and role; the rest counted per node and role.
+  const inputs = (nodeOf: (id: number) => string | null): InputInfo[] => {
+    const out: InputInfo[] = disc.inputs.map((inp) => ({ path: inp.path, kind: inp.kind, artifacts: [] }));
+    const groups = disc.inputs.map(() => new Map<string, { listed: number; more: UnlistedFiles | null }>());
+    for (const a of disc.artifacts) {
+      const info = out[a.input] as InputInfo;
+      const node = nodeOf(a.id);
+      const byGroup = groups[a.input] as Map<string, { listed: number; more: UnlistedFiles | null }>;
+      const key = `${a.role}\n${node ?? ''}\n${node === null ? 0 : 1}`;
+      let g = byGroup.get(key);
+      if (!g) byGroup.set(key, g = { listed: 0, more: null });
+      if (g.listed < MAX_LISTED_FILES) {
+        g.listed++;
+        info.artifacts.push({
+          path: a.path,
+          node,
+          role: a.role,
+          format: a.format,
+          lines: lines.get(a.id) ?? 0,
+          warnings: perArtifact.get(a.id) ?? 0,
+          ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
+          ...yearInfo(yearFrom.get(a.id)),
+        });
+        continue;
+      }
+      if (!g.more) (info.unlisted ??= []).push(g.more = { node, role: a.role, files: 0, lines: 0, warnings: 0, bytes: 0 });
+      g.more.files++;
+      g.more.lines += lines.get(a.id) ?? 0;
+      g.more.warnings += perArtifact.get(a.id) ?? 0;
+      g.more.bytes += a.size ?? 0;
+    }
+    return out;
+  };
   const cite = (id: number): string | undefined => disc.artifacts[id]?.path;
   return { disc, data, lines, logs, warnings, perArtifact, warn, early: earlyStats, yearFrom, inputs, cite, served: new Set() };
 }
