@@ -244,6 +244,7 @@ class Discoverer {
         ws.push({ file: given, line: null, message: `${idle.dropped} more file(s) like ${idle.example} that neither name nor first bytes show to be a log, metrics or a dump were not read: only ${idle.kept} such files are read per input` });
       }
       for (const w of ws.sort((a, b) => comparePathSegments(a.file ?? '', b.file ?? ''))) this.warnings.push(w);
+      releaseFiles(tree);
       return;
     }
     let input: number;
@@ -322,6 +323,7 @@ class Discoverer {
       if (pl.group) refused.delete(pl.group);
     }
     if (tree.files.length === 0 && !warned.has(given)) this.warnings.push({ file: given, line: null, message: 'no files found' });
+    releaseFiles(tree);
   }
 
   private async addFolder(given: string, real: string): Promise<void> {
@@ -544,9 +546,11 @@ class Discoverer {
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
       // Bounded like an archive member: a 168 KB .xz of 1 GiB of lines stops at the ratio bound with a warning.
       // A binary journal on disk is read by offset (journal.ts bounds it), not as a stream.
-      open: inMemory ? () => Readable.from([head], { objectMode: false })
-        : compression === 'journal' && source instanceof FileSource ? () => journalFileLines(source.realPath, limits)
-        : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget, ...(pr.document ? { document: pr.document } : {}) }),
+      // Each made by a function of its own, so that it holds only what it opens (a closure made here would hold this
+      // whole scope, the probe and its head included, for as long as the artifact lives).
+      open: inMemory ? openHead(head)
+        : compression === 'journal' && source instanceof FileSource ? openJournal(source.realPath, limits)
+        : openDecoded(source, compression, tools, limits, { budget, ...(pr.document ? { document: pr.document } : {}) }),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
       ...(source instanceof FileSource && compression === null ? { onDisk: source.realPath } : {}),
@@ -554,6 +558,19 @@ class Discoverer {
     };
     return { artifact, warnings };
   }
+}
+
+/** A small file the probe read whole, served from memory. */
+function openHead(head: Buffer): () => Readable {
+  return () => Readable.from([head], { objectMode: false });
+}
+
+function openJournal(realPath: string, limits: Limits): () => Readable {
+  return () => journalFileLines(realPath, limits);
+}
+
+function openDecoded(source: Source, compression: Compression, tools: Tools, limits: Limits, opts: Parameters<typeof decodeBounded>[5]): () => Readable {
+  return () => decodeBounded(source.open(), compression, tools, limits, source.path, opts);
 }
 
 function warning(file: string, message: string): InputWarning {
@@ -628,6 +645,14 @@ class LazyZip implements Container {
   close(): void {
     void this.inner?.then((z) => z.close(), () => undefined);
   }
+}
+
+/** A tree once its artifacts are made: only its open archives are kept (closeTree), not a record per file (100 000
+ *  files: their heads, sources and probes, held to the end of the run). */
+function releaseFiles(tree: Tree): void {
+  tree.files = [];
+  tree.dirs.clear();
+  tree.links.clear();
 }
 
 function comparePathSegments(a: string, b: string): number {
