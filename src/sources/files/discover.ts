@@ -17,6 +17,7 @@ import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
 import { spool, type Spooled } from './spool.js';
+import { NO_ALIASES } from './tree-types.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
@@ -335,13 +336,9 @@ class Discoverer {
     }
     this.opts.onFileSizes?.(items.flatMap((i) => (i.kind === 'file' ? [i.size] : [])));
     const input = this.addInput(given, 'directory');
-    // One artifact per file however it was reached; prefer the file's own path over a link to it.
-    const chosen = new Map<string, WalkFile>();
-    for (const item of items) {
-      if (item.kind !== 'file') continue;
-      const prev = chosen.get(item.key);
-      if (!prev || (prev.viaLink && !item.viaLink)) chosen.set(item.key, item);
-    }
+    // One artifact per file however it was reached; prefer the file's own path over a link to it. Only the files
+    // reached by several paths are remembered past this (a map of every file was 100 000 entries held for nothing).
+    const { chosen, others } = chooseNames(items);
     const examineItem = (item: WalkFile) => {
       const source = new FileSource(item.rel, item.realPath, item.size, item.mtime);
       const hintPath = path.posix.join(given.split(path.sep).join('/'), item.rel);
@@ -358,7 +355,7 @@ class Discoverer {
       if (item.kind === 'warning') {
         return Promise.resolve({ artifact: null, warnings: [warning(item.rel, item.message)] });
       }
-      if (chosen.get(item.key) !== item || this.seen.has(item.key)) return Promise.resolve(null);
+      if (others.has(item) || this.seen.has(item.key)) return Promise.resolve(null);
       if (probeLater(item.rel, item.size)) {
         deferred.add(item);
         return Promise.resolve({ artifact: null, warnings: [] });
@@ -381,8 +378,7 @@ class Discoverer {
     // Every path that reaches a file, so links count as names of it (a sos `.tailed` link, a root symlink).
     // Only files reached by more than one path are in it: a map of 100 000 one-name lists is 10 MB for nothing.
     const namesByKey = new Map<string, string[]>();
-    for (const item of items) {
-      if (item.kind !== 'file' || chosen.get(item.key) === item) continue;
+    for (const item of others) {
       const chosenRel = (chosen.get(item.key) as WalkFile).rel;
       namesByKey.set(item.key, [...(namesByKey.get(item.key) ?? [chosenRel]), item.rel]);
     }
@@ -399,7 +395,7 @@ class Discoverer {
       if (item.mtime > 0) tree.maxMtime = Math.max(tree.maxMtime ?? 0, item.mtime);
       const file: TreeFile = {
         path: item.rel,
-        aliases: namesByKey.get(item.key)?.filter((n) => n !== item.rel) ?? [],
+        aliases: namesByKey.get(item.key)?.filter((n) => n !== item.rel) ?? NO_ALIASES,
         size: item.size,
         mtime: item.mtime,
         compression: a?.compression ?? null,
@@ -645,6 +641,26 @@ class LazyZip implements Container {
   close(): void {
     void this.inner?.then((z) => z.close(), () => undefined);
   }
+}
+
+/** Of the paths that reach one file, the one it is read by (its own path over a link to it): `chosen` (only for
+ *  files reached by more than one path) and `others`, the paths not chosen. */
+function chooseNames(items: ReadonlyArray<{ kind: string }>): { chosen: Map<string, WalkFile>; others: Set<WalkFile> } {
+  const first = new Map<string, WalkFile>();
+  const others = new Set<WalkFile>();
+  for (const item of items) {
+    if (item.kind !== 'file') continue;
+    const f = item as WalkFile;
+    const prev = first.get(f.key);
+    if (!prev) first.set(f.key, f);
+    else if (prev.viaLink && !f.viaLink) {
+      others.add(prev);
+      first.set(f.key, f);
+    } else others.add(f);
+  }
+  const chosen = new Map<string, WalkFile>();
+  for (const o of others) chosen.set(o.key, first.get(o.key) as WalkFile);
+  return { chosen, others };
 }
 
 /** A tree once its artifacts are made: only its open archives are kept (closeTree), not a record per file (100 000
