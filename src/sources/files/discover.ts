@@ -13,7 +13,7 @@ import { errorCode, fsErrorMessage } from '../fserror.js';
 import { nameTime, pathNode, type NodeHintFrom } from './names.js';
 import { PROBLEM_FORMATS, isContainerList } from './sniff.js';
 import { FileSource, StreamSource, type Source } from './source.js';
-import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
+import { specialKind, statKey, walkFolder, type WalkFile, type WalkItem } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
 import { spool, type Spooled } from './spool.js';
@@ -427,9 +427,15 @@ class Discoverer {
     // reads one of them has it probed again. 100 000 of them once held their probe's head, source and draft each.
     const idleCut = new Set<TreeFile>();
     let idleKept = 0;
+    // What is needed of the walk once each file is placed: its notes and whether it found a file. A file's walk record
+    // goes once placed (unless it is a stand-in, probed later).
+    const notes = items.filter((item) => item.kind === 'warning');
+    const anyFile = items.some((item) => item.kind === 'file');
+    const placed = items as Array<WalkItem | undefined>;
     for (let i = 0; i < items.length; i++) {
       const result = await slotAt(i);
       const item = items[i] as (typeof items)[number];
+      if (item.kind === 'file') placed[i] = undefined;
       if (!result) continue;
       if (item.kind !== 'file') {
         for (const w of result.warnings) tree.warnings.push(w);
@@ -482,13 +488,13 @@ class Discoverer {
     // Archives in the folder may have deferred members of their own.
     if (tree.files.some((f) => f.deferred)) await probeDeferred(tree, findRoots(tree, given), ctx);
     // Dangling links (etc/localtime → a zoneinfo file sos did not copy) still name the zone.
-    for (const item of items) {
+    for (const item of notes) {
       if (item.kind === 'warning' && /(^|\/)etc\/localtime$/.test(item.rel)) {
         const link = await fsp.readlink(path.join(real, ...item.rel.split('/'))).catch(() => null);
         if (link !== null) tree.links.set(item.rel, link);
       }
     }
-    if (!items.some((item) => item.kind === 'file')) {
+    if (!anyFile) {
       this.warnings.push({ file: given, line: null, message: 'no files found' });
       return;
     }
@@ -501,7 +507,8 @@ class Discoverer {
   }
 
   private push(input: number, draft: ArtifactDraft | null, warnings: InputWarning[]): void {
-    if (draft) this.artifacts.push({ id: this.artifacts.length, input, ...draft });
+    // The draft becomes the artifact (not a copy: 100 000 of them were made twice at the end of a folder).
+    if (draft) this.artifacts.push(Object.assign(draft, { id: this.artifacts.length, input }));
     for (const w of warnings) this.warnings.push(w);
   }
 
@@ -521,7 +528,7 @@ class Discoverer {
     if (named && verdict.fatal && verdict.problem) {
       throw new InputError(source.path, stdin && verdict.problem === 'empty file' ? 'empty input' : verdict.problem);
     }
-    const warnings = verdict.problem ? [warning(source.path, verdict.problem)] : [];
+    const warnings = verdict.problem ? [warning(source.path, verdict.problem)] : NO_WARNINGS;
     // An archive inside a folder is opened later from this head, which must then keep its tar header.
     const keepFull = verdict.role !== 'other' || verdict.format === 'archive';
     const head = keepFull || pr.head.length <= OTHER_HEAD_BYTES ? pr.head : Buffer.from(pr.head.subarray(0, OTHER_HEAD_BYTES));
@@ -599,6 +606,9 @@ function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
 }
 
 const NOOP = (): void => {};
+
+/** The warnings of a file that has none (shared, never written). */
+const NO_WARNINGS = Object.freeze([]) as unknown as InputWarning[];
 
 /** What a file not probed (or not readable) has: no head, a stream that fails, no draft. */
 const NO_BYTES = Buffer.alloc(0);
