@@ -112,8 +112,24 @@ export interface Paste {
   prefix: LinePrefix | null;
 }
 
-/** What the prefix of a line gave. */
-interface Envelope {
+export type TimeForm = 'short' | 'iso' | 'other';
+
+/** The time of the prefix form `form` at `s[i]`, read as readTime() reads it (NaN: none). */
+export function prefixTime(s: string, i: number, form: TimeForm, ctx: ParseContext): number {
+  if (form === 'short') return ctx.years.parseShort(s, i);
+  if (form === 'iso') return parseIso(s, i, ctx.wall)?.ms ?? NaN;
+  return NaN;
+}
+
+/** What the prefix of a line gave, and where its payload starts. */
+export interface Envelope {
+  start: number;
+  /** The payload is a JSON object (a journal export, a cloud export's entry, kubelet JSON logging). */
+  json: boolean;
+  /** Where the prefix's time starts, and its form: `Mar  1 00:10:00[.123]` ('short'), an RFC 3339 or ISO time ('iso');
+   *  'other' for any other form, or none. */
+  timeAt: number;
+  timeForm: TimeForm;
   ts: number;
   host: string | null;
   ident: string | null;
@@ -130,6 +146,15 @@ interface Envelope {
  * elision (`...`), and continuation lines (a TAB-indented frame or multi-line value with no prefix of its own).
  */
 export function parseLine(line: string, lineNo: number, offset: number, ctx: ParseContext): LogRecord | null {
+  const env = readEnvelope(line, lineNo, offset, ctx);
+  return env === null ? null : recordOf(env, ctx);
+}
+
+/**
+ * The first half of parseLine: the line's prefix (a time, host, identifier, PID), or null for a line that is no log
+ * entry. What a dense log's folded lines need (signals/templates.ts); recordOf() reads the rest.
+ */
+export function readEnvelope(line: string, lineNo: number, offset: number, ctx: ParseContext): Envelope | null {
   if (line.length === 0) return null;
   const c0 = line.charCodeAt(0);
   if (c0 === 45 && line.charCodeAt(1) === 45 && line.charCodeAt(2) === 32) return null;
@@ -147,9 +172,18 @@ export function parseLine(line: string, lineNo: number, offset: number, ctx: Par
     if (i >= line.length) return null;
   }
   if (isElision(line, i)) return null;
-  const env: Envelope = { ts: NaN, host: null, ident: null, pid: null, mono: NaN, timeOfDay: NaN, text: line, line: lineNo, offset };
+  const env: Envelope = { start: 0, json: false, timeAt: 0, timeForm: 'other', ts: NaN, host: null, ident: null, pid: null, mono: NaN, timeOfDay: NaN, text: line, line: lineNo, offset };
   i = readToolPrefix(line, i, env);
-  const rec = line.charCodeAt(i) === 123 /* { */ ? parseJsonLine(line, i, env, ctx) : parsePayload(line.slice(readTime(line, i, env, ctx)), env, ctx);
+  env.json = line.charCodeAt(i) === 123; /* { */
+  env.timeAt = i;
+  env.start = env.json ? i : readTime(line, i, env, ctx);
+  return env;
+}
+
+/** The second half of parseLine: the payload after an envelope read by readEnvelope(). */
+export function recordOf(env: Envelope, ctx: ParseContext): LogRecord | null {
+  const line = env.text;
+  const rec = env.json ? parseJsonLine(line, env.start, env, ctx) : parsePayload(line.slice(env.start), env, ctx);
   if (rec) dropAbsurdTimes(rec);
   // The day of later time-only lines.
   if (rec && !Number.isNaN(rec.ts)) ctx.years.noteTime(rec.ts);
@@ -273,6 +307,7 @@ function readTime(s: string, i: number, env: Envelope, ctx: ParseContext): numbe
     const ts = ctx.years.parseShort(s, i);
     if (!Number.isNaN(ts)) {
       env.ts = ts;
+      env.timeForm = 'short';
       j = i + 15;
       if (s.charCodeAt(j) === 46) {
         j++;
@@ -296,6 +331,7 @@ function readTime(s: string, i: number, env: Envelope, ctx: ParseContext): numbe
       const t = parseIso(s, i, ctx.wall);
       if (t) {
         env.ts = t.ms;
+        env.timeForm = 'iso';
         j = t.end;
         tail = 'iso';
       }
@@ -537,6 +573,34 @@ export function parsePayload(payload: string, env: Envelope, ctx: ParseContext):
   return rec;
 }
 
+/** The last UTC year utcYear() worked out, and its bounds (ms). */
+const lastYear = { lo: 0, hi: -1, year: NaN };
+
+/** `new Date(ms).getUTCFullYear()`, without a Date for every line of a year already seen. */
+function utcYear(ms: number): number {
+  if (ms >= lastYear.lo && ms < lastYear.hi) return lastYear.year;
+  const year = new Date(ms).getUTCFullYear();
+  if (Number.isNaN(year)) return year;
+  lastYear.lo = Date.UTC(year, 0, 1);
+  lastYear.hi = Date.UTC(year + 1, 0, 1);
+  lastYear.year = year;
+  return year;
+}
+
+/** The time of a klog header's `MMDD HH:MM:SS.uuuuuu` at `p[i]` on a line whose prefix gave `ts` (not NaN): read in
+ *  the prefix's year, or its neighbour's across New Year (journal Jan 1 00:00:00, klog Dec 31 23:59:59). */
+export function klogHeaderTime(p: string, i: number, ts: number, ctx: ParseContext): number {
+  const year = utcYear(ts);
+  const t = ctx.years.parseKlog(p, i, year);
+  return Math.abs(t - ts) > 180 * 86400000 ? ctx.years.parseKlog(p, i, year + (t > ts ? -1 : 1)) : t;
+}
+
+/** A line's time from its prefix's and its klog header's: journal `short` has whole seconds, the header of the same
+ *  entry microseconds; the same second → the finer one (stall start times are back-computed from these stamps). */
+export function finerTime(ts: number, headerTs: number): number {
+  return ts % 1000 === 0 && Math.abs(headerTs - ts) < 1000 ? headerTs : ts;
+}
+
 function parseKlog(p: string, rec: Rec, ctx: ParseContext, lvl: Level): void {
   const close = p.indexOf('] ', 22);
   if (close < 0 || close > 200) return;
@@ -549,17 +613,11 @@ function parseKlog(p: string, rec: Rec, ctx: ParseContext, lvl: Level): void {
   rec.kind = 'klog';
   rec.level = lvl;
   rec.caller = p.slice(j + 1, close);
-  const yearHint = Number.isNaN(rec.ts) ? undefined : new Date(rec.ts).getUTCFullYear();
-  rec.payloadTs = ctx.years.parseKlog(p, 1, yearHint);
-  if (Number.isNaN(rec.ts)) rec.ts = rec.payloadTs;
-  else if (yearHint !== undefined && Math.abs(rec.payloadTs - rec.ts) > 180 * 86400000) {
-    // Year boundary between journal (Jan 1 00:00:00) and klog (Dec 31 23:59:59): re-read with the neighbour year.
-    const alt = ctx.years.parseKlog(p, 1, yearHint + (rec.payloadTs > rec.ts ? -1 : 1));
-    rec.payloadTs = alt;
+  if (Number.isNaN(rec.ts)) rec.ts = rec.payloadTs = ctx.years.parseKlog(p, 1);
+  else {
+    rec.payloadTs = klogHeaderTime(p, 1, rec.ts, ctx);
+    rec.ts = finerTime(rec.ts, rec.payloadTs);
   }
-  // journal `short` has whole seconds; the klog header of the same entry has microseconds. Same second → take the
-  // finer one (stall start times are back-computed from these stamps).
-  if (rec.ts % 1000 === 0 && Math.abs(rec.payloadTs - rec.ts) < 1000) rec.ts = rec.payloadTs;
   if (rec.pid === null) rec.pid = tid;
   if (!Number.isNaN(rec.ts)) rec.timeOfDay = NaN;
   parseBody(p, close + 2, rec);
@@ -629,7 +687,7 @@ function parseJsonPayload(p: string, rec: Rec, ctx: ParseContext): void {
     if (typeof o['log'] === 'string') {
       const inner = (o['log'] as string).replace(/\n$/, '');
       const t = typeof o['time'] === 'string' ? parseIso(o['time'] as string, 0, ctx.wall) : null;
-      const env: Envelope = { ts: t ? t.ms : rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid, mono: rec.mono, timeOfDay: rec.timeOfDay, text: rec.text, line: rec.line, offset: rec.offset };
+      const env: Envelope = { start: 0, json: false, timeAt: 0, timeForm: 'other', ts: t ? t.ms : rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid, mono: rec.mono, timeOfDay: rec.timeOfDay, text: rec.text, line: rec.line, offset: rec.offset };
       const r = parsePayload(inner, env, ctx);
       rec.kind = r.kind;
       rec.level = r.level;

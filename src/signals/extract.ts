@@ -1,13 +1,14 @@
 // One log artifact → signal events, streamed. Holds per-host state so that frequent lines (SyncLoop (PLEG) events,
 // every kubelet line's PID) become a handful of events rather than millions: the model needs the first proof of a
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
-import { Thinner, type BuildEvent } from './thin.js';
+import { Thinner, runKey, type BuildEvent, type EventDraft } from './thin.js';
+import { Template, Templates, type Offer } from './templates.js';
 import type { Readable } from 'node:stream';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
-import { isElision, parseLine, parseMarker, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
+import { finerTime, isElision, klogHeaderTime, parseLine, parseMarker, prefixTime, readEnvelope, recordOf, type Envelope, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock, type Zone } from '../parse/time.js';
 import type { Ref, SignalEvent } from './events.js';
-import { possibleAge } from '../util/instant.js';
+import { PLAUSIBLE_MIN_MS, plausibleMs, possibleAge } from '../util/instant.js';
 import type { Role } from '../contract/analysis.js';
 import { MATCHERS, allNeedles, type Matcher } from './matchers.js';
 import { MatchList, MultiSearch } from '../parse/multisearch.js';
@@ -52,7 +53,8 @@ export interface ExtractOptions {
   year?: number;
   /** A time the log cannot be later than (collection time, file mtime): anchors year-less stamps. */
   notAfterMs: number | null;
-  /** Disable the chunk prefilter (every line parsed): for checking the fast path gives identical results. */
+  /** Disable the chunk prefilter and the folding of lines unread (every line parsed): for checking the fast paths give
+   *  identical results. */
   noPrefilter?: boolean;
   custom?: CustomPattern[];
   /** Whose lines the file's name says it holds (input/names.ts originOfName): the tie-breaker for bare messages. */
@@ -229,6 +231,8 @@ export interface SegmentOptions {
   warmupBytes?: number;
   /** A later last segment of a many-host log: the file position from which it reads the file's tail again. */
   tailFrom?: number;
+  /** How many ranges the file is cut into (thin.ts: each thins as if it held that many times its events). */
+  parts?: number;
   /** A fix-up pass: only the first relist proof of each of these hosts before its limit (offset in the segment). */
   proofsFor?: Array<{ host: string | null; before: number }>;
 }
@@ -251,8 +255,16 @@ export class SignalExtractor implements LineVisitor {
   private readonly years: YearClock;
   private readonly ctx: ParseContext;
   private readonly events: SignalEvent[] = [];
-  /** Adds what matchers find, folding dense runs of one kind of line (memory does not grow with matched lines). */
-  private readonly thin = new Thinner(this.events);
+  /** Adds what matchers find, folding dense runs of one kind of line (memory does not grow with matched lines); a line
+   *  that fits a template (templates.ts) is folded unread, and its event remade only if it ends its run's bucket. */
+  private readonly thin: Thinner;
+  private readonly templates = new Templates();
+  /** Lines folded unread so far, and templates learned. */
+  unread = 0;
+  private learned = 0;
+  /** What the line being read offered the thinner (null: not collected), and whether it did anything else. */
+  private offers: Offer[] | null = null;
+  private offbeat = false;
   private readonly hosts = new Map<string | null, HostState>();
   /** The head named several hosts: denser sample, and the tail read again at the end (see MULTI_HOST_*). */
   private multiHost = false;
@@ -301,6 +313,7 @@ export class SignalExtractor implements LineVisitor {
   private readonly lastSegment: boolean;
 
   constructor(private readonly opts: ExtractOptions, segment: SegmentOptions = { first: true }) {
+    this.thin = new Thinner(this.events, (key, text, line, offset, ts) => this.rebuild(key, text, line, offset, ts), segment.parts ?? 1);
     const wall = new WallClock(opts.zone);
     this.years = new YearClock(wall, { year: opts.year, notAfterMs: opts.notAfterMs });
     if (segment.yearStart) this.years.resume(segment.yearStart);
@@ -361,7 +374,15 @@ export class SignalExtractor implements LineVisitor {
       this.events.push({ type: 'gap', ts: at?.ts ?? NaN, host: at?.host ?? null, ref: { artifact: this.opts.artifact, line: lineNo, offset, ts: at?.ts ?? NaN, mono: NaN, text } });
       return;
     }
-    const rec = parseLine(text, lineNo, offset, this.ctx);
+    // A line of a dense run, past its kept lines: folded with its time read, nothing more (templates.ts).
+    const dense = prefilter && this.baseWoken && !this.proofWoken && !head && this.wokenList.length === 0 && this.thin.active;
+    const fit = dense ? this.templates.find(text, this.wokenMatchers) : null;
+    if (fit !== null && this.foldUnread(text, lineNo, offset, fit)) {
+      if (prefilter) this.scanner.setActive(this.wantsProof(offset + 1) ? null : this.isBaseNeedle);
+      return;
+    }
+    const env = readEnvelope(text, lineNo, offset, this.ctx);
+    const rec = env === null ? null : recordOf(env, this.ctx);
     if (rec) {
       if (rec.absurdTime) {
         this.absurd.times++;
@@ -369,7 +390,24 @@ export class SignalExtractor implements LineVisitor {
       }
       if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) this.place(rec, buf, from);
       else this.lastDated = { ts: rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid };
+      // A template needs a time it can read again: the prefix's (journal, syslog, RFC 3339), or a klog header alone.
+      const timed = env !== null && (env.timeForm !== 'other' || (Number.isNaN(env.ts) && Number.isNaN(env.timeOfDay) && rec.kind === 'klog'));
+      // Learning costs a read of the line's durations and a little memory: only while lines fit what was learned (a
+      // log whose lines never repeat stops after a thousand).
+      const learn = dense && fit === null && this.learned <= 2 * this.unread + 1000 && timed && !(env as Envelope).json && !Number.isNaN(rec.ts) && Number.isNaN(rec.mono) && rec.absurdTime !== true;
+      if (learn) {
+        this.offers = [];
+        this.offbeat = false;
+      }
       this.onRecord(rec, this.baseWoken || head, head || sampled || this.baseWoken);
+      if (learn) {
+        const offers = this.offers as Offer[];
+        this.offers = null;
+        if (!this.offbeat && offers.length > 0) {
+          this.learned++;
+          this.templates.add(new Template(text, env as Envelope, rec.ts, rec.pid, rec.kind, rec.origin, this.wokenMatchers.slice(), offers));
+        }
+      }
     }
     if (prefilter) this.scanner.setActive(this.wantsProof(offset + 1) ? null : this.isBaseNeedle);
   }
@@ -536,6 +574,7 @@ export class SignalExtractor implements LineVisitor {
         this.firstPid[`${rec.host ?? ''}|${key}`] ??= { pid: rec.pid, ts: rec.ts, host: rec.host, ref: this.refOf(rec), ident: rec.ident };
       } else if (prev !== rec.pid) {
         this.events.push({ type: 'kubelet-line', pid: rec.pid, ident: rec.ident, ts: rec.ts, host: rec.host, ref: this.refOf(rec) });
+        this.offbeat = true;
       }
       st.pidByIdent.set(key, rec.pid);
     }
@@ -548,23 +587,26 @@ export class SignalExtractor implements LineVisitor {
       if (!out) continue;
       for (const d of Array.isArray(out) ? out : [out]) {
         if (d.type === 'relist-proof') {
+          this.offbeat = true;
           if (!this.keepProof(rec, st, d)) continue;
         } else if (d.type === 'relist-unhealthy' && !possibleAge(d.ageSeconds, rec.ts)) {
           this.absurd.durations++;
           this.absurd.firstDuration ??= rec.line;
+          this.offbeat = true;
           continue;
         } else if (d.type === 'relist-unhealthy' || d.type === 'node-not-ready') {
-          if (!st.awaitingProof) this.awaitingHosts++;
-          st.awaitingProof = true;
-          st.firstUnhealthy ??= rec.offset;
+          this.awaitProof(st, rec.offset);
         } else if (d.type === 'node-name') {
           this.nodeNames.set(d.node, (this.nodeNames.get(d.node) ?? 0) + 1);
+          this.offbeat = true;
           continue;
         }
-        // What the controller manager (or a node condition) says of a node belongs to the node it names.
-        // An event the controller manager recorded about a node (`"Event occurred" object="w1" kind="Node"`) is w1's.
-        const host = (d.type === 'controller-node' || d.type === 'node-status-unknown') && d.node ? d.node
-          : (d.type === 'node-not-ready' || d.type === 'node-ready') && rec.fields['kind'] === 'Node' && rec.fields['object'] ? rec.fields['object'] : rec.host;
+        const host = eventHost(d, rec);
+        if (this.offers !== null) {
+          const key = runKey(d, host);
+          if (key === null) this.offbeat = true;
+          else this.offers.push({ key, type: d.type });
+        }
         this.thin.offer(d, host, rec.ts, rec, this.buildEvent);
       }
     }
@@ -574,6 +616,85 @@ export class SignalExtractor implements LineVisitor {
       const c = this.custom[ci] as CustomPattern;
       if (c.test(rec.text)) this.thin.offer({ type: 'custom', signal: c.id }, rec.host, rec.ts, rec, this.buildEvent);
     }
+  }
+
+  /** A relist-unhealthy or NotReady line: its host waits for a relist proof. */
+  private awaitProof(st: HostState, offset: number): void {
+    if (!st.awaitingProof) this.awaitingHosts++;
+    st.awaitingProof = true;
+    st.firstUnhealthy ??= offset;
+  }
+
+  /**
+   * A line that fits template `t`: when every run it would add to is past its kept lines for the bucket, it is folded
+   * with only its time read, doing what onRecord() does for such a line (windows, counters, relist waits); else false,
+   * and it is read in full.
+   */
+  private foldUnread(text: string, line: number, offset: number, t: Template): boolean {
+    const env = t.env;
+    let ts: number;
+    let headerTs = NaN;
+    if (env.timeForm === 'other') {
+      // No time before the payload: the klog header's is the line's (as recordOf reads it).
+      if (!t.klog) return false;
+      ts = headerTs = this.ctx.years.parseKlog(text, env.start + 1);
+    } else {
+      ts = prefixTime(text, env.timeAt, env.timeForm, this.ctx);
+      if (t.klog) {
+        headerTs = klogHeaderTime(text, env.start + 1, ts, this.ctx);
+        ts = finerTime(ts, headerTs);
+      }
+    }
+    // Times recordOf() would drop; a time so early that a duration under 1000 h could put a relist before 1970, or
+    // earlier than the template's (whose durations it may print as they are).
+    if (!(ts >= PLAUSIBLE_MIN_MS + 3.6e9 && ts >= t.ts && plausibleMs(ts)) || (!Number.isNaN(headerTs) && !plausibleMs(headerTs))) return false;
+    const st = this.hostState(env.host);
+    if ((t.kind === 'klog' || t.kind === 'json') && t.pid !== null && st.pidByIdent.get(env.ident ?? '') !== t.pid) return false;
+    for (const o of t.offers) if (!this.thin.canFold(o.key, ts)) return false;
+    this.ctx.years.noteTime(ts);
+    const last = this.lastDated;
+    if (last === null) this.lastDated = { ts, host: env.host, ident: env.ident, pid: t.pid };
+    else {
+      last.ts = ts;
+      last.host = env.host;
+      last.ident = env.ident;
+      last.pid = t.pid;
+    }
+    if (t.origin !== 'unknown') this.origins[t.origin] = (this.origins[t.origin] ?? 0) + 1;
+    if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
+    noteTimes(st.window, ts, t.kind);
+    if (Number.isNaN(this.firstTs)) this.firstTs = ts;
+    if (!Number.isNaN(this.lastTs) && ts < this.lastTs - 3600_000) this.backwardJumps++;
+    this.lastTs = ts;
+    if (!Number.isNaN(headerTs) && ts !== headerTs && Math.abs(ts - headerTs) > CLOCK_DISAGREE_MS) {
+      this.disagreements++;
+      if (!this.firstDisagreement) this.firstDisagreement = { line, deltaMs: ts - headerTs };
+    }
+    for (const o of t.offers) {
+      if (o.type === 'relist-unhealthy' || o.type === 'node-not-ready') this.awaitProof(st, offset);
+      this.thin.foldLine(o.key, ts, text, line, offset);
+    }
+    this.unread++;
+    return true;
+  }
+
+  /** The event of a line folded unread (foldUnread), when it ends its run's bucket: the line read in full again, with
+   *  the time it was folded at, and its matchers' draft for that run. */
+  private rebuild(key: string, text: string, line: number, offset: number, ts: number): SignalEvent | null {
+    const years = new YearClock(this.ctx.wall, { year: this.years.currentYear });
+    const rec = parseLine(text, line, offset, { years, wall: this.ctx.wall, paste: this.ctx.paste ?? undefined, ...(this.ctx.nameOrigin ? { nameOrigin: this.ctx.nameOrigin } : {}) });
+    if (!rec) return null;
+    rec.ts = ts;
+    for (const m of MATCHERS) {
+      if (m.from && !m.from.includes(rec.origin) && !(rec.originByName && m.from.includes('unknown'))) continue;
+      if (!m.needles.some((n) => text.includes(n))) continue;
+      const out = m.match(rec);
+      for (const d of out ? (Array.isArray(out) ? out : [out]) : []) {
+        const host = eventHost(d, rec);
+        if (runKey(d as EventDraft, host) === key) return this.buildEvent(d as EventDraft, host, rec);
+      }
+    }
+    return null;
   }
 
   /** A line only a relist-proof needle woke: the proof a waiting host needs (or a later segment's leading one). */
@@ -674,11 +795,23 @@ export class SignalExtractor implements LineVisitor {
 }
 
 function noteWindow(w: HostWindow, rec: LogRecord): void {
-  if (!Number.isNaN(rec.ts)) {
-    if (!(w.first <= rec.ts)) w.first = rec.ts;
-    if (!(w.last >= rec.ts)) w.last = rec.ts;
+  noteTimes(w, rec.ts, rec.kind);
+}
+
+function noteTimes(w: HostWindow, ts: number, kind: LogRecord['kind']): void {
+  if (!Number.isNaN(ts)) {
+    if (!(w.first <= ts)) w.first = ts;
+    if (!(w.last >= ts)) w.last = ts;
   }
-  if ((rec.kind === 'klog' || rec.kind === 'json') && !(w.kubeletLast >= rec.ts)) w.kubeletLast = rec.ts;
+  if ((kind === 'klog' || kind === 'json') && !(w.kubeletLast >= ts)) w.kubeletLast = ts;
+}
+
+/** Whose event a draft is: what the controller manager (or a node condition) says of a node belongs to the node it
+ *  names; an event the controller manager recorded about a node (`"Event occurred" object="w1" kind="Node"`) is w1's;
+ *  anything else the line's host's. */
+function eventHost(d: { type: string; node?: string | null }, rec: LogRecord): string | null {
+  return (d.type === 'controller-node' || d.type === 'node-status-unknown') && d.node ? d.node
+    : (d.type === 'node-not-ready' || d.type === 'node-ready') && rec.fields['kind'] === 'Node' && rec.fields['object'] ? rec.fields['object'] : rec.host;
 }
 
 /** Whole-file results from a (merged) segment: the last line's window, node names, warnings. */

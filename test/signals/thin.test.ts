@@ -32,6 +32,17 @@ describe('Thinner', () => {
     expect(last.n).toBeGreaterThan(1);
   });
 
+  it('one range of a file cut into four starts folding at a quarter of the events: the file keeps what one pass keeps', () => {
+    const events: SignalEvent[] = [];
+    const t = new Thinner(events, null, 4);
+    for (let i = 0; i < 5_000; i++) t.add(unhealthy(i, 1_000 + i));
+    expect(t.folded).toBe(0);
+    for (let i = 5_000; i < 15_000; i++) t.add(unhealthy(i, 1_000 + i));
+    t.settleAll();
+    expect(t.folded).toBeGreaterThan(9_000);
+    expect(lineCount(events)).toBe(15_000);
+  });
+
   it('other hosts and other kinds are runs of their own', () => {
     const events: SignalEvent[] = [];
     const t = new Thinner(events);

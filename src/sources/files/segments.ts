@@ -182,6 +182,7 @@ export async function extractRanges<R>(
     return {
       first: k === 0,
       last: k === ranges.length - 1,
+      parts: ranges.length,
       ...(start ? { yearStart: start } : {}),
       ...(later ? { multiHost: true } : {}),
       ...(later && k === ranges.length - 1 && plan?.tailFrom !== undefined ? { tailFrom: plan.tailFrom } : {}),
