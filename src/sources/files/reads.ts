@@ -358,7 +358,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
 export const FOLD_AFTER = 1000;
 
 /**
- * Small logs that yield no event, folded into one of their kind past FOLD_AFTER of it: a folder of 100 000 tiny
+ * Logs that yield no event, folded into one of their kind past FOLD_AFTER of it: a folder of 100 000 tiny
  * kubelet logs held the signals, line index and head of each (1.5 KB a file) for nothing a report shows. Of the same
  * kind means the same input, role, format, zone, bundle placement, hosts and node names; a file is folded into the
  * first of its kind with the same node hint. What the model reads of such a log (its node, its roles, its hosts'
