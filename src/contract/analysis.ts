@@ -78,6 +78,8 @@ export interface UnlistedFiles {
   warnings: number;
   /** Their size as stored (compressed size for compressed files); files of unknown size (stdin) add nothing. */
   bytes: number;
+  /** As ArtifactInfo.year, when every one of them was read in the same year, found the same way. */
+  year?: ArtifactInfo['year'];
 }
 
 /** Files of one node and role an input lists one by one (InputInfo.artifacts); the rest are counted (`unlisted`). */

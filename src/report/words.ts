@@ -104,13 +104,20 @@ const ASSUMED: Record<string, string> = { 'file-name': 'the date in the file nam
  *  from what, and how to set it; null when no year was assumed. */
 export function yearNote(a: Analysis): string | null {
   const groups = new Map<string, string[]>();
+  // Files the report counts without listing them (InputInfo.unlisted), in the same year found the same way.
+  const unlisted = new Map<string, number>();
+  const key = (y: NonNullable<ArtifactInfo['year']>): string => `${y.value} (${ASSUMED[y.from]})`;
   for (const x of a.inputs.flatMap((i) => i.artifacts)) {
     if (!x.year || !(x.year.from in ASSUMED)) continue;
-    const k = `${x.year.value} (${ASSUMED[x.year.from]})`;
+    const k = key(x.year);
     groups.set(k, [...(groups.get(k) ?? []), x.path]);
   }
+  for (const u of a.inputs.flatMap((i) => i.unlisted ?? [])) if (u.year && u.year.from in ASSUMED) unlisted.set(key(u.year), (unlisted.get(key(u.year)) ?? 0) + u.files);
   if (groups.size === 0) return null;
-  const parts = [...groups].map(([k, files]) => `as ${k} in ${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''}`);
+  const parts = [...groups].map(([k, files]) => {
+    const more = Math.max(0, files.length - 3) + (unlisted.get(k) ?? 0);
+    return `as ${k} in ${files.slice(0, 3).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  });
   return `Times without a year were read ${parts.join('; ')}: nothing in the input states the year. If it is another, pass --year YYYY.`;
 }
 

@@ -342,7 +342,12 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
         });
         continue;
       }
-      if (!g.more) (info.unlisted ??= []).push(g.more = { node, role: a.role, files: 0, lines: 0, warnings: 0, bytes: 0 });
+      const year = yearInfo(yearFrom.get(a.id)).year;
+      if (!g.more) {
+        (info.unlisted ??= []).push(g.more = { node, role: a.role, files: 0, lines: 0, warnings: 0, bytes: 0, ...(year ? { year } : {}) });
+      } else if (g.more.year && (g.more.year.value !== year?.value || g.more.year.from !== year.from)) {
+        delete g.more.year;
+      }
       g.more.files++;
       g.more.lines += lines.get(a.id) ?? 0;
       g.more.warnings += perArtifact.get(a.id) ?? 0;
