@@ -150,7 +150,16 @@ export async function runAnalyze(paths: string[], flags: AnalyzeFlags, formatGiv
   return failOnTriggered(a, flags.failOn) ? 1 : 0;
 }
 
-export function buildProgram(): Command {
+/** The commands, in the order the root's help lists them. */
+export const COMMANDS = ['analyze', 'rules', 'tui', 'collect', 'watch', 'scan', 'alerts', 'mcp'] as const;
+
+/**
+ * The program with every command, or with just `only` when the run names it (main: `plegscope analyze …` needs no
+ * other command's options made; start-up time counts on every run). The root's help, a usage error and a mistyped
+ * command name get them all.
+ */
+export function buildProgram(only?: (typeof COMMANDS)[number]): Command {
+  const wanted = (name: (typeof COMMANDS)[number]): boolean => only === undefined || only === name;
   const program = new Command();
   program
     .name('plegscope')
@@ -161,6 +170,20 @@ export function buildProgram(): Command {
     // Set before the subcommands are made: they inherit it, so usage errors reach main() and become exit 2.
     .exitOverride();
 
+  if (wanted('analyze')) registerAnalyze(program);
+  if (wanted('rules')) registerRules(program);
+  if (wanted('tui')) registerTui(program);
+  if (wanted('collect')) registerCollect(program, runAnalyze);
+  if (wanted('watch')) registerWatch(program);
+  if (wanted('scan')) registerScan(program);
+  if (wanted('alerts')) registerAlerts(program);
+  if (wanted('mcp')) registerMcp(program);
+  program.addHelpText('after', ROOT_EXAMPLES);
+  helpAfterErrors(program);
+  return program;
+}
+
+function registerAnalyze(program: Command): void {
   const analyzeCmd = program
     .command('analyze')
     .description('analyze files, folders or - (stdin), and/or a Prometheus history, and print the report')
@@ -205,6 +228,9 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
       process.exitCode = await runAnalyze(paths, flags, cmd.getOptionValueSource('format') !== 'default');
     });
 
+}
+
+function registerRules(program: Command): void {
   // Rule packs and the listing are loaded only for this command (start-up time counts on every run).
   const catalog = async (file?: string) => (file ? (await import('../rules/pack.js')).mergeRules(BUILTIN_RULES, (await readPack(file)).pack) : BUILTIN_RULES);
   // --rules may come before or after the subcommand (`rules --rules p.yaml list`, `rules list --rules p.yaml`).
@@ -232,15 +258,6 @@ Exit codes: 0 analyzed, 1 --fail-on matched, 2 unusable input or usage error.`)
     const { FACTS, POOLS } = await import('../rules/fact-names.js');
     process.stdout.write(`Facts (and custom.<signal id> of a pack's signals):\n${[...FACTS].sort().map((f) => `  ${f}`).join('\n')}\n  has.<role> (kubelet-log, runtime-log, …), knownBugs.<cause>, op.<operation>.<figure>\n\nEvidence pools:\n${[...POOLS].sort().map((f) => `  ${f}`).join('\n')}\n  op.<operation>, custom.<signal id>\n`);
   });
-  registerTui(program);
-  registerCollect(program, runAnalyze);
-  registerWatch(program);
-  registerScan(program);
-  registerAlerts(program);
-  registerMcp(program);
-  program.addHelpText('after', ROOT_EXAMPLES);
-  helpAfterErrors(program);
-  return program;
 }
 
 const ROOT_EXAMPLES = `
@@ -305,7 +322,8 @@ function quietPipes(): void {
 export async function main(argv: string[]): Promise<void> {
   const debug = argv.includes('--debug');
   quietPipes();
-  const program = buildProgram();
+  const named = argv.slice(2).find((a) => !a.startsWith('-'));
+  const program = buildProgram(COMMANDS.find((c) => c === named));
   const stray = notACommand(program, argv.slice(2));
   if (stray) {
     errorLine(stray);

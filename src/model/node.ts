@@ -2,7 +2,7 @@
 // artifact belongs to, the node's merged events, its relist timeline, CRI errors, metrics summary and log coverage.
 import type { Role, RuntimeName } from '../contract/analysis.js';
 import type { ArtifactSignals } from '../signals/extract.js';
-import type { Component, Ref, SignalEvent } from '../signals/events.js';
+import { lineCount, type Component, type Ref, type SignalEvent } from '../signals/events.js';
 import { criFromLogs, type CriOpLog } from './cri.js';
 import { summarize, toSnapshots, type MetricsSource, type MetricsSummary, type Snapshot } from './metrics.js';
 import { buildTimeline, type Timeline } from './timeline.js';
@@ -599,7 +599,7 @@ export function alignMonotonic(events: SignalEvent[], anchors: number[] = []): {
       if (t !== undefined) boots.push(t - e.ref.mono * 1000);
     }
   }
-  if (boots.length === 0) return { unplaced: loose.length, artifact: loose[0]?.ref.artifact ?? null };
+  if (boots.length === 0) return { unplaced: lineCount(loose), artifact: loose[0]?.ref.artifact ?? null };
   boots.sort((a, b) => a - b);
   const boot = boots[Math.floor(boots.length / 2)] as number;
   for (const e of loose) {

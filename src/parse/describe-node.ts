@@ -22,6 +22,7 @@
 // node status.` and events as `FirstSeen LastSeen Count From SubObjectPath Type Reason Message`.
 // `kubectl get events`: `LAST SEEN   TYPE      REASON         OBJECT              MESSAGE`.
 import type { NodeCondition } from './node-object.js';
+import { LineSet } from '../util/line-set.js';
 
 export interface DescribeEvent {
   type: string | null;
@@ -32,8 +33,8 @@ export interface DescribeEvent {
   count: number;
   from: string | null;
   message: string;
-  /** The node a `kubectl get events` row is about (its OBJECT column, `node/NAME`); absent in describe output. */
-  node?: string;
+  /** The node a `kubectl get events` row is about (its OBJECT column, `node/NAME`); null in describe output. */
+  node: string | null;
   line: number;
   text: string;
 }
@@ -48,11 +49,12 @@ export interface DescribeNode {
   /** `Non-terminated Pods: (23 in total)` */
   pods: number | null;
   conditions: NodeCondition[];
+  /** The Events table's rows, unless they were handed to the caller one by one as read (parseDescribeNode's `onEvent`). */
   events: DescribeEvent[];
   /** Where System Info states each version (for evidence). */
   versionRefs: Partial<Record<'kubelet' | 'runtime' | 'kernel' | 'os', { line: number; text: string }>>;
   /** Lines read as the output's own (keys, table rows): the others (log lines pasted with it) are left to the log reader. */
-  consumed: Set<number>;
+  consumed: LineSet;
   /** Rows that looked like table rows but could not be read. */
   skipped: number;
 }
@@ -176,10 +178,11 @@ function eventRow(line: string, lineNo: number, layout: EventLayout): DescribeEv
   }
   if (!col['REASON'] || col['MESSAGE'] === undefined) return null;
   const age = parseAge(col['AGE'] ?? col['LASTSEEN'] ?? '');
-  const node = /^node\/(\S+)$/i.exec(col['OBJECT'] ?? '')?.[1];
+  const node = /^node\/(\S+)$/i.exec(col['OBJECT'] ?? '')?.[1] ?? null;
+  // One shape for every row (a field present in some rows only gives the rows shapes of their own).
   return {
     type: c[ti] as string, reason: col['REASON'], ageSeconds: age.seconds, count: Number(col['COUNT']) || age.count,
-    from: col['FROM'] ?? col['SOURCE'] ?? null, message: col['MESSAGE'], ...(node ? { node } : {}), line: lineNo, text: line,
+    from: col['FROM'] ?? col['SOURCE'] ?? null, message: col['MESSAGE'], node, line: lineNo, text: line,
   };
 }
 
@@ -224,17 +227,42 @@ export function parseGetNodes(text: string): NodeRow[] {
   return out;
 }
 
-export function parseDescribeNode(text: string): DescribeNode {
+/** Each line of `input` and its number (from 1), as `split('\n')` gives them; a Buffer's decoded line by line (no
+ *  string of the whole document, and no line that keeps one alive). */
+function eachLine(input: string | Buffer, fn: (raw: string, lineNo: number) => void): void {
+  const buf = typeof input === 'string' ? null : input;
+  const end = input.length;
+  let lineNo = 0;
+  for (let at = 0; at <= end;) {
+    let nl = buf ? buf.indexOf(10, at) : (input as string).indexOf('\n', at);
+    if (nl < 0) nl = end;
+    fn(buf ? buf.toString('utf8', at, nl) : (input as string).slice(at, nl), ++lineNo);
+    at = nl + 1;
+  }
+}
+
+/**
+ * Reads `kubectl describe node` (or `kubectl get events`). With `onEvent`, each Events row is handed over as it is read
+ * (with the node's name as known by then) and none is kept: a table of 120 000 rows costs what one row does.
+ */
+export function parseDescribeNode(input: string | Buffer, onEvent?: (e: DescribeEvent, name: string | null) => void): DescribeNode {
   const out: DescribeNode = {
     name: null, kubeletVersion: null, containerRuntimeVersion: null, kernelVersion: null, osImage: null,
-    podsCapacity: null, pods: null, conditions: [], events: [], versionRefs: {}, consumed: new Set(), skipped: 0,
+    podsCapacity: null, pods: null, conditions: [], events: [], versionRefs: {}, consumed: new LineSet(), skipped: 0,
   };
-  const lines = text.split('\n');
   let section: 'none' | 'capacity' | 'events' = 'none';
   let layout: EventLayout = DEFAULT_EVENTS;
-  lines.forEach((raw, k) => {
+  // The node the rows name (`kubectl get events` names it in every row), undefined before the first row; mixed: not one.
+  let rowsNode: string | null | undefined;
+  let mixed = false;
+  const event = (e: DescribeEvent): void => {
+    if (rowsNode === undefined) rowsNode = e.node;
+    else if (rowsNode !== e.node) mixed = true;
+    if (onEvent) onEvent(e, out.name);
+    else out.events.push(e);
+  };
+  eachLine(input, (raw, lineNo) => {
     const line = raw.replace(/\r$/, '');
-    const lineNo = k + 1;
     const t = line.trim();
     if (t === '' || /^-+(?:\s+-+)*$/.test(t)) return;
     // A log line pasted with the output is the log reader's.
@@ -243,7 +271,7 @@ export function parseDescribeNode(text: string): DescribeNode {
     // An event row (its message may hold `key: value`-looking text).
     if (/^\s*(?:Normal|Warning)(?:\s{2,}|\t)/.test(line)) {
       const e = eventRow(line, lineNo, layout);
-      if (e) out.events.push(e);
+      if (e) event(e);
       else out.skipped++;
       return;
     }
@@ -296,12 +324,11 @@ export function parseDescribeNode(text: string): DescribeNode {
     }
     if (section === 'events' || /^\s*(?:Normal|Warning)\s/.test(line)) {
       const e = eventRow(line, lineNo, layout);
-      if (e) out.events.push(e);
+      if (e) event(e);
       else if (section === 'events') out.skipped++;
     }
   });
   // `kubectl get events` about one node names it in every row.
-  const named = new Set(out.events.map((e) => e.node));
-  if (out.name === null && named.size === 1 && !named.has(undefined)) out.name = [...named][0] as string;
+  if (out.name === null && typeof rowsNode === 'string' && !mixed) out.name = rowsNode;
   return out;
 }

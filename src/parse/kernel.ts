@@ -77,11 +77,19 @@ export class Kernel {
   readonly main: Buffer;
   readonly side: Buffer;
 
-  constructor(shift: Uint8Array, bits: Uint8Array) {
-    compiled ??= new WebAssembly.Module(Buffer.from(KERNEL_WASM, 'base64'));
-    const inst = new WebAssembly.Instance(compiled, {});
-    const memory = inst.exports['memory'] as { buffer: ArrayBuffer };
-    this.exports = inst.exports as unknown as Kernel['exports'];
+  /** `js`: the same loops in JavaScript (what runs where WebAssembly is not there: node --jitless). */
+  constructor(shift: Uint8Array, bits: Uint8Array, engine: 'wasm' | 'js' = typeof WebAssembly === 'undefined' ? 'js' : 'wasm') {
+    let buffer: ArrayBuffer;
+    if (engine === 'wasm') {
+      compiled ??= new WebAssembly.Module(Buffer.from(KERNEL_WASM, 'base64'));
+      const inst = new WebAssembly.Instance(compiled, {});
+      buffer = (inst.exports['memory'] as { buffer: ArrayBuffer }).buffer;
+      this.exports = inst.exports as unknown as Kernel['exports'];
+    } else {
+      buffer = new ArrayBuffer(PAGES * PAGE);
+      this.exports = jsKernel(new Uint8Array(buffer), new Int32Array(buffer));
+    }
+    const memory = { buffer };
     this.bytes = new Uint8Array(memory.buffer);
     this.cells = new Int32Array(memory.buffer);
     this.bytes.set(shift, SHIFT);
@@ -130,4 +138,70 @@ export class Kernel {
   checkpoint(k: number): [number, number] {
     return [this.cells[(CP >> 2) + 2 * k] as number, this.cells[(CP >> 2) + 2 * k + 1] as number];
   }
+}
+
+/**
+ * The kernel's walk and advance in JavaScript, over the same memory layout, for where WebAssembly is missing (V8's
+ * --jitless turns it off). One cursor instead of four and one line at a time instead of 16 bytes: the same matches
+ * (Wu–Manber skips only what cannot end a needle, from wherever a cursor starts) and the same line numbers and stops;
+ * only the walk's step counts differ. Arithmetic as the WebAssembly's: i32 arguments, unsigned addresses.
+ */
+function jsKernel(mem: Uint8Array, cells: Int32Array): Kernel['exports'] {
+  const mask = (1 << SHIFT_BITS) - 1;
+  const gramAt = (p: number): number => (((mem[p] as number) << 10) ^ ((mem[p + 1] as number) << 5) ^ (mem[p + 2] as number)) & mask;
+  return {
+    walk(base: number, a: number, b: number, m: number): number {
+      let n = 0;
+      let steps = 0;
+      // The cursor holds window end − 2 (where gramAt reads from).
+      for (let p = (a + base - 2) >>> 0, end = (b + base - 2) >>> 0; p < end; steps++) {
+        const v = mem[SHIFT + gramAt(p)] as number;
+        cells[(CANDS >> 2) + n] = p + 2;
+        n += v >>> 7;
+        p += v & 127;
+      }
+      cells[STEPS >> 2] = steps;
+      cells[CANDIDATES >> 2] = n;
+      let out = 0;
+      for (let c = 0; c < n; c++) {
+        const e = cells[(CANDS >> 2) + c] as number;
+        const key = (Math.imul(gramAt(e - 2), 0x9e3779b1) ^ gramAt(e - m + 1)) & 0xffff;
+        if (((mem[BITS + (key >>> 3)] as number) & (1 << (key & 7))) !== 0) cells[(CANDS >> 2) + out++] = e - base;
+      }
+      return out;
+    },
+    advance(base: number, pos: number, to: number, evIn: number, maxLineIn: number, lineNoIn: number): number {
+      let p = (pos + base) >>> 0;
+      let start = p;
+      const end = (to + base) >>> 0;
+      let ev = ((evIn | 0) + base) >>> 0;
+      const maxLine = maxLineIn >>> 0;
+      let lineNo = lineNoIn | 0;
+      let cp = 0;
+      const save = (): void => {
+        cells[LINE_NO >> 2] = lineNo;
+        cells[LINE_START >> 2] = start - base;
+        cells[CP_COUNT >> 2] = cp;
+      };
+      if (p < end && mem[p] === 45) ev = p;
+      for (; p < end; p++) {
+        if (mem[p] !== 10) continue;
+        lineNo = (lineNo + 1) | 0;
+        if ((lineNo & (CHECKPOINT - 1)) === 0) {
+          cells[(CP >> 2) + 2 * cp] = lineNo;
+          cells[(CP >> 2) + 2 * cp + 1] = start - base;
+          cp++;
+        }
+        if (p >= ev || ((p - start) >>> 0) > maxLine) {
+          save();
+          return p - base;
+        }
+        // A line that starts with '-' matters: it becomes the event.
+        if (p + 1 < end && p + 1 < ev && mem[p + 1] === 45) ev = p + 1;
+        start = p + 1;
+      }
+      save();
+      return -1;
+    },
+  };
 }

@@ -3,7 +3,7 @@
 // so that an error an hour before the incident cannot decide its cause; a node without stalls is judged on its whole log.
 import type { CountCheck, EvidenceRef, Latency } from '../contract/analysis.js';
 import type { NodeModel } from '../model/node.js';
-import { lineCount, type EventOf, type Ref, type SignalEvent, type SignalType } from '../signals/events.js';
+import { isRuntimeProcess, lineCount, type EventOf, type Ref, type SignalEvent, type SignalType } from '../signals/events.js';
 import type { ParsedGoroutines } from '../parse/goroutines.js';
 import { eventedPleg } from '../model/coverage.js';
 import { KNOWN_BUGS, inRange } from './known-bugs.js';
@@ -75,7 +75,23 @@ function pool(refs: Cite[]): Cite[] {
   return [...refs.slice(0, POOL_CAP - 1), refs[refs.length - 1] as Cite];
 }
 
-const RUNTIME_PROCS = /^(dockerd|docker|containerd|containerd-shim.*|crio|conmon|kubelet|hyperkube|kubenswrapper|runc)$/;
+/**
+ * The first `limit` distinct names of a kind of line, and how many more there are ("foo-1, foo-2 and 19870 more
+ * tasks"): exact while none of the lines was folded into another's event (signals/thin.ts: a log naming a new task on
+ * every line keeps the first ones whole and counts the rest), else a lower bound, said as one ("at least").
+ */
+function someNames(events: ReadonlyArray<{ n?: number }>, name: (i: number) => string, limit: number, noun: string): string | null {
+  const distinct = new Set<string>();
+  let folded = false;
+  for (let i = 0; i < events.length; i++) {
+    distinct.add(name(i));
+    if ((events[i]?.n ?? 1) > 1) folded = true;
+  }
+  if (distinct.size === 0) return null;
+  const shown = [...distinct].slice(0, limit).join(', ');
+  const more = distinct.size - limit;
+  return more > 0 ? `${shown} and ${folded ? 'at least ' : ''}${more} more ${noun}` : shown;
+}
 
 export function computeFacts(node: NodeModel): FactSheet {
   const f: Facts = {};
@@ -315,33 +331,46 @@ export function computeFacts(node: NodeModel): FactSheet {
   // cause, not decide one.
   f['kernel.hungTasksDated'] = lineCount(hung.filter((e) => !Number.isNaN(e.ts)));
   const hungUndated = lineCount(hung) - (f['kernel.hungTasksDated'] as number);
-  f['kernel.hungTaskNames'] = [...new Set(hung.map((e) => e.task))].slice(0, 5).join(', ') || null;
+  f['kernel.hungTaskNames'] = someNames(hung, (i) => (hung[i] as EventOf<'hung-task'>).task, 5, 'tasks');
   f['kernel.hungTasksUndated'] = hungUndated;
   p['kernel.hungTasks'] = pool(hung.map((e) => e.ref));
   // The frames that follow a hung-task report show what it waits for: storage (writeback, NFS, a journal commit).
   const io = of('kernel-io-frame');
   f['kernel.ioFrames'] = lineCount(io);
   f['kernel.ioFrameNames'] = [...new Set(io.map((e) => e.fn))].slice(0, 4).join(', ') || null;
-  f['kernel.hungTaskRuntime'] = lineCount(hung.filter((e) => RUNTIME_PROCS.test(e.task)));
+  f['kernel.hungTaskRuntime'] = lineCount(hung.filter((e) => isRuntimeProcess(e.task)));
   p['kernel.ioFrames'] = pool(io.map((e) => e.ref));
   const nfs = of('nfs-not-responding');
   f['kernel.nfs'] = lineCount(nfs);
-  f['kernel.nfsServer'] = nfs[0]?.server ?? null;
+  f['kernel.nfsServer'] = someNames(nfs, (i) => (nfs[i] as EventOf<'nfs-not-responding'>).server, 1, 'servers');
   p['kernel.nfs'] = pool(nfs.map((e) => e.ref));
   const netdev = of('netdev-unregister');
   f['kernel.netdev'] = lineCount(netdev);
   p['kernel.netdev'] = pool(netdev.map((e) => e.ref));
   // One kill is told by two kernel lines (`Killed process N` and `oom-kill:…pid=N`): kills are counted by victim pid.
-  const kills = new Map<string, EventOf<'oom-kill'>>();
-  for (const e of of('oom-kill')) {
-    const k = e.pid !== null ? `${e.pid}|${e.process}` : `${e.ref.artifact}:${e.ref.line}`;
-    if (!kills.has(k) || /Kill(?:ed)? process/.test(e.ref.text)) kills.set(k, e);
+  // An OOM storm folded into a few events (signals/thin.ts) keeps no pid of most lines: there the kills are the
+  // `Killed process` lines (the kernel prints one per kill; the summary line before it is rate-limited), or, in a
+  // grep for the summary alone, its lines: what `grep -c` counts either way.
+  const oomLines = of('oom-kill');
+  let oom: Array<EventOf<'oom-kill'>>;
+  let oomCount: (events: Array<EventOf<'oom-kill'>>) => number;
+  if (oomLines.some((e) => e.n !== undefined)) {
+    const killed = oomLines.filter((e) => e.killed);
+    oom = killed.length ? killed : oomLines;
+    oomCount = lineCount;
+  } else {
+    const kills = new Map<string, EventOf<'oom-kill'>>();
+    for (const e of oomLines) {
+      const k = e.pid !== null ? `${e.pid}|${e.process}` : `${e.ref.artifact}:${e.ref.line}`;
+      if (!kills.has(k) || e.killed) kills.set(k, e);
+    }
+    oom = [...kills.values()];
+    oomCount = (events) => events.length;
   }
-  const oom = [...kills.values()];
-  const oomRuntime = oom.filter((e) => RUNTIME_PROCS.test(e.process));
-  f['kernel.oom'] = oom.length;
-  f['kernel.oomRuntime'] = oomRuntime.length;
-  f['kernel.oomProcesses'] = [...new Set(oom.map((e) => e.process))].slice(0, 5).join(', ') || null;
+  const oomRuntime = oom.filter((e) => isRuntimeProcess(e.process));
+  f['kernel.oom'] = oomCount(oom);
+  f['kernel.oomRuntime'] = oomCount(oomRuntime);
+  f['kernel.oomProcesses'] = someNames(oomLines, (i) => (oomLines[i] as EventOf<'oom-kill'>).process, 5, 'processes');
   p['kernel.oom'] = pool((oomRuntime.length ? oomRuntime : oom).map((e) => e.ref));
   const pid = of('pid-exhaustion');
   f['pid.exhaustion'] = lineCount(pid);

@@ -2,7 +2,7 @@
 // signal events a log gives, each citing its line. Messages inside them (an event's message, a condition's message, an
 // error a command printed) go through the same matchers as log lines: a hung task reported by node-problem-detector is
 // the kernel's hung-task line; `rpc error: … larger than max` in a ContainerGCFailed event is the kubelet's.
-import type { DescribeNode, NodeRow } from '../parse/describe-node.js';
+import type { DescribeEvent, DescribeNode, NodeRow } from '../parse/describe-node.js';
 import type { NodeCondition } from '../parse/node-object.js';
 import type { CliOutput } from '../parse/cli-output.js';
 import { parseLine, type LogRecord } from '../parse/record.js';
@@ -11,6 +11,8 @@ import { conditionEvents } from './conditions.js';
 import type { Component, Ref, SignalEvent } from './events.js';
 import type { ArtifactSignals } from './extract.js';
 import { MATCHERS } from './matchers.js';
+import { Thinner, type BuildEvent } from './thin.js';
+import type { LineTest } from '../util/line-set.js';
 
 type Draft = Omit<SignalEvent, 'ts' | 'host' | 'ref'>;
 
@@ -75,7 +77,7 @@ const RUNTIME_PREFIX = /^(docker|containerd|cri-o|remote):\/\/v?(\S+)/;
 
 /** `kubectl describe node`: its conditions (dated), its events (ages only: placed in their order, without a time), and
  *  the versions of its System Info. */
-export function describeSignals(d: DescribeNode, artifact: number, lines: number, bytes: number): ArtifactSignals {
+export function describeSignals(d: DescribeNode, artifact: number, lines: number, bytes: number, rows?: DescribeRows): ArtifactSignals {
   const events: SignalEvent[] = [];
   const node = d.name;
   for (const e of conditionEvents(d.conditions, node, artifact)) events.push(e);
@@ -85,16 +87,10 @@ export function describeSignals(d: DescribeNode, artifact: number, lines: number
     if (c.type === 'Ready' || c.status !== 'True' || !c.message) continue;
     for (const e of messageEvents(c.message, { artifact, line: c.line, text: c.text, ts: c.lastTransitionTime, host: node })) events.push(e);
   }
-  for (const ev of d.events) {
-    // A `kubectl get events` row names its node; describe output is one node's.
-    const host = ev.node ?? node;
-    const at = { artifact, line: ev.line, text: ev.text, ts: NaN, host };
-    const r = ref(artifact, ev.line, ev.text);
-    if (ev.reason === 'NodeNotReady') events.push({ type: 'node-not-ready', message: null, ts: NaN, host, ref: r });
-    else if (ev.reason === 'NodeReady') events.push({ type: 'node-ready', ts: NaN, host, ref: r });
-    else if (ev.reason === 'Starting' && /kubelet/i.test(`${ev.from ?? ''} ${ev.message}`)) events.push({ type: 'kubelet-start', version: null, marker: 'started', ts: NaN, host, ref: r });
-    else for (const e of messageEvents(eventAsLogMessage(ev.reason, ev.message), at)) events.push(e);
-  }
+  // The rows read one by one as parsed (or, parsed whole, here).
+  const table = rows ?? new DescribeRows(artifact);
+  if (!rows) for (const ev of d.events) table.row(ev, node);
+  for (const e of table.done()) events.push(e);
   const version = (component: Component, v: string | null, at: { line: number; text: string } | undefined): void => {
     if (v && at) events.push({ type: 'component-version', component, version: v, ts: NaN, host: node, ref: ref(artifact, at.line, at.text) });
   };
@@ -106,7 +102,51 @@ export function describeSignals(d: DescribeNode, artifact: number, lines: number
   }
   version('kernel', d.kernelVersion, d.versionRefs.kernel);
   version('os', d.osImage, d.versionRefs.os);
-  return signals(artifact, events, lines, bytes, node ? [node] : []);
+  const out = signals(artifact, events, lines, bytes, node ? [node] : []);
+  if (table.dropped > 0) out.warnings.push({ line: null, message: `${table.dropped} events row(s) past the first ${MAX_ROW_EVENTS} events they gave: counted, not read` });
+  return out;
+}
+
+/** Events a describe output's rows may give beyond those folded (a kind of event signals/thin.ts does not fold). */
+const MAX_ROW_EVENTS = 50_000;
+const asGiven: BuildEvent<SignalEvent> = (_d, _host, e) => e;
+
+/**
+ * The events of an Events table, row by row as parsed (no row kept). Rows have no time, only their order: a dense kind
+ * of event is folded as a log's is (signals/thin.ts), with the row's number for its time, so 120 000 rows of hung tasks
+ * are a few hundred events whose `n` count every row; past MAX_ROW_EVENTS events the rest of the rows are counted only.
+ */
+export class DescribeRows {
+  private readonly events: SignalEvent[] = [];
+  private readonly thin = new Thinner(this.events);
+  /** Rows not read past the bound. */
+  dropped = 0;
+
+  constructor(private readonly artifact: number) {}
+
+  /** A row of the table; `node`: the node the output is about (a `kubectl get events` row names its own). */
+  row(ev: DescribeEvent, node: string | null): void {
+    if (this.events.length >= MAX_ROW_EVENTS) {
+      this.dropped++;
+      return;
+    }
+    const host = ev.node ?? node;
+    const r = ref(this.artifact, ev.line, ev.text);
+    if (ev.reason === 'NodeNotReady') this.add({ type: 'node-not-ready', message: null, ts: NaN, host, ref: r });
+    else if (ev.reason === 'NodeReady') this.add({ type: 'node-ready', ts: NaN, host, ref: r });
+    else if (ev.reason === 'Starting' && /kubelet/i.test(`${ev.from ?? ''} ${ev.message}`)) this.add({ type: 'kubelet-start', version: null, marker: 'started', ts: NaN, host, ref: r });
+    else for (const e of messageEvents(eventAsLogMessage(ev.reason, ev.message), { artifact: this.artifact, line: ev.line, text: ev.text, ts: NaN, host })) this.add(e);
+  }
+
+  private add(e: SignalEvent): void {
+    this.thin.offer(e, e.host, e.ref.line, e, asGiven);
+  }
+
+  /** The events, every fold made final. */
+  done(): SignalEvent[] {
+    this.thin.settleAll();
+    return this.events;
+  }
 }
 
 /** Node conditions pasted without their Node (YAML/JSON fragments). */
@@ -137,7 +177,7 @@ export function nodeListSignals(rows: NodeRow[], artifact: number, lines: number
 
 /** The events of a document and of the log lines pasted with it (a describe output and a journal excerpt in one file),
  *  as one artifact's signals. A line both read is told once (by the model's de-duplication). */
-export function withLogLines(doc: ArtifactSignals, log: ArtifactSignals, consumed: Set<number>): ArtifactSignals {
+export function withLogLines(doc: ArtifactSignals, log: ArtifactSignals, consumed: LineTest): ArtifactSignals {
   const hosts = [...doc.hosts];
   for (const w of log.hosts) {
     const cur = hosts.find((h) => h.host === w.host);

@@ -22,6 +22,11 @@ interface Base {
   n?: number;
 }
 
+/** Processes of the container runtime and the kubelet, by the name the kernel gives them (`comm`): a hung task or an
+ *  OOM victim of these stalls PLEG itself. */
+const RUNTIME_PROCS = /^(dockerd|docker|containerd|containerd-shim.*|crio|conmon|kubelet|hyperkube|kubenswrapper|runc)$/;
+export const isRuntimeProcess = (comm: string): boolean => RUNTIME_PROCS.test(comm);
+
 /** How many lines these events stand for (each counts `n`, default 1). */
 export function lineCount(events: ReadonlyArray<{ n?: number }>): number {
   let k = 0;
@@ -62,8 +67,9 @@ export type SignalEvent =
   | (Base & { type: 'hung-task'; task: string; seconds: number })
   | (Base & { type: 'nfs-not-responding'; server: string })
   | (Base & { type: 'netdev-unregister'; device: string })
-  /** One kill: the victim the OOM killer names (`Killed process 1234 (java)`, or `oom-kill:…task=java,pid=1234`). */
-  | (Base & { type: 'oom-kill'; process: string; pid: number | null })
+  /** One kill: the victim the OOM killer names (`Killed process 1234 (java)`, `killed`; or the summary line the kernel
+   *  prints before it, `oom-kill:…task=java,pid=1234`, which a storm rate-limits). */
+  | (Base & { type: 'oom-kill'; process: string; pid: number | null; killed: boolean })
   /** A call that timed out in a kubelet line that names no CRI method: a wrapper repeating a runtime call already told
    *  (garbage collection, a probe, the sanity check), a volume plugin (CSI), or something else. Not a CRI timeout. */
   | (Base & { type: 'timeout-other'; target: 'runtime-wrapper' | 'csi' | 'other'; detail: string })

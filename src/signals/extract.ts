@@ -1,7 +1,7 @@
 // One log artifact → signal events, streamed. Holds per-host state so that frequent lines (SyncLoop (PLEG) events,
 // every kubelet line's PID) become a handful of events rather than millions: the model needs the first proof of a
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
-import { Thinner, runKey, type BuildEvent, type EventDraft } from './thin.js';
+import { Thinner, runKey, thinTime, type BuildEvent, type EventDraft } from './thin.js';
 import { Template, Templates, type Offer } from './templates.js';
 import type { Readable } from 'node:stream';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
@@ -607,14 +607,14 @@ export class SignalExtractor implements LineVisitor {
           if (key === null) this.offbeat = true;
           else this.offers.push({ key, type: d.type });
         }
-        this.thin.offer(d, host, rec.ts, rec, this.buildEvent);
+        this.thin.offer(d, host, thinTime(rec), rec, this.buildEvent);
       }
     }
     const woken = this.wokenList;
     if (woken.length > 1) woken.sort((a, b) => a - b);
     for (const ci of woken) {
       const c = this.custom[ci] as CustomPattern;
-      if (c.test(rec.text)) this.thin.offer({ type: 'custom', signal: c.id }, rec.host, rec.ts, rec, this.buildEvent);
+      if (c.test(rec.text)) this.thin.offer({ type: 'custom', signal: c.id }, rec.host, thinTime(rec), rec, this.buildEvent);
     }
   }
 

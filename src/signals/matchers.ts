@@ -477,9 +477,9 @@ export const MATCHERS: Matcher[] = [
     match(rec) {
       const t = rec.payload;
       const k = /Kill(?:ed)? process (\d+) \(([^)]+)\)/.exec(t);
-      if (k) return { type: 'oom-kill', process: k[2] as string, pid: Number(k[1]) };
+      if (k) return { type: 'oom-kill', process: k[2] as string, pid: Number(k[1]), killed: true };
       const o = /oom-kill:.*task=([^,\s]+),pid=(\d+)/.exec(t);
-      return o ? { type: 'oom-kill', process: o[1] as string, pid: Number(o[2]) } : null;
+      return o ? { type: 'oom-kill', process: o[1] as string, pid: Number(o[2]), killed: false } : null;
     },
   },
   {

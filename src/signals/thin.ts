@@ -6,8 +6,9 @@
 // Ordinary logs are not touched: nothing is folded before a file has given 20 000 events (an incident's journal gives a
 // few thousand). Past that, a kind of line (one host, one kind) keeps KEEP lines per bucket and folds the rest; the
 // buckets are one second wide, and widen as the file gives more, so no file, however long, holds more than a bounded
-// number of events per kind and hour.
-import type { SignalEvent, SignalType } from './events.js';
+// number of events per kind and hour. Kinds are keyed by what the rules tell apart, never by a name a line carries
+// (an NFS server, a hung task, an OOM victim): a log naming a new one on every line folds like any other.
+import { isRuntimeProcess, type SignalEvent, type SignalType } from './events.js';
 
 /** Lines of one kind kept whole per bucket; the ones after them fold into one more event. */
 const KEEP = 3;
@@ -27,7 +28,11 @@ const KIND: Partial<Record<SignalType, (e: EventDraft) => string>> = {
   'cni-call': (e) => (e.type === 'cni-call' ? e.phase : ''),
   'event-channel-full': () => '',
   'pod-inspect-failed': (e) => (e.type === 'pod-inspect-failed' ? String(e.code) : ''),
-  'nfs-not-responding': (e) => (e.type === 'nfs-not-responding' ? e.server.slice(0, 60) : ''),
+  // Kernel lines that name a server, a task or a victim: keyed by what the rules tell apart (a runtime process or not;
+  // a kill's two lines), never by the name itself, or a log naming a new one on every line would fold nothing.
+  'nfs-not-responding': () => '',
+  'hung-task': (e) => (e.type === 'hung-task' && isRuntimeProcess(e.task) ? 'runtime' : ''),
+  'oom-kill': (e) => (e.type === 'oom-kill' ? `${e.killed}|${isRuntimeProcess(e.process)}` : ''),
   'netdev-unregister': () => '',
   'timeout-other': (e) => (e.type === 'timeout-other' ? e.target : ''),
   'pid-exhaustion': () => '',
@@ -221,3 +226,10 @@ export class Thinner {
 }
 
 const asIs: BuildEvent<SignalEvent> = (_d, _host, e) => e;
+
+/** The time a line's run is bucketed by (Thinner.offer's `ts`): its own, or for a raw dmesg line its seconds since boot
+ *  (such a line is placed on the clock later, by its own stamp: a folded run's event keeps its newest line's). NaN (a
+ *  line with neither): never folded. */
+export function thinTime(rec: { ts: number; mono: number }): number {
+  return Number.isNaN(rec.ts) ? rec.mono * 1000 : rec.ts;
+}

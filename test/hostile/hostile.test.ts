@@ -515,3 +515,73 @@ describe('issue 28 (3). memory bounded by the input\'s shape', () => {
     expect(r.stdout.length).toBeLessThan(2 << 20);
   }, T);
 });
+
+describe('issue 28 (3). many distinct names, many events: state summarised, counts exact', () => {
+  /** Every count check the report prints, pasted into bash, prints the number printed beside it; how many there were. */
+  const checksHold = (a: Analysis): number => {
+    const checks = a.nodes.flatMap((n) => n.findings.flatMap((f) => f.checks ?? []));
+    for (const c of checks) expect(execSync(c.grep, { encoding: 'utf8', shell: '/bin/bash' }).trim(), c.grep).toBe(String(c.prints ?? c.total));
+    return checks.length;
+  };
+  const good = (a: Analysis) => a.nodes.find((n) => n.name === g.GOOD_NODE) as Analysis['nodes'][number];
+  type Made = { nfs: number; hung: number; oomKill: number; killed: number; lines: Record<string, number> };
+
+  it('20 MiB of kernel lines (journal, dmesg -T, raw dmesg) each naming a new NFS server, hung task or OOM victim, beside a good log', () => {
+    // Measured before: 225-291 MB (every name its own run, OOM kills and hung tasks not folded at all).
+    const root = join(dir, 'names-20');
+    mkdirSync(root);
+    const made = g.kernelNames(root, 20 << 20) as unknown as Made;
+    g.write(root, 'kubelet.log', g.goodLog());
+    const r = run(['analyze', root, '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    const n = good(a);
+    expect(n.verdict.primaryCause).toBe('disk_io');
+    const f = n.findings.find((x) => x.cause === 'disk_io');
+    // Every line counted (the finding's numbers are the greps'), the first names given and the rest said to be more.
+    const undated = Number(execSync('grep -c "blocked for more than" dmesg-raw.txt', { cwd: root, encoding: 'utf8' }).trim());
+    expect(f?.summary).toMatch(new RegExp(`: ${made.hung} hung-task reports \\(foo-\\d+, foo-\\d+, foo-\\d+, foo-\\d+, foo-\\d+ and at least \\d+ more tasks; ${undated} of them at an unknown time\\); ${made.nfs} "NFS server not responding" \\(nfs-\\d+\\.example\\.com and at least \\d+ more servers\\)`));
+    expect(checksHold(a)).toBe(2);
+    // OOM kills as grep counts them: one `Killed process` line a kill (one victim in a thousand is the runtime).
+    const grep = (re: string): number => Number(execSync(`cat * | grep -cE '${re}'`, { cwd: root, encoding: 'utf8' }).trim());
+    expect(n.findings.find((x) => x.cause === 'memory_pressure')?.summary).toMatch(new RegExp(`^The kernel OOM killer ran ${grep('Kill(ed)? process [0-9]+ \\(')} times \\(foo-\\d+, .* and at least \\d+ more processes\\), ${grep('Killed process [0-9]+ \\(containerd\\)')} of them against the runtime`));
+    // The raw dmesg lines (nothing gives the boot time) are counted as lines, folded or not.
+    expect(warned(a, new RegExp(`^${made.lines['dmesg-raw.txt']} kernel lines carry only seconds-since-boot stamps`))).toBe(true);
+    rmSync(root, { recursive: true, force: true });
+  }, T);
+
+  it('a 100 MiB kernel journal of the same', () => {
+    // Measured before: 767 MB and 29 s.
+    const root = join(dir, 'names-100');
+    mkdirSync(root);
+    const made = g.kernelNames(root, 100 << 20, ['kernel.log']) as unknown as Made;
+    g.write(root, 'kubelet.log', g.goodLog());
+    const r = run(['analyze', root, '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    const f = good(a).findings.find((x) => x.cause === 'disk_io');
+    expect(f?.summary).toContain(`: ${made.hung} hung-task reports (`);
+    expect(f?.summary).toContain(`; ${made.nfs} "NFS server not responding" (`);
+    expect(checksHold(a)).toBe(2);
+    rmSync(root, { recursive: true, force: true });
+  }, T);
+
+  it('`kubectl describe node` listing 120 000 events, beside a good log: every row read and counted', () => {
+    // Measured before: 222-280 MB (a row object of its own shape each, the text held twice, each row read twice).
+    const root = join(dir, 'describe-many');
+    mkdirSync(root);
+    const made = g.describeManyEvents(root, 120_000) as unknown as { path: string; counts: Record<string, number> };
+    g.write(root, 'kubelet.log', g.goodLog());
+    const r = run(['analyze', root, '--format', 'json']);
+    bounded(r, [0, 1]);
+    const a = analyzed(r);
+    expect(a.warnings).toEqual([]);
+    expect(a.inputs[0]?.artifacts.find((x) => x.path === 'node-describe.txt')?.role).toBe('node-describe');
+    const n = good(a);
+    expect(n.verdict.primaryCause).toBe('runtime_timeout');
+    // 24 000 ContainerGCFailed rows, folded into a few hundred events: counted one by one.
+    expect(n.findings.find((x) => x.cause === 'runtime_timeout')?.summary).toContain(`: ${made.counts['ContainerGCFailed']} kubelet lines where a call to the runtime timed out`);
+    checksHold(a);
+    rmSync(root, { recursive: true, force: true });
+  }, T);
+});

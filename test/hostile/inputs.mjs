@@ -329,3 +329,102 @@ export function tinyLogsTarGz(dir, n = 100_000) {
   parts.push(Buffer.alloc(1024));
   return write(dir, 'tiny-logs.tar.gz', zlib.gzipSync(Buffer.concat(parts), { level: 6 }));
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Many distinct names (issue 28, point 3): kernel lines each naming a new NFS server, hung task or OOM victim.
+
+/**
+ * `bytes` of kernel lines of GOOD_NODE from 09:58 to 10:11 (around the good log's stall), each naming a new NFS server
+ * (`nfs-123.example.com`), a new hung task (`foo-123:4567`) or a new OOM victim (the kernel's `oom-kill:…task=foo-123,
+ * pid=4567` summary, then its `Killed process 4567 (foo-123)`), one kind after the other. An equal share each as the
+ * journal (`kernel.log`), `dmesg -T` (`dmesg.txt`) and raw dmesg (`dmesg-raw.txt`, seconds since boot) write them (or
+ * those of `files`). Returns how many lines of each kind, and per file.
+ */
+export function kernelNames(dir, bytes, files = ['kernel.log', 'dmesg.txt', 'dmesg-raw.txt']) {
+  const L = Date.UTC(2024, 2, 11, 9, 58, 0);
+  const span = 13 * 60_000;
+  const out = { nfs: 0, hung: 0, oomKill: 0, killed: 0, lines: {} };
+  const DAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  const shapes = [
+    ['kernel.log', (t, s) => `${s.md} ${s.hms} ${GOOD_NODE} kernel: `],
+    ['dmesg.txt', (t, s) => `[${DAY[new Date(t).getUTCDay()]} ${s.md.replace(/ 0/, ' ')} ${s.hms} ${new Date(t).getUTCFullYear()}] `],
+    ['dmesg-raw.txt', (t) => `[${((t - L) / 1000 + 86_400).toFixed(6).padStart(13)}] `],
+  ].filter(([f]) => files.includes(f));
+  for (const [k, [file, prefixOf]] of shapes.entries()) {
+    const fd = fs.openSync(path.join(dir, file), 'w');
+    const per = Math.floor(bytes / shapes.length);
+    let size = 0;
+    let batch = [];
+    // ~140 bytes a line on average: the line count decides the times (spread evenly over the span).
+    const lines = Math.ceil(per / 140);
+    let i = 0;
+    for (; size < per; i++) {
+      const t = L + Math.floor((i * span) / lines);
+      const id = `${k}${i}`;
+      const pid = (j) => 1000 + ((j * 7919 + k * 1_000_003) % 4_000_000);
+      // One task and one victim in a thousand is the runtime's (what the rules tell apart).
+      const name = (j, runtime) => ((j >> 2) % 1000 === 7 ? runtime : `foo-${k}${j}`);
+      let l;
+      switch (i % 4) {
+        case 0: l = `nfs: server nfs-${id}.example.com not responding, still trying`; out.nfs++; break;
+        case 1: l = `INFO: task ${name(i, 'dockerd')}:${pid(i)} blocked for more than 120 seconds.`; out.hung++; break;
+        case 2: l = `oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=cri-containerd-${id}.scope,mems_allowed=0,task=${name(i, 'containerd')},pid=${pid(i)},uid=1000`; out.oomKill++; break;
+        default: l = `Memory cgroup out of memory: Killed process ${pid(i - 1)} (${name(i - 1, 'containerd')}) total-vm:5234884kB, anon-rss:2084196kB, file-rss:18244kB, shmem-rss:0kB, UID:1000 pgtables:4512kB oom_score_adj:969`; out.killed++;
+      }
+      const line = `${prefixOf(t, stamp(t))}${l}\n`;
+      size += line.length;
+      batch.push(line);
+      if (batch.length === 10_000) {
+        fs.writeSync(fd, batch.join(''));
+        batch = [];
+      }
+    }
+    fs.writeSync(fd, batch.join(''));
+    fs.closeSync(fd);
+    out.lines[file] = i;
+  }
+  return out;
+}
+
+/**
+ * `kubectl describe node GOOD_NODE` with `events` rows in its Events table (kubectl lists them all), of the kinds a node
+ * under pressure records: hung tasks each naming a new task, NotReady/Ready flips, failed image and container GC,
+ * PLEG-unhealthy kubelet messages, plain kubelet starts. Returns the path written and how many rows of each reason.
+ */
+export function describeManyEvents(dir, events) {
+  const head = [
+    `Name:               ${GOOD_NODE}`,
+    'Roles:              <none>',
+    'Conditions:',
+    '  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message',
+    '  ----             ------  -----------------                 ------------------                ------                       -------',
+    '  MemoryPressure   False   Mon, 11 Mar 2024 10:09:56 +0000   Mon, 11 Mar 2024 08:00:00 +0000   KubeletHasSufficientMemory   kubelet has sufficient memory available',
+    '  Ready            False   Mon, 11 Mar 2024 10:09:56 +0000   Mon, 11 Mar 2024 10:03:01 +0000   KubeletNotReady              PLEG is not healthy: pleg was last seen active 6m55.1s ago; threshold is 3m0s',
+    'System Info:',
+    '  Kernel Version:             5.15.0-1051-azure',
+    '  OS Image:                   Ubuntu 22.04.3 LTS',
+    '  Container Runtime Version:  containerd://1.7.5',
+    '  Kubelet Version:            v1.28.3',
+    'Non-terminated Pods:          (23 in total)',
+    'Events:',
+    '  Type     Reason             Age                    From            Message',
+    '  ----     ------             ----                   ----            -------',
+  ];
+  const counts = {};
+  const rows = [];
+  for (let i = 0; i < events; i++) {
+    const age = `${Math.floor((events - i) / 60)}m${(events - i) % 60}s`;
+    let r;
+    switch (i % 5) {
+      case 0: r = ['Warning', 'TaskHung', age, 'kernel-monitor', `INFO: task foo-${i}:${1000 + i} blocked for more than 120 seconds.`]; break;
+      case 1: r = ['Normal', 'NodeNotReady', age, 'kubelet', `Node ${GOOD_NODE} status is now: NodeNotReady`]; break;
+      case 2: r = ['Warning', 'ContainerGCFailed', age, 'kubelet', 'rpc error: code = DeadlineExceeded desc = context deadline exceeded']; break;
+      case 3: r = ['Normal', 'NodeReady', age, 'kubelet', `Node ${GOOD_NODE} status is now: NodeReady`]; break;
+      default: r = ['Warning', 'ImageGCFailed', `${age} (x${1 + (i % 7)} over 2h)`, 'kubelet', `failed to garbage collect required amount of images. Wanted to free ${1000 + i} bytes, but freed 0 bytes`];
+    }
+    counts[r[1]] = (counts[r[1]] ?? 0) + 1;
+    rows.push(`  ${r[0].padEnd(9)}${r[1].padEnd(19)}${r[2].padEnd(23)}${r[3].padEnd(16)}${r[4]}`);
+  }
+  const p = write(dir, 'node-describe.txt', `${head.join('\n')}\n${rows.join('\n')}\n`);
+  return { path: p, counts };
+}

@@ -7,7 +7,8 @@ import { parseDescribeNode, parseGetNodes, parseAge } from '../../src/parse/desc
 import { parseConditionFragments } from '../../src/parse/node-object.js';
 import { parseCliOutput } from '../../src/parse/cli-output.js';
 import { GoroutineParser } from '../../src/parse/goroutines.js';
-import { describeSignals, cliSignals } from '../../src/signals/documents.js';
+import { describeSignals, cliSignals, DescribeRows } from '../../src/signals/documents.js';
+import { lineCount } from '../../src/signals/events.js';
 
 const s = (text: string) => sniff(Buffer.from(text), 'x');
 const lines = (...l: string[]) => l.join('\n') + '\n';
@@ -82,6 +83,35 @@ describe('kubectl describe node', () => {
     );
     const sig = describeSignals(parseDescribeNode(npd), 0, 2, npd.length);
     expect(sig.events.filter((e) => e.type === 'hung-task').map((e) => (e as { task: string }).task)).toEqual(['docker', 'kworker/u16:3']);
+  });
+
+  it('read from its bytes with the rows handed over one by one: the same output, and a table of 30 000 rows folded with every row counted', () => {
+    const rows = new DescribeRows(0);
+    const streamed = parseDescribeNode(Buffer.from(modern), (ev, name) => rows.row(ev, name));
+    const whole = parseDescribeNode(modern);
+    expect(streamed.events).toEqual([]);
+    expect({ ...streamed, events: whole.events }).toEqual(whole);
+    expect(describeSignals(streamed, 0, 20, 2000, rows)).toEqual(describeSignals(whole, 0, 20, 2000));
+    // Every line the output holds is its own (none was a pasted log line).
+    expect([1, 10, 19].map((l) => whole.consumed.has(l))).toEqual([true, true, true]);
+    expect(whole.consumed.has(20)).toBe(false);
+    const many = lines('Name: w1', 'Events:', '  Type     Reason     Age   From            Message', ...Array.from({ length: 30_000 }, (_, i) =>
+      i % 2 ? `  Normal   NodeNotReady  ${i}s  kubelet  Node w1 status is now: NodeNotReady` : `  Warning  TaskHung  ${i}s  kernel-monitor  INFO: task foo-${i}:${i} blocked for more than 120 seconds.`));
+    const big = new DescribeRows(0);
+    const d = parseDescribeNode(Buffer.from(many), (ev, name) => big.row(ev, name));
+    const sig = describeSignals(d, 0, 30_003, many.length, big);
+    expect(sig.events.length).toBeLessThan(25_000);
+    expect(lineCount(sig.events.filter((e) => e.type === 'hung-task'))).toBe(15_000);
+    expect(lineCount(sig.events.filter((e) => e.type === 'node-not-ready' && e.host === 'w1'))).toBe(15_000);
+    expect(sig.warnings).toEqual([]);
+  });
+
+  it('past 50 000 events of a kind that does not fold, the further rows are counted in a warning', () => {
+    const rows = new DescribeRows(0);
+    for (let i = 0; i < 50_010; i++) rows.row({ type: 'Normal', reason: 'Starting', ageSeconds: 1, count: 1, from: 'kubelet', message: 'Starting kubelet.', node: null, line: i + 4, text: '  Normal  Starting  1s  kubelet  Starting kubelet.' }, 'w1');
+    const sig = describeSignals(parseDescribeNode('Name: w1\n'), 0, 50_013, 1 << 20, rows);
+    expect(sig.events.filter((e) => e.type === 'kubelet-start')).toHaveLength(50_000);
+    expect(sig.warnings.map((w) => w.message)).toEqual(['10 events row(s) past the first 50000 events they gave: counted, not read']);
   });
 
   it('event ages', () => {

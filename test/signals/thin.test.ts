@@ -1,7 +1,7 @@
 // Dense runs of one kind of line fold into a few events per bucket (src/signals/thin.ts): counts stay exact, a run's
 // last line stays the one kept, and ordinary files are not touched.
 import { describe, expect, it } from 'vitest';
-import { Thinner, type EventDraft } from '../../src/signals/thin.js';
+import { thinTime, Thinner, type EventDraft } from '../../src/signals/thin.js';
 import { lineCount, type SignalEvent } from '../../src/signals/events.js';
 
 const unhealthy = (i: number, ts: number, host = 'w1'): SignalEvent => ({
@@ -79,5 +79,35 @@ describe('Thinner', () => {
     const last = events.reduce((a, b) => (b.ts > a.ts ? b : a));
     expect(last.ref.line).toBe(N);
     expect(last.type === 'relist-unhealthy' && last.ageSeconds).toBe(180 + N - 1);
+  });
+
+  it('kernel lines naming a new server, task or victim each fold like any kind; the runtime\'s and a kill\'s two lines are runs of their own', () => {
+    const events: SignalEvent[] = [];
+    const t = new Thinner(events);
+    const N = 60_000;
+    const at = (i: number, ts: number) => ({ ts, host: 'w1', ref: { artifact: 0, line: i + 1, offset: 0, ts, mono: NaN, text: `line ${i}` } });
+    for (let i = 0; i < N; i++) {
+      const ts = i * 5; // 200 lines a second
+      const j = i >> 2;
+      const runtime = j % 100 === 0;
+      const e: SignalEvent = i % 4 === 0 ? { type: 'nfs-not-responding', server: `nfs-${i}.example.com`, ...at(i, ts) }
+        : i % 4 === 1 ? { type: 'hung-task', task: runtime ? 'containerd' : `foo-${i}`, seconds: 120, ...at(i, ts) }
+        : { type: 'oom-kill', process: runtime ? 'dockerd' : `foo-${i}`, pid: i, killed: i % 4 === 3, ...at(i, ts) };
+      t.add(e);
+    }
+    t.settleAll();
+    expect(events.length).toBeLessThan(40_000);
+    const of = (test: (e: SignalEvent) => boolean): number => lineCount(events.filter(test));
+    expect(of((e) => e.type === 'nfs-not-responding')).toBe(N / 4);
+    expect(of((e) => e.type === 'hung-task')).toBe(N / 4);
+    expect(of((e) => e.type === 'hung-task' && e.task === 'containerd')).toBe(N / 400);
+    expect(of((e) => e.type === 'oom-kill' && e.killed)).toBe(N / 4);
+    expect(of((e) => e.type === 'oom-kill' && !e.killed && e.process === 'dockerd')).toBe(N / 400);
+  });
+
+  it('a raw dmesg line folds by its seconds since boot; a line with no stamp at all never does', () => {
+    expect(thinTime({ ts: 1_000, mono: 5 })).toBe(1_000);
+    expect(thinTime({ ts: NaN, mono: 4711.5 })).toBe(4_711_500);
+    expect(thinTime({ ts: NaN, mono: NaN })).toBeNaN();
   });
 });

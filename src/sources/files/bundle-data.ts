@@ -6,6 +6,7 @@ import type { ArtifactData } from '../../model/node.js';
 import { resolveZone } from '../../parse/time.js';
 import type { ArtifactSignals } from '../../signals/extract.js';
 import type { ContainerCounts } from '../../parse/container-list.js';
+import type { LineTest } from '../../util/line-set.js';
 
 const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 const MAX_TABLE_BYTES = 16 * 1024 * 1024;
@@ -57,39 +58,69 @@ export function isDocument(a: Artifact): boolean {
   return a.role === 'node-describe' || a.role === 'cli-output';
 }
 
-async function readText(a: Artifact, max: number): Promise<{ text: string; complete: boolean }> {
+async function readBytes(a: Artifact, max: number): Promise<{ bytes: Buffer; complete: boolean }> {
   const parts: Buffer[] = [];
   let n = 0;
   for await (const c of a.open()) {
     const b = c as Buffer;
     parts.push(b);
     n += b.length;
-    if (n > max) return { text: Buffer.concat(parts).subarray(0, max).toString('utf8'), complete: false };
+    if (n > max) return { bytes: Buffer.concat(parts).subarray(0, max), complete: false };
   }
-  return { text: Buffer.concat(parts).toString('utf8'), complete: true };
+  return { bytes: Buffer.concat(parts), complete: true };
+}
+
+async function readText(a: Artifact, max: number): Promise<{ text: string; complete: boolean }> {
+  const { bytes, complete } = await readBytes(a, max);
+  return { text: bytes.toString('utf8'), complete };
+}
+
+/** Lines as `text.split('\n')` counts them, less an empty last one. */
+function lineCount(bytes: Buffer): number {
+  let n = 0;
+  for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) n++;
+  return n + (bytes.length > 0 && bytes[bytes.length - 1] === 10 ? 0 : 1);
+}
+
+/** The lines of `bytes` that `own` holds made spaces, in place (offsets and line numbers stay): what is left for the log
+ *  reader is the log lines pasted with a document, not the rows it already read. */
+function blankLines(bytes: Buffer, own: LineTest): void {
+  let lineNo = 1;
+  for (let at = 0; at < bytes.length; lineNo++) {
+    let nl = bytes.indexOf(10, at);
+    if (nl < 0) nl = bytes.length;
+    if (own.has(lineNo)) bytes.fill(0x20, at, nl);
+    at = nl + 1;
+  }
 }
 
 const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
 /** A document (`kubectl describe node`, `kubectl get nodes`, node conditions, a command transcript) read whole and parsed;
  *  its bytes too, for the log lines pasted with it. */
-export async function readDocument(a: Artifact, warn: (line: number | null, message: string) => void): Promise<{ bytes: Buffer; signals: ArtifactSignals; containers: ContainerCounts | null; consumed: Set<number> }> {
+export async function readDocument(a: Artifact, warn: (line: number | null, message: string) => void): Promise<{ bytes: Buffer; signals: ArtifactSignals; containers: ContainerCounts | null; consumed: LineTest }> {
   // The parsers load with the first document (start-up counts on every run; loose logs need none of them).
-  const [{ parseGetNodes, parseDescribeNode }, { parseConditionFragments }, { parseCliOutput }, { cliSignals, conditionSignals, describeSignals, nodeListSignals }] = await Promise.all([
+  const [{ parseGetNodes, parseDescribeNode }, { parseConditionFragments }, { parseCliOutput }, { cliSignals, conditionSignals, describeSignals, DescribeRows, nodeListSignals }] = await Promise.all([
     import('../../parse/describe-node.js'), import('../../parse/node-object.js'), import('../../parse/cli-output.js'), import('../../signals/documents.js'),
   ]);
-  const { text, complete } = await readText(a, MAX_DOCUMENT_BYTES);
-  if (!complete) warn(null, `larger than ${MAX_DOCUMENT_BYTES} bytes: only the first ${MAX_DOCUMENT_BYTES} read`);
-  const bytes = Buffer.from(text);
-  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-  const every = new Set(Array.from({ length: lines }, (_, i) => i + 1));
+  const read = await readBytes(a, MAX_DOCUMENT_BYTES);
+  if (!read.complete) warn(null, `larger than ${MAX_DOCUMENT_BYTES} bytes: only the first ${MAX_DOCUMENT_BYTES} read`);
+  // Cut inside a character: the bytes the text decodes to (as the log reader reads them).
+  const bytes = read.complete ? read.bytes : Buffer.from(read.bytes.toString('utf8'));
+  const lines = lineCount(bytes);
+  const every: LineTest = { has: (line) => line >= 1 && line <= lines };
+  if (a.role === 'node-describe' && a.format !== 'kubectl-get-nodes' && a.format !== 'node-conditions') {
+    // Parsed from the bytes line by line, its rows made events as they are read: the text is never held whole twice.
+    const rows = new DescribeRows(a.id);
+    const d = parseDescribeNode(bytes, (ev, name) => rows.row(ev, name));
+    if (d.skipped > 0) warn(null, `${d.skipped} events row(s) not read (columns not recognised)`);
+    const signals = describeSignals(d, a.id, lines, bytes.length, rows);
+    blankLines(bytes, d.consumed);
+    return { bytes, signals, containers: null, consumed: d.consumed };
+  }
+  const text = bytes.toString('utf8');
   if (a.format === 'kubectl-get-nodes') return { bytes, signals: nodeListSignals(parseGetNodes(text), a.id, lines, bytes.length), containers: null, consumed: every };
   if (a.format === 'node-conditions') return { bytes, signals: conditionSignals(parseConditionFragments(text), a.id, lines, bytes.length), containers: null, consumed: every };
-  if (a.role === 'node-describe') {
-    const d = parseDescribeNode(text);
-    if (d.skipped > 0) warn(null, `${d.skipped} events row(s) not read (columns not recognised)`);
-    return { bytes, signals: describeSignals(d, a.id, lines, bytes.length), containers: null, consumed: d.consumed };
-  }
   const c = parseCliOutput(text);
   const { ref: _ref, ...counts } = c.containers ?? { ref: null };
   void _ref;
