@@ -117,7 +117,8 @@ export async function runAnalyze(paths: string[], flags: AnalyzeFlags, formatGiv
     progress?.end();
   }
   requireNodes(paths.length > 0 ? paths : [flags.prometheus ?? ''], run.analysis);
-  checkOutputsUnread([['-o', flags.output], ['--redact-map', flags.redactMap]], run.analysis.inputs);
+  // Every file read, the ones the report counts without listing (InputInfo.unlisted) too.
+  checkOutputsUnread([['-o', flags.output], ['--redact-map', flags.redactMap]], run.analysis.inputs.map((inp, i) => (inp.unlisted ? { ...inp, artifacts: run.artifacts.filter((a) => a.input === i) } : inp)));
   // A source asked for that could not be read is said on stderr too: the report may go to a file nobody opens now.
   for (const w of run.analysis.warnings) if (w.unread) errorLine(`${w.file ? `${w.file}: ` : ''}${w.message}`);
   // Several nodes: the cluster summary comes first, in every format. Redaction rewrites the Analysis itself, before

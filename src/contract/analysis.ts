@@ -61,8 +61,29 @@ export interface ArtifactInfo {
 export interface InputInfo {
   path: string;
   kind: InputKind;
+  /** The input's files, each listed; past MAX_LISTED_FILES of one node and role, the rest are counted in `unlisted`. */
   artifacts: ArtifactInfo[];
+  /** Addition (backward compatible): files read but not listed in `artifacts`, per node and role (a folder of 100 000
+   *  small logs would list each): how many, and their lines, warnings and bytes, exactly. Absent when every file is
+   *  listed. Evidence may still cite an unlisted file. */
+  unlisted?: UnlistedFiles[];
 }
+
+/** Files of one node and role read but not listed one by one (InputInfo.unlisted). */
+export interface UnlistedFiles {
+  node: string | null;
+  role: Role;
+  files: number;
+  lines: number;
+  warnings: number;
+  /** Their size as stored (compressed size for compressed files); files of unknown size (stdin) add nothing. */
+  bytes: number;
+  /** As ArtifactInfo.year, when every one of them was read in the same year, found the same way. */
+  year?: ArtifactInfo['year'];
+}
+
+/** Files of one node and role an input lists one by one (InputInfo.artifacts); the rest are counted (`unlisted`). */
+export const MAX_LISTED_FILES = 1000;
 
 export interface EvidenceRef {
   file: string;

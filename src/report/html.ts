@@ -10,7 +10,7 @@ import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterLongest, clusterOf, longestStallText, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration, fmtSeconds } from './layout.js';
 import { fleetTimeline, TIMELINE_LEGEND } from './timeline-bar.js';
-import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote, unreadNotes } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedUnlisted, unattachedWhy, unlistedWords, filesRead, VERDICT, verdictKind, type FOLDED, type VerdictKind, yearNote, unreadNotes } from './words.js';
 import { operationsView, relistLines } from './latency.js';
 
 /**
@@ -478,10 +478,12 @@ function nodeHtml(n: NodeReport, idx: number, zone: string, nEvidence: number): 
 
 /** The files the analysis read: where, what, whose, how many lines, what time span. */
 function filesHtml(analysis: Analysis, zone: string): string {
-  const rows = analysis.inputs.flatMap((inp) => inp.artifacts.map((a) => `<tr><td><code>${esc(a.path)}</code></td><td>${esc(a.role)}</td><td>${esc(a.node ?? '—')}</td>` +
-    `<td class="num">${a.lines}</td><td>${a.from ? compactSpan(a.from, a.to ?? null, zone) : '—'}</td></tr>`));
+  const rows = analysis.inputs.flatMap((inp) => [...inp.artifacts.map((a) => `<tr><td><code>${esc(a.path)}</code></td><td>${esc(a.role)}</td><td>${esc(a.node ?? '—')}</td>` +
+    `<td class="num">${a.lines}</td><td>${a.from ? compactSpan(a.from, a.to ?? null, zone) : '—'}</td></tr>`),
+  // Files counted but not listed (past MAX_LISTED_FILES of one node and role): one row each group.
+  ...(inp.unlisted ?? []).map((u) => `<tr class="unlisted"><td colspan="3">${esc(unlistedWords(u))}</td><td class="num">${u.lines}</td><td>—</td></tr>`)]);
   const inputs = analysis.inputs.map((i) => `<code>${esc(i.path)}</code> (${esc(i.kind)})`).join(', ');
-  return `<section id="files"><h2>Files read (${rows.length})</h2><p class="muted">From ${inputs}; paths as found in the input.</p>` +
+  return `<section id="files"><h2>Files read (${filesRead(analysis).files})</h2><p class="muted">From ${inputs}; paths as found in the input.</p>` +
     `<table class="files"><thead><tr><th>path</th><th>role</th><th>node</th><th class="num">lines</th><th>time span (${esc(zoneName(zone, Date.parse(analysis.generatedAt) || 0))})</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
@@ -498,9 +500,10 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   const zone = options.zone ?? 'UTC';
   const nEvidence = options.evidenceLines ?? 5;
   const arts = analysis.inputs.flatMap((i) => i.artifacts);
+  const read = filesRead(analysis).files;
   const unhealthy = analysis.nodes.filter((n) => n.verdict.plegUnhealthy).length;
   const body: string[] = [];
-  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(arts.length, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p>${yearNote(analysis) ? `<p class="note">${esc(yearNote(analysis) as string)}</p>` : ''}${unreadNotes(analysis).map((n) => `<p class="note">${esc(n)}</p>`).join('')}</header>`);
+  body.push(`<header><h1>plegscope report</h1><p class="meta">plegscope ${esc(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')}, ${unhealthy} with PLEG unhealthy · ${count(read, 'file')} read · generated ${esc(displayTime(analysis.generatedAt, zone))}</p>${yearNote(analysis) ? `<p class="note">${esc(yearNote(analysis) as string)}</p>` : ''}${unreadNotes(analysis).map((n) => `<p class="note">${esc(n)}</p>`).join('')}</header>`);
   if (analysis.nodes.length === 0) body.push('<p>No node in the input: what was read names none and shows no PLEG state (the warnings say what each file held).</p>');
 
   const cluster = clusterOf(analysis);
@@ -524,7 +527,8 @@ export function renderHtml(analysis: Analysis, options: HtmlOptions = {}): strin
   const loose = unattached(analysis);
   if (loose.length > 0) {
     body.push(`<section id="unattached"><h2>${UNATTACHED} (${count(loose.length, 'file')})</h2><p class="muted">Read, but in no node's verdict.</p><ul>` +
-      loose.map((x) => `<li><code>${esc(x.path)}</code> (${esc(x.role)}): ${esc(sanitizeLine(unattachedWhy(analysis, x.path), 300))}</li>`).join('') + '</ul></section>');
+      loose.map((x) => `<li><code>${esc(x.path)}</code> (${esc(x.role)}): ${esc(sanitizeLine(unattachedWhy(analysis, x.path), 300))}</li>`).join('') +
+      (unattachedUnlisted(analysis) > 0 ? `<li>…and ${count(unattachedUnlisted(analysis), 'file')} more, counted in the JSON report (<code>unlisted</code>), not listed</li>` : '') + '</ul></section>');
   }
   if (analysis.warnings.length > 0) {
     const li = (w: (typeof analysis.warnings)[number]) => `<li>${w.file ? `<code>${esc(w.path ?? w.file)}${w.line ? ':' + w.line : ''}</code>: ` : ''}${esc(sanitizeLine(w.message, 300))}</li>`;

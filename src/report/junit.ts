@@ -7,7 +7,7 @@
 // ("also considered") among them, go to system-out.
 import type { Analysis, NodeReport, Stall } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
-import { ALSO_CONSIDERED, count, severityWords, unattached, verdictKind } from './words.js';
+import { ALSO_CONSIDERED, count, severityWords, unattached, unattachedUnlisted, verdictKind } from './words.js';
 import { clusterOf, clusterSentences, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 import { findingFails, stalled, type FailOn } from './policy.js';
 
@@ -161,7 +161,7 @@ export function renderJunit(analysis: Analysis, evaluated: Evaluated, options: J
     suites.push([
       '  <testsuite name="inputs" tests="1" failures="0" errors="0" skipped="1" time="0">',
       '    <testcase name="unattached files" classname="plegscope.inputs" time="0">',
-      `      <skipped message="${text(`${count(loose.length, 'file')} not tied to a node: ${loose.map((a) => a.path).join(', ')}`)}"/>`,
+      `      <skipped message="${text(`${count(loose.length + unattachedUnlisted(analysis), 'file')} not tied to a node: ${loose.map((a) => a.path).join(', ')}${unattachedUnlisted(analysis) > 0 ? ` and ${unattachedUnlisted(analysis)} more (counted in the JSON report, not listed)` : ''}`)}"/>`,
       '    </testcase>',
       '  </testsuite>',
     ].join('\n'));

@@ -10,7 +10,7 @@ import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import { checkResult, clusterLongest, clusterOf, longestStallText, clusterSentences, displaySpan, displayTime, stallDuration, stallEnded, stallStart } from './cluster.js';
 import { fmtDuration } from './layout.js';
 import { metricsSpan } from './text.js';
-import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, VERDICT_CELL, verdictKind, yearNote, unreadNotes, type FOLDED } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, LONGEST_STALL, severityWords, splitFindings, UNATTACHED, unattached, unattachedUnlisted, unattachedWhy, filesRead, VERDICT, VERDICT_CELL, verdictKind, yearNote, unreadNotes, type FOLDED } from './words.js';
 import { operationsView, relistLines } from './latency.js';
 
 export interface MarkdownOptions {
@@ -224,11 +224,9 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   const zone = options.zone ?? 'UTC';
   const top = options.topFindings ?? 3;
   const nEvidence = options.evidenceLines ?? 3;
-  const arts = analysis.inputs.flatMap((i) => i.artifacts);
-  const roles = new Map<string, number>();
-  for (const a of arts) roles.set(a.role, (roles.get(a.role) ?? 0) + 1);
+  const { files, roles } = filesRead(analysis);
   const out: string[] = ['# plegscope report', ''];
-  out.push(`plegscope ${mdText(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')} from ${count(arts.length, 'file')}` +
+  out.push(`plegscope ${mdText(analysis.tool.version)} · ${count(analysis.nodes.length, 'node')} from ${count(files, 'file')}` +
     (roles.size ? ` (${[...roles.entries()].map(([r, k]) => `${r} ×${k}`).join(', ')})` : ''), '');
   const years = yearNote(analysis);
   if (years) out.push(`> **Note:** ${mdText(years)}`, '');
@@ -264,6 +262,8 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   if (loose.length > 0) {
     out.push(`## ${UNATTACHED} (${count(loose.length, 'file')})`, '', 'Read, but in no node\'s verdict.', '');
     append(out, loose.map((x) => `- ${mdCode(x.path)} (${x.role}): ${mdText(sanitizeLine(unattachedWhy(analysis, x.path), 300))}`), '');
+    const more = unattachedUnlisted(analysis);
+    if (more > 0) out.push(`…and ${count(more, 'file')} more, counted in --format json (\`unlisted\`), not listed.`, '');
   }
 
   if (analysis.warnings.length > 0) {

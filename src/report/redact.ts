@@ -245,6 +245,7 @@ function mapStrings<T>(v: T, f: (s: string) => string, key?: string): T {
 function harvest(analysis: Analysis, p: Pseudonyms, texts: string[]): void {
   for (const n of analysis.nodes) p.addHost('node', n.name);
   for (const i of analysis.inputs) for (const a of i.artifacts) if (a.node) p.addHost('node', a.node);
+  for (const i of analysis.inputs) for (const u of i.unlisted ?? []) if (u.node) p.addHost('node', u.node);
   const uids: string[] = [];
   for (const t of texts) {
     for (const [re, own] of HOST_PATTERNS) {

@@ -7,7 +7,7 @@ import { DateTime } from '../util/datetime.js';
 import type { Analysis, EvidenceRef, Finding, NodeReport, Severity } from '../contract/analysis.js';
 import { sanitize } from '../util/sanitize.js';
 import { cutMiddle, fmtDuration, fmtSeconds, shortNames, wrapHanging, wrapWords } from './layout.js';
-import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedWhy, VERDICT, verdictKind, yearNote, unreadNotes } from './words.js';
+import { ALSO_CONSIDERED, count, foldLabel, severityWords, splitFindings, UNATTACHED, unattached, unattachedUnlisted, unattachedWhy, filesRead, VERDICT, verdictKind, yearNote, unreadNotes } from './words.js';
 import { checkResult, renderClusterText, stallDuration, stallEndPhrase, stallStart } from './cluster.js';
 import { operationsTable, relistLines } from './latency.js';
 import { fleetTimeline, TIMELINE_LEGEND, timelineBar } from './timeline-bar.js';
@@ -121,10 +121,8 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
   const prose = (first: string, text: string, indent = first.length, paint: (s: string) => string = (s) => s): void => {
     for (const l of wrapHanging(first, text, W, indent)) out.push(paint(l));
   };
-  const arts = analysis.inputs.flatMap((i) => i.artifacts);
-  const roles = new Map<string, number>();
-  for (const a of arts) roles.set(a.role, (roles.get(a.role) ?? 0) + 1);
-  const head = wrapWords(`plegscope ${analysis.tool.version} — ${count(analysis.nodes.length, 'node')} from ${count(arts.length, 'file')} (${[...roles.entries()].map(([r, n]) => `${r}×${n}`).join(', ') || 'nothing readable'})`, W);
+  const { files, roles } = filesRead(analysis);
+  const head = wrapWords(`plegscope ${analysis.tool.version} — ${count(analysis.nodes.length, 'node')} from ${count(files, 'file')} (${[...roles.entries()].map(([r, n]) => `${r}×${n}`).join(', ') || 'nothing readable'})`, W);
   out.push(...head.map((l, i) => (i === 0 ? l.replace(/^plegscope/, p.bold('plegscope')) : l)));
   const years = yearNote(analysis);
   if (years) prose('', sanitize(years), 2, (s) => p.yellow(s));
@@ -254,10 +252,11 @@ export function renderText(analysis: Analysis, opts: TextOptions): string {
     prose('  ', `${names.slice(0, 40).join(', ')}${names.length > 40 ? `, … ${names.length - 40} more (all in --format json)` : ''}`);
   }
   const loose = unattached(analysis);
+  const looseMore = unattachedUnlisted(analysis);
   if (loose.length > 0) {
-    out.push('', `${p.bold(`${UNATTACHED} (${count(loose.length, 'file')})`)} ${p.dim('— read, but in no node\'s verdict')}`);
+    out.push('', `${p.bold(`${UNATTACHED} (${count(loose.length + looseMore, 'file')})`)} ${p.dim('— read, but in no node\'s verdict')}`);
     for (const x of loose.slice(0, 20)) prose('  - ', `${sanitize(x.path)} (${x.role}): ${sanitize(unattachedWhy(analysis, x.path))}`, 4);
-    if (loose.length > 20) out.push(p.dim(`  … ${loose.length - 20} more in --format json`));
+    if (loose.length > 20) out.push(p.dim(`  … ${loose.length - 20} more in --format json${looseMore ? ` (and ${looseMore} counted there, not listed)` : ''}`));
   }
   if (analysis.warnings.length > 0) {
     out.push('', p.bold(`Warnings (${analysis.warnings.length})`));

@@ -60,6 +60,35 @@ export function unattached(a: Analysis): ArtifactInfo[] {
   return a.inputs.flatMap((i) => i.artifacts).filter((x) => x.node === null && NODE_EVIDENCE.has(x.role));
 }
 
+/** Files tied to no node that the report counts but does not list (InputInfo.unlisted). */
+export function unattachedUnlisted(a: Analysis): number {
+  let n = 0;
+  for (const i of a.inputs) for (const u of i.unlisted ?? []) if (u.node === null && NODE_EVIDENCE.has(u.role)) n += u.files;
+  return n;
+}
+
+/** Every file read, listed or counted (InputInfo.unlisted): how many, and how many of each role, in order of first. */
+export function filesRead(a: Analysis): { files: number; roles: Map<string, number> } {
+  const roles = new Map<string, number>();
+  let files = 0;
+  for (const i of a.inputs) {
+    for (const x of i.artifacts) roles.set(x.role, (roles.get(x.role) ?? 0) + 1);
+    for (const u of i.unlisted ?? []) roles.set(u.role, (roles.get(u.role) ?? 0) + u.files);
+    files += i.artifacts.length + (i.unlisted ?? []).reduce((t, u) => t + u.files, 0);
+  }
+  return { files, roles };
+}
+
+/** `and 32 333 more kubelet-log files of node-0 (64 666 lines, 6.2 MiB)`: files counted but not listed (views sanitise
+ *  the node name). */
+export function unlistedWords(u: { node: string | null; role: string; files: number; lines: number; bytes: number }): string {
+  return `and ${u.files} more ${u.role} file${u.files === 1 ? '' : 's'} ${u.node === null ? 'tied to no node' : `of ${u.node}`} (${count(u.lines, 'line')}, ${mib(u.bytes)}), counted but not listed`;
+}
+
+function mib(bytes: number): string {
+  return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : count(bytes, 'byte');
+}
+
 /** Why a file is tied to no node: the warning the analysis gave for it, else a general reason. */
 export function unattachedWhy(a: Analysis, file: string): string {
   return a.warnings.find((w) => w.file === file && /not tied to a node|not attached|left unattached/.test(w.message))?.message
@@ -75,13 +104,20 @@ const ASSUMED: Record<string, string> = { 'file-name': 'the date in the file nam
  *  from what, and how to set it; null when no year was assumed. */
 export function yearNote(a: Analysis): string | null {
   const groups = new Map<string, string[]>();
+  // Files the report counts without listing them (InputInfo.unlisted), in the same year found the same way.
+  const unlisted = new Map<string, number>();
+  const key = (y: NonNullable<ArtifactInfo['year']>): string => `${y.value} (${ASSUMED[y.from]})`;
   for (const x of a.inputs.flatMap((i) => i.artifacts)) {
     if (!x.year || !(x.year.from in ASSUMED)) continue;
-    const k = `${x.year.value} (${ASSUMED[x.year.from]})`;
+    const k = key(x.year);
     groups.set(k, [...(groups.get(k) ?? []), x.path]);
   }
+  for (const u of a.inputs.flatMap((i) => i.unlisted ?? [])) if (u.year && u.year.from in ASSUMED) unlisted.set(key(u.year), (unlisted.get(key(u.year)) ?? 0) + u.files);
   if (groups.size === 0) return null;
-  const parts = [...groups].map(([k, files]) => `as ${k} in ${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''}`);
+  const parts = [...groups].map(([k, files]) => {
+    const more = Math.max(0, files.length - 3) + (unlisted.get(k) ?? 0);
+    return `as ${k} in ${files.slice(0, 3).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  });
   return `Times without a year were read ${parts.join('; ')}: nothing in the input states the year. If it is another, pass --year YYYY.`;
 }
 

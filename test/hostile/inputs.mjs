@@ -301,6 +301,36 @@ export function plegExport(dir, form, bytes = (16 << 20) - 4096) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Many small files (issue 28, point 3): a folder (or a .tar.gz) of `n` of them in 100 folders, and the good log.
+
+/** Two real kubelet lines of one of three nodes (node-0, node-1, node-2), 10 ms after the file before. */
+function tinyLog(i) {
+  const t = Date.UTC(2024, 2, 11, 9, 0, 0) + i * 10;
+  const host = `node-${i % 3}`;
+  return `${kubeletLine(t, 'I', 'kubelet.go:2400', '"SyncLoop (housekeeping)"', host)}\n${kubeletLine(t + 5, 'I', 'kubelet.go:2434', '"SyncLoop (PLEG): event for pod" pod="default/web-0" event={"ID":"0892e7d7","Type":"ContainerStarted","Data":"a13c"}', host)}\n`;
+}
+
+/** A folder of `n` tiny files (`d<k>/f<i>.txt`, a few bytes each: what nothing recognises), or with `logs`, of `n` tiny
+ *  kubelet logs (`d<k>/kubelet-<i>.log`, two lines each); and GOOD_NODE's log (`kubelet.log`). Written with a loop of
+ *  writeFileSync (no process per file). */
+export function tinyFiles(root, n = 100_000, logs = false) {
+  for (let k = 0; k < 100; k++) fs.mkdirSync(path.join(root, `d${k}`), { recursive: true });
+  for (let i = 0; i < n; i++) fs.writeFileSync(path.join(root, `d${i % 100}`, logs ? `kubelet-${i}.log` : `f${i}.txt`), logs ? tinyLog(i) : `${i}\n`);
+  write(root, 'kubelet.log', goodLog());
+  return root;
+}
+
+/** The same `n` tiny kubelet logs and the good log as one .tar.gz (a tar stream written by hand: a few seconds). */
+export function tinyLogsTarGz(dir, n = 100_000) {
+  const parts = [];
+  const member = (name, data) => parts.push(tarHeader(name, data.length), data, Buffer.alloc((512 - (data.length % 512)) % 512));
+  for (let i = 0; i < n; i++) member(`logs/d${i % 100}/kubelet-${i}.log`, Buffer.from(tinyLog(i)));
+  member('logs/kubelet.log', Buffer.from(goodLog()));
+  parts.push(Buffer.alloc(1024));
+  return write(dir, 'tiny-logs.tar.gz', zlib.gzipSync(Buffer.concat(parts), { level: 6 }));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Many distinct names (issue 28, point 3): kernel lines each naming a new NFS server, hung task or OOM victim.
 
 /**

@@ -8,7 +8,7 @@ import type { InputKind, Role } from '../../contract/analysis.js';
 import type { InputWarning } from '../artifact.js';
 import { nameTime } from './names.js';
 import { isContainerList } from './sniff.js';
-import type { Tree, TreeFile } from './tree-types.js';
+import { NO_ALIASES, type Tree, type TreeFile } from './tree-types.js';
 import { MANIFEST_NAME, manifestTime, parseManifest, type CollectedManifest } from '../collected-manifest.js';
 import { placeCollected } from './collected.js';
 
@@ -368,7 +368,7 @@ export function place(tree: Tree, roots: BundleRoot[]): { placements: Map<TreeFi
     const names = [f.path, ...f.aliases];
     const pl: Placement = {
       display: show(f.path),
-      aliases: f.aliases.map(show),
+      aliases: f.aliases.length > 0 ? f.aliases.map(show) : NO_ALIASES,
       role: f.role,
       bundleKind: root?.kind ?? 'directory',
       nodeHint: null,

@@ -13,10 +13,11 @@ import { errorCode, fsErrorMessage } from '../fserror.js';
 import { nameTime, pathNode, type NodeHintFrom } from './names.js';
 import { PROBLEM_FORMATS, isContainerList } from './sniff.js';
 import { FileSource, StreamSource, type Source } from './source.js';
-import { specialKind, statKey, walkFolder, type WalkFile } from './walk.js';
+import { specialKind, statKey, walkFolder, type WalkFile, type WalkItem } from './walk.js';
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
 import { spool, type Spooled } from './spool.js';
+import { NO_ALIASES } from './tree-types.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
@@ -244,6 +245,7 @@ class Discoverer {
         ws.push({ file: given, line: null, message: `${idle.dropped} more file(s) like ${idle.example} that neither name nor first bytes show to be a log, metrics or a dump were not read: only ${idle.kept} such files are read per input` });
       }
       for (const w of ws.sort((a, b) => comparePathSegments(a.file ?? '', b.file ?? ''))) this.warnings.push(w);
+      releaseFiles(tree);
       return;
     }
     let input: number;
@@ -322,6 +324,7 @@ class Discoverer {
       if (pl.group) refused.delete(pl.group);
     }
     if (tree.files.length === 0 && !warned.has(given)) this.warnings.push({ file: given, line: null, message: 'no files found' });
+    releaseFiles(tree);
   }
 
   private async addFolder(given: string, real: string): Promise<void> {
@@ -333,13 +336,9 @@ class Discoverer {
     }
     this.opts.onFileSizes?.(items.flatMap((i) => (i.kind === 'file' ? [i.size] : [])));
     const input = this.addInput(given, 'directory');
-    // One artifact per file however it was reached; prefer the file's own path over a link to it.
-    const chosen = new Map<string, WalkFile>();
-    for (const item of items) {
-      if (item.kind !== 'file') continue;
-      const prev = chosen.get(item.key);
-      if (!prev || (prev.viaLink && !item.viaLink)) chosen.set(item.key, item);
-    }
+    // One artifact per file however it was reached; prefer the file's own path over a link to it. Only the files
+    // reached by several paths are remembered past this (a map of every file was 100 000 entries held for nothing).
+    const { chosen, others } = chooseNames(items);
     const examineItem = (item: WalkFile) => {
       const source = new FileSource(item.rel, item.realPath, item.size, item.mtime);
       const hintPath = path.posix.join(given.split(path.sep).join('/'), item.rel);
@@ -356,7 +355,7 @@ class Discoverer {
       if (item.kind === 'warning') {
         return Promise.resolve({ artifact: null, warnings: [warning(item.rel, item.message)] });
       }
-      if (chosen.get(item.key) !== item || this.seen.has(item.key)) return Promise.resolve(null);
+      if (others.has(item) || this.seen.has(item.key)) return Promise.resolve(null);
       if (probeLater(item.rel, item.size)) {
         deferred.add(item);
         return Promise.resolve({ artifact: null, warnings: [] });
@@ -379,8 +378,7 @@ class Discoverer {
     // Every path that reaches a file, so links count as names of it (a sos `.tailed` link, a root symlink).
     // Only files reached by more than one path are in it: a map of 100 000 one-name lists is 10 MB for nothing.
     const namesByKey = new Map<string, string[]>();
-    for (const item of items) {
-      if (item.kind !== 'file' || chosen.get(item.key) === item) continue;
+    for (const item of others) {
       const chosenRel = (chosen.get(item.key) as WalkFile).rel;
       namesByKey.set(item.key, [...(namesByKey.get(item.key) ?? [chosenRel]), item.rel]);
     }
@@ -397,7 +395,7 @@ class Discoverer {
       if (item.mtime > 0) tree.maxMtime = Math.max(tree.maxMtime ?? 0, item.mtime);
       const file: TreeFile = {
         path: item.rel,
-        aliases: namesByKey.get(item.key)?.filter((n) => n !== item.rel) ?? [],
+        aliases: namesByKey.get(item.key)?.filter((n) => n !== item.rel) ?? NO_ALIASES,
         size: item.size,
         mtime: item.mtime,
         compression: a?.compression ?? null,
@@ -429,9 +427,15 @@ class Discoverer {
     // reads one of them has it probed again. 100 000 of them once held their probe's head, source and draft each.
     const idleCut = new Set<TreeFile>();
     let idleKept = 0;
+    // What is needed of the walk once each file is placed: its notes and whether it found a file. A file's walk record
+    // goes once placed (unless it is a stand-in, probed later).
+    const notes = items.filter((item) => item.kind === 'warning');
+    const anyFile = items.some((item) => item.kind === 'file');
+    const placed = items as Array<WalkItem | undefined>;
     for (let i = 0; i < items.length; i++) {
       const result = await slotAt(i);
       const item = items[i] as (typeof items)[number];
+      if (item.kind === 'file') placed[i] = undefined;
       if (!result) continue;
       if (item.kind !== 'file') {
         for (const w of result.warnings) tree.warnings.push(w);
@@ -484,13 +488,13 @@ class Discoverer {
     // Archives in the folder may have deferred members of their own.
     if (tree.files.some((f) => f.deferred)) await probeDeferred(tree, findRoots(tree, given), ctx);
     // Dangling links (etc/localtime → a zoneinfo file sos did not copy) still name the zone.
-    for (const item of items) {
+    for (const item of notes) {
       if (item.kind === 'warning' && /(^|\/)etc\/localtime$/.test(item.rel)) {
         const link = await fsp.readlink(path.join(real, ...item.rel.split('/'))).catch(() => null);
         if (link !== null) tree.links.set(item.rel, link);
       }
     }
-    if (!items.some((item) => item.kind === 'file')) {
+    if (!anyFile) {
       this.warnings.push({ file: given, line: null, message: 'no files found' });
       return;
     }
@@ -503,7 +507,8 @@ class Discoverer {
   }
 
   private push(input: number, draft: ArtifactDraft | null, warnings: InputWarning[]): void {
-    if (draft) this.artifacts.push({ id: this.artifacts.length, input, ...draft });
+    // The draft becomes the artifact (not a copy: 100 000 of them were made twice at the end of a folder).
+    if (draft) this.artifacts.push(Object.assign(draft, { id: this.artifacts.length, input }));
     for (const w of warnings) this.warnings.push(w);
   }
 
@@ -523,7 +528,7 @@ class Discoverer {
     if (named && verdict.fatal && verdict.problem) {
       throw new InputError(source.path, stdin && verdict.problem === 'empty file' ? 'empty input' : verdict.problem);
     }
-    const warnings = verdict.problem ? [warning(source.path, verdict.problem)] : [];
+    const warnings = verdict.problem ? [warning(source.path, verdict.problem)] : NO_WARNINGS;
     // An archive inside a folder is opened later from this head, which must then keep its tar header.
     const keepFull = verdict.role !== 'other' || verdict.format === 'archive';
     const head = keepFull || pr.head.length <= OTHER_HEAD_BYTES ? pr.head : Buffer.from(pr.head.subarray(0, OTHER_HEAD_BYTES));
@@ -544,9 +549,11 @@ class Discoverer {
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
       // Bounded like an archive member: a 168 KB .xz of 1 GiB of lines stops at the ratio bound with a warning.
       // A binary journal on disk is read by offset (journal.ts bounds it), not as a stream.
-      open: inMemory ? () => Readable.from([head], { objectMode: false })
-        : compression === 'journal' && source instanceof FileSource ? () => journalFileLines(source.realPath, limits)
-        : () => decodeBounded(source.open(), compression, tools, limits, source.path, { budget, ...(pr.document ? { document: pr.document } : {}) }),
+      // Each made by a function of its own, so that it holds only what it opens (a closure made here would hold this
+      // whole scope, the probe and its head included, for as long as the artifact lives).
+      open: inMemory ? openHead(head)
+        : compression === 'journal' && source instanceof FileSource ? openJournal(source.realPath, limits)
+        : openDecoded(source, compression, tools, limits, { budget, ...(pr.document ? { document: pr.document } : {}) }),
       ...(source instanceof FileSource ? {} : { sequential: true }),
       ...(source instanceof FileSource && compression === null && !inMemory && source.size !== null ? { file: { realPath: source.realPath, size: source.size } } : {}),
       ...(source instanceof FileSource && compression === null ? { onDisk: source.realPath } : {}),
@@ -554,6 +561,19 @@ class Discoverer {
     };
     return { artifact, warnings };
   }
+}
+
+/** A small file the probe read whole, served from memory. */
+function openHead(head: Buffer): () => Readable {
+  return () => Readable.from([head], { objectMode: false });
+}
+
+function openJournal(realPath: string, limits: Limits): () => Readable {
+  return () => journalFileLines(realPath, limits);
+}
+
+function openDecoded(source: Source, compression: Compression, tools: Tools, limits: Limits, opts: Parameters<typeof decodeBounded>[5]): () => Readable {
+  return () => decodeBounded(source.open(), compression, tools, limits, source.path, opts);
 }
 
 function warning(file: string, message: string): InputWarning {
@@ -586,6 +606,9 @@ function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
 }
 
 const NOOP = (): void => {};
+
+/** The warnings of a file that has none (shared, never written). */
+const NO_WARNINGS = Object.freeze([]) as unknown as InputWarning[];
 
 /** What a file not probed (or not readable) has: no head, a stream that fails, no draft. */
 const NO_BYTES = Buffer.alloc(0);
@@ -628,6 +651,34 @@ class LazyZip implements Container {
   close(): void {
     void this.inner?.then((z) => z.close(), () => undefined);
   }
+}
+
+/** Of the paths that reach one file, the one it is read by (its own path over a link to it): `chosen` (only for
+ *  files reached by more than one path) and `others`, the paths not chosen. */
+function chooseNames(items: ReadonlyArray<{ kind: string }>): { chosen: Map<string, WalkFile>; others: Set<WalkFile> } {
+  const first = new Map<string, WalkFile>();
+  const others = new Set<WalkFile>();
+  for (const item of items) {
+    if (item.kind !== 'file') continue;
+    const f = item as WalkFile;
+    const prev = first.get(f.key);
+    if (!prev) first.set(f.key, f);
+    else if (prev.viaLink && !f.viaLink) {
+      others.add(prev);
+      first.set(f.key, f);
+    } else others.add(f);
+  }
+  const chosen = new Map<string, WalkFile>();
+  for (const o of others) chosen.set(o.key, first.get(o.key) as WalkFile);
+  return { chosen, others };
+}
+
+/** A tree once its artifacts are made: only its open archives are kept (closeTree), not a record per file (100 000
+ *  files: their heads, sources and probes, held to the end of the run). */
+function releaseFiles(tree: Tree): void {
+  tree.files = [];
+  tree.dirs.clear();
+  tree.links.clear();
 }
 
 function comparePathSegments(a: string, b: string): number {

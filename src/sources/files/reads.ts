@@ -7,7 +7,7 @@
 // - Large plain logs may be cut into byte ranges that worker threads and this one scan (src/sources/files/pool.ts), when the
 //   machine has cores to spare and the logs are large enough to repay a worker's start (see wantedWorkers, POOL_BYTES).
 // - The rest is read on this thread, a few files at a time.
-import type { ArtifactInfo, InputInfo, Warning } from '../../contract/analysis.js';
+import { MAX_LISTED_FILES, type ArtifactInfo, type InputInfo, type UnlistedFiles, type Warning } from '../../contract/analysis.js';
 import type { SourceRead } from '../source.js';
 import { discover } from './discover.js';
 import type { Artifact, Discovery, ReadEarly } from '../artifact.js';
@@ -154,7 +154,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
     }
     return async (bytes) => {
       opts.onIndex?.(m.path);
-      const signals = await extractSignals(bytes, { artifact: -1, zone: z, year: opts.year, notAfterMs, noPrefilter: opts.noPrefilter, custom: compiled });
+      const signals = lean(await extractSignals(bytes, { artifact: -1, zone: z, year: opts.year, notAfterMs, noPrefilter: opts.noPrefilter, custom: compiled }));
       const token = nextToken++;
       earlyStats.read++;
       early.set(token, { signals, zone: zoneName, notAfterMs });
@@ -208,6 +208,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
   const now = Date.now();
   const yearFrom = new Map<number, { from: YearFrom; year: number | null }>();
   const data: ArtifactData[] = [];
+  const folds = new Folds(disc.artifacts.length, yearFrom);
   let done = 0;
 
   const readOne = async (a: Artifact): Promise<void> => {
@@ -269,6 +270,11 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
           warn(a, null, 'not recognised: no kubelet, runtime, kernel or controller message or log line in it');
         } else {
           if (role !== 'other') a.role = d.role = role;
+          sig = lean(sig);
+          if (!doc && folds.take(a, d, sig, anchor.from)) {
+            opts.onProgress?.({ file: a.path, index: done++, total: disc.artifacts.length });
+            return;
+          }
           d.signals = sig;
           if (anchor.from) yearFrom.set(a.id, { from: anchor.from, year: yearOfLogs(sig) });
           logs.set(a.id, logIndexOf(a.id, sig.scan, sig.hosts, zoneName, opts.year));
@@ -311,22 +317,152 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
     disc.close?.();
   }
   data.sort((x, y) => x.id - y.id);
-  const inputs = (nodeOf: (id: number) => string | null): InputInfo[] => disc.inputs.map((inp, i) => ({
-    path: inp.path,
-    kind: inp.kind,
-    artifacts: disc.artifacts.filter((a) => a.input === i).map((a): ArtifactInfo => ({
-      path: a.path,
-      node: nodeOf(a.id),
-      role: a.role,
-      format: a.format,
-      lines: lines.get(a.id) ?? 0,
-      warnings: perArtifact.get(a.id) ?? 0,
-      ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
-      ...yearInfo(yearFrom.get(a.id)),
-    })),
-  }));
+  // Each input's files, listed up to MAX_LISTED_FILES per node and role; the rest counted per node and role.
+  const inputs = (nodeOf: (id: number) => string | null): InputInfo[] => {
+    const out: InputInfo[] = disc.inputs.map((inp) => ({ path: inp.path, kind: inp.kind, artifacts: [] }));
+    const groups = disc.inputs.map(() => new Map<string, { listed: number; more: UnlistedFiles | null }>());
+    for (const a of disc.artifacts) {
+      const info = out[a.input] as InputInfo;
+      const node = nodeOf(folds.into(a.id));
+      const byGroup = groups[a.input] as Map<string, { listed: number; more: UnlistedFiles | null }>;
+      const key = `${a.role}\n${node ?? ''}\n${node === null ? 0 : 1}`;
+      let g = byGroup.get(key);
+      if (!g) byGroup.set(key, g = { listed: 0, more: null });
+      if (g.listed < MAX_LISTED_FILES) {
+        g.listed++;
+        info.artifacts.push({
+          path: a.path,
+          node,
+          role: a.role,
+          format: a.format,
+          lines: lines.get(a.id) ?? 0,
+          warnings: perArtifact.get(a.id) ?? 0,
+          ...(logs.has(a.id) ? { from: iso(logs.get(a.id)?.firstMs ?? null), to: iso(logs.get(a.id)?.lastMs ?? null) } : {}),
+          ...yearInfo(yearFrom.get(a.id)),
+        });
+        continue;
+      }
+      const year = yearInfo(yearFrom.get(a.id)).year;
+      if (!g.more) {
+        (info.unlisted ??= []).push(g.more = { node, role: a.role, files: 0, lines: 0, warnings: 0, bytes: 0, ...(year ? { year } : {}) });
+      } else if (g.more.year && (g.more.year.value !== year?.value || g.more.year.from !== year.from)) {
+        delete g.more.year;
+      }
+      g.more.files++;
+      g.more.lines += lines.get(a.id) ?? 0;
+      g.more.warnings += perArtifact.get(a.id) ?? 0;
+      g.more.bytes += a.size ?? 0;
+    }
+    return out;
+  };
   const cite = (id: number): string | undefined => disc.artifacts[id]?.path;
   return { disc, data, lines, logs, warnings, perArtifact, warn, early: earlyStats, yearFrom, inputs, cite, served: new Set() };
+}
+
+/** Logs of one kind past this many are folded (Folds). */
+export const FOLD_AFTER = 1000;
+
+/**
+ * Logs that yield no event, folded into one of their kind past FOLD_AFTER of it: a folder of 100 000 tiny
+ * kubelet logs held the signals, line index and head of each (1.5 KB a file) for nothing a report shows. Of the same
+ * kind means the same input, role, format, zone, bundle placement, hosts and node names; a file is folded into the
+ * first of its kind with the same node hint. What the model reads of such a log (its node, its roles, its hosts'
+ * windows, the alias a folder name gives) is then that of the one it is folded into, the windows widened to cover it
+ * (the model takes a node's window as the least and the most of its files').
+ * Each folded file keeps its line count and warnings (the report's counts stay exact) and is listed or counted under
+ * its node (`into`); it cites nothing, having no event, and is not among the TUI's files.
+ */
+class Folds {
+  private readonly reps = new Map<string, { data: ArtifactData; hosts: ArtifactSignals['hosts'] }>();
+  private readonly counts = new Map<string, number>();
+  /** Artifact id → the id it was folded into (-1: not folded). */
+  private readonly folded: Int32Array;
+  /** One record per year origin and year, shared by the folded files' yearFrom entries. */
+  private readonly years = new Map<string, { from: YearFrom; year: number | null }>();
+
+  constructor(n: number, private readonly yearFrom: Map<number, { from: YearFrom; year: number | null }>) {
+    this.folded = new Int32Array(n).fill(-1);
+  }
+
+  into(id: number): number {
+    const to = this.folded[id];
+    return to === undefined || to < 0 ? id : to;
+  }
+
+  /** Folds artifact `a` (read as `d`, `sig`) into the first of its kind when it yields no event and FOLD_AFTER of its
+   *  kind were kept; false: keep it as it is (then it may be the first of its kind). */
+  take(a: Artifact, d: ArtifactData, sig: ArtifactSignals, from: YearFrom | null): boolean {
+    if (sig.events.length > 0 || sig.warnings.length > 0 || sig.bootAnchors.length > 0 || d.refusals || d.containers || d.truncated) return false;
+    const { id: _id, path: _path, signals: _signals, nodeHint, nodeHintFrom, ...kind } = d;
+    void _id;
+    void _path;
+    void _signals;
+    const hosts = sig.hosts.map((h) => h.host).sort();
+    // Counted by kind; folded into the first of its kind with the same node hint (the folder it is in, say): what the
+    // model makes of a hint (a node of that name, an alias of the host it shows) is then made the same.
+    const kindKey = JSON.stringify([a.input, kind, hosts, sig.nodeNames]);
+    const repKey = `${JSON.stringify([nodeHint, nodeHintFrom ?? null])}${kindKey}`;
+    const count = this.counts.get(kindKey) ?? 0;
+    const rep = this.reps.get(repKey);
+    if (count < FOLD_AFTER || !rep) {
+      this.counts.set(kindKey, count + 1);
+      if (!rep) {
+        // Kept, and its own windows copied, since folded ones widen them.
+        sig.hosts = sig.hosts.map((h) => ({ ...h }));
+        this.reps.set(repKey, { data: d, hosts: sig.hosts });
+      }
+      return false;
+    }
+    for (const w of sig.hosts) {
+      const r = rep.hosts.find((x) => x.host === w.host);
+      if (!r) continue;
+      if (!(r.first <= w.first)) r.first = w.first;
+      if (!(r.last >= w.last)) r.last = w.last;
+      if (!Number.isNaN(w.kubeletLast) && !(r.kubeletLast >= w.kubeletLast)) r.kubeletLast = w.kubeletLast;
+    }
+    const origins = rep.data.signals?.origins;
+    if (origins) for (const [k, v] of Object.entries(sig.origins) as Array<[keyof typeof origins, number]>) origins[k] = (origins[k] ?? 0) + v;
+    this.folded[a.id] = rep.data.id;
+    if (from) {
+      const y = { from, year: yearOfLogs(sig) };
+      const k = `${y.from}:${y.year}`;
+      let shared = this.years.get(k);
+      if (!shared) this.years.set(k, shared = y);
+      this.yearFrom.set(a.id, shared);
+    }
+    // Nothing of the file is read again: its bytes (a small file's are its head) go.
+    a.head = EMPTY_HEAD;
+    a.open = readAlready;
+    return true;
+  }
+}
+
+const EMPTY_HEAD = Buffer.alloc(0);
+
+/** Shared by every read that found none: never written (frozen), so that a file that yields nothing holds no list of
+ *  its own (a folder of 100 000 small logs made half a million empty ones). */
+const NONE = Object.freeze([]) as unknown as never[];
+const FIRST_LINE_ONLY = Object.freeze([Object.freeze([1, 0])]) as unknown as Array<[number, number]>;
+
+/** A file's signals as kept past its read: its last line's text (needed only to end the read) let go, empty lists
+ *  shared. */
+function lean(sig: ArtifactSignals): ArtifactSignals {
+  const { scan } = sig;
+  scan.lastLine = null;
+  const c = scan.checkpoints;
+  if (c.length === 1 && c[0]?.[0] === 1 && c[0][1] === 0) scan.checkpoints = FIRST_LINE_ONLY;
+  if (scan.longLines.length === 0) scan.longLines = NONE;
+  if (sig.events.length === 0) sig.events = NONE;
+  if (sig.warnings.length === 0) sig.warnings = NONE;
+  if (sig.bootAnchors.length === 0) sig.bootAnchors = NONE;
+  if (sig.nodeNames.length === 0) sig.nodeNames = NONE;
+  return sig;
+}
+
+function readAlready(): Readable {
+  const r = new Readable({ read() {} });
+  process.nextTick(() => r.destroy(new Error('folded into another file of its kind: not read again')));
+  return r;
 }
 
 /** The year a log's year-less stamps were read in, and where it came from (only for logs that have such stamps). */

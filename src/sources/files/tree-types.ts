@@ -62,3 +62,6 @@ export interface Tree {
   /** The archives read, by the path their members sit under ('' for the input itself): see reachOf. */
   holders: Map<string, ArchiveAt>;
 }
+
+/** The aliases of a file reached by one path only (shared, never written: a folder of 100 000 files made as many). */
+export const NO_ALIASES = Object.freeze([]) as unknown as string[];

@@ -14,7 +14,7 @@ import { collect, peek, type EntryStream } from './entry-stream.js';
 import { BOMB, memberGuard, meterOf, mib, type Budget, type Limits } from './limits.js';
 import { errorCode } from '../fserror.js';
 import { notANodeLog, probeLater, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
-import type { ArchiveAt, Tree, TreeFile } from './tree-types.js';
+import { NO_ALIASES, type ArchiveAt, type Tree, type TreeFile } from './tree-types.js';
 
 export type { ArchiveAt, Tree, TreeFile } from './tree-types.js';
 
@@ -243,7 +243,7 @@ export async function indexContainer(container: Container, prefix: string, depth
     const r = slot.kind === 'hardlink' && normalizeName(slot.target).escaped
       ? { error: `hard link to ${shown(slot.raw)}, outside the archive` }
       : resolve(p);
-    if ('file' in r) r.file.aliases.push(join(prefix, p));
+    if ('file' in r) (r.file.aliases === NO_ALIASES ? (r.file.aliases = []) : r.file.aliases).push(join(prefix, p));
     else if ('error' in r && r.error.startsWith('target is missing') && !LOG_NAME.test(p)) {
       // Bundles are full of dangling links (sos root links, /lib, pod log links whose target was not copied): only a
       // missing log is worth a warning.
@@ -316,7 +316,7 @@ async function examineMember(
     p1.stream.destroy();
     if (!keepIdle(tree, ctx)) return null;
     return {
-      path: display, aliases: [], size: h.size, mtime: h.mtime, compression, head: Buffer.alloc(0), role: 'other', format: 'unprobed',
+      path: display, aliases: NO_ALIASES, size: h.size, mtime: h.mtime, compression, head: Buffer.alloc(0), role: 'other', format: 'unprobed',
       problem: null, meta: null, cut: false, open: () => readMember(reopen(), compression, ctx, display), member: true, deferred: true,
     };
   }
@@ -385,7 +385,7 @@ async function examineMember(
   const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => readMember(reopen(), compression, ctx, display));
   return {
     path: display,
-    aliases: [],
+    aliases: NO_ALIASES,
     size: h.size,
     mtime: h.mtime,
     compression,
