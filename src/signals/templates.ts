@@ -10,8 +10,7 @@
 // time bucket (thin.ts), the line is folded with no more than its time read. Lines whose kinds of event hold a digit
 // (a kind that names a reason or a server) keep their durations as written too: only the header's time may differ.
 // Every other character — IDs, codes, names, the klog caller and thread — must be the same.
-import type { Envelope } from '../parse/record.js';
-import type { Origin, PayloadKind } from '../parse/record.js';
+import type { Envelope, Origin, PayloadKind } from '../parse/record.js';
 import type { SignalType } from './events.js';
 
 /** What a template's line gave the thinner: one run per event. */
