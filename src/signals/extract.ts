@@ -549,22 +549,14 @@ export class SignalExtractor implements LineVisitor {
     const st = this.hostState(rec.host);
     if (full && rec.origin !== 'unknown') this.origins[rec.origin] = (this.origins[rec.origin] ?? 0) + 1;
     if (dates) {
-      if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
       if (!Number.isNaN(rec.ts) && !Number.isNaN(rec.mono) && this.bootAnchors.length < 16) this.bootAnchors.push(rec.ts - rec.mono * 1000);
-      noteWindow(st.window, rec);
-      if (!Number.isNaN(rec.ts) && Number.isNaN(this.firstTs)) this.firstTs = rec.ts;
+      this.noteDated(st, rec.ts, rec.kind);
     }
     if (!full) {
       if (this.proofWoken) this.onProofLine(rec, st);
       return;
     }
-    if (!Number.isNaN(this.lastTs) && rec.ts < this.lastTs - 3600_000) this.backwardJumps++;
-    if (!Number.isNaN(rec.ts)) this.lastTs = rec.ts;
-
-    if (!Number.isNaN(rec.payloadTs) && rec.ts !== rec.payloadTs && Math.abs(rec.ts - rec.payloadTs) > CLOCK_DISAGREE_MS && rec.kind === 'klog') {
-      this.disagreements++;
-      if (!this.firstDisagreement) this.firstDisagreement = { line: rec.line, deltaMs: rec.ts - rec.payloadTs };
-    }
+    this.noteOrder(rec.ts, rec.payloadTs, rec.kind, rec.line);
 
     // A new kubelet PID on the same host and identifier = the kubelet restarted in between.
     if ((rec.kind === 'klog' || rec.kind === 'json') && rec.pid !== null) {
@@ -618,6 +610,24 @@ export class SignalExtractor implements LineVisitor {
     }
   }
 
+  /** A dated line every pass parses: its host's window, the file's first month and time. */
+  private noteDated(st: HostState, ts: number, kind: LogRecord['kind']): void {
+    if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
+    noteTimes(st.window, ts, kind);
+    if (!Number.isNaN(ts) && Number.isNaN(this.firstTs)) this.firstTs = ts;
+  }
+
+  /** A line every matcher sees: whether the log went back in time, and whether a klog header's time (`headerTs`)
+   *  disagrees with the journal's. */
+  private noteOrder(ts: number, headerTs: number, kind: LogRecord['kind'], line: number): void {
+    if (!Number.isNaN(this.lastTs) && ts < this.lastTs - 3600_000) this.backwardJumps++;
+    if (!Number.isNaN(ts)) this.lastTs = ts;
+    if (!Number.isNaN(headerTs) && ts !== headerTs && Math.abs(ts - headerTs) > CLOCK_DISAGREE_MS && kind === 'klog') {
+      this.disagreements++;
+      if (!this.firstDisagreement) this.firstDisagreement = { line, deltaMs: ts - headerTs };
+    }
+  }
+
   /** A relist-unhealthy or NotReady line: its host waits for a relist proof. */
   private awaitProof(st: HostState, offset: number): void {
     if (!st.awaitingProof) this.awaitingHosts++;
@@ -661,15 +671,8 @@ export class SignalExtractor implements LineVisitor {
       last.pid = t.pid;
     }
     if (t.origin !== 'unknown') this.origins[t.origin] = (this.origins[t.origin] ?? 0) + 1;
-    if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
-    noteTimes(st.window, ts, t.kind);
-    if (Number.isNaN(this.firstTs)) this.firstTs = ts;
-    if (!Number.isNaN(this.lastTs) && ts < this.lastTs - 3600_000) this.backwardJumps++;
-    this.lastTs = ts;
-    if (!Number.isNaN(headerTs) && ts !== headerTs && Math.abs(ts - headerTs) > CLOCK_DISAGREE_MS) {
-      this.disagreements++;
-      if (!this.firstDisagreement) this.firstDisagreement = { line, deltaMs: ts - headerTs };
-    }
+    this.noteDated(st, ts, t.kind);
+    this.noteOrder(ts, headerTs, t.kind, line);
     for (const o of t.offers) {
       if (o.type === 'relist-unhealthy' || o.type === 'node-not-ready') this.awaitProof(st, offset);
       this.thin.foldLine(o.key, ts, text, line, offset);
@@ -783,7 +786,7 @@ export class SignalExtractor implements LineVisitor {
     lines((text, offset) => {
       const rec = parseLine(text, 0, offset, ctx);
       if (!rec || !rec.host || (Number.isNaN(rec.ts) && Number.isNaN(rec.mono))) return;
-      noteWindow(this.hostState(rec.host).window, rec);
+      noteTimes(this.hostState(rec.host).window, rec.ts, rec.kind);
     });
   }
 
@@ -792,10 +795,6 @@ export class SignalExtractor implements LineVisitor {
     const { signals, tail } = this.finishSegment();
     return completeSignals(signals, tail, this.opts, readError);
   }
-}
-
-function noteWindow(w: HostWindow, rec: LogRecord): void {
-  noteTimes(w, rec.ts, rec.kind);
 }
 
 function noteTimes(w: HostWindow, ts: number, kind: LogRecord['kind']): void {
