@@ -114,10 +114,11 @@ export interface Paste {
 
 export type TimeForm = 'short' | 'iso' | 'other';
 
-/** The time of the prefix form `form` at `s[i]`, read as readTime() reads it (NaN: none). */
-export function prefixTime(s: string, i: number, form: TimeForm, ctx: ParseContext): number {
-  if (form === 'short') return ctx.years.parseShort(s, i);
-  if (form === 'iso') return parseIso(s, i, ctx.wall)?.ms ?? NaN;
+/** The time of the prefix form `form` at `i` of the line `b[from, to)` (not decoded: signals/templates.ts), read as
+ *  readTime() reads it (NaN: none); its prefix ends (its payload starts) at `from + start`. */
+export function prefixTimeAt(b: Buffer, from: number, to: number, i: number, start: number, form: TimeForm, ctx: ParseContext): number {
+  if (form === 'short') return ctx.years.parseShortAt(b, from + i, to);
+  if (form === 'iso') return parseIso(b.toString('latin1', from, from + start), i, ctx.wall)?.ms ?? NaN;
   return NaN;
 }
 
@@ -593,6 +594,13 @@ export function klogHeaderTime(p: string, i: number, ts: number, ctx: ParseConte
   const year = utcYear(ts);
   const t = ctx.years.parseKlog(p, i, year);
   return Math.abs(t - ts) > 180 * 86400000 ? ctx.years.parseKlog(p, i, year + (t > ts ? -1 : 1)) : t;
+}
+
+/** klogHeaderTime() of the bytes `b[i, end)` (a line folded without being decoded: signals/templates.ts). */
+export function klogHeaderTimeAt(b: Uint8Array, i: number, end: number, ts: number, ctx: ParseContext): number {
+  const year = utcYear(ts);
+  const t = ctx.years.parseKlogAt(b, i, end, year);
+  return Math.abs(t - ts) > 180 * 86400000 ? ctx.years.parseKlogAt(b, i, end, year + (t > ts ? -1 : 1)) : t;
 }
 
 /** A line's time from its prefix's and its klog header's: journal `short` has whole seconds, the header of the same

@@ -39,6 +39,22 @@ function d2(s: string, i: number): number {
   return a * 10 + b;
 }
 
+/** d2() on bytes (a line not decoded: signals/templates.ts). */
+function d2At(b: Uint8Array, i: number): number {
+  const x = (b[i] as number) - 48;
+  const y = (b[i + 1] as number) - 48;
+  if (!(x >= 0 && x <= 9 && y >= 0 && y <= 9)) return NaN;
+  return x * 10 + y;
+}
+
+/** A month's three letters as one number, for monthAt(). */
+const MONTH_CODES = new Map(Object.entries(MONTHS).map(([k, v]) => [(k.charCodeAt(0) << 16) | (k.charCodeAt(1) << 8) | k.charCodeAt(2), v]));
+
+/** monthIndex() of the three bytes at `i`. */
+function monthAt(b: Uint8Array, i: number): number {
+  return MONTH_CODES.get(((b[i] as number) << 16) | ((b[i + 1] as number) << 8) | (b[i + 2] as number)) ?? -1;
+}
+
 function digits(s: string, from: number, to: number): number {
   let v = 0;
   for (let i = from; i < to; i++) {
@@ -198,6 +214,37 @@ export class YearClock {
     return this.clock.toEpoch(this.yearFor(mon, day), mon, day, h, mi, se, ms);
   }
 
+  /** parseShort() of the bytes `b[i, end)` (a line folded without being decoded: signals/templates.ts). */
+  parseShortAt(b: Uint8Array, i: number, end: number): number {
+    // (Every place read is inside the line, as the string's are.)
+    if (i + 15 > end) return NaN;
+    const mon = monthAt(b, i);
+    if (mon < 0 || b[i + 3] !== 32) return NaN;
+    // Day: space-padded in syslog (`Mar  1`), zero-padded in journalctl (`Mar 01`).
+    const d = (b[i + 5] as number) - 48;
+    const day = b[i + 4] === 32 ? (d >= 0 && d <= 9 ? d : NaN) : d2At(b, i + 4);
+    const h = d2At(b, i + 7);
+    const mi = d2At(b, i + 10);
+    const se = d2At(b, i + 13);
+    if (Number.isNaN(day + h + mi + se) || b[i + 9] !== 58 || b[i + 12] !== 58) return NaN;
+    const ms = i + 15 < end && b[i + 15] === 46 ? fractionMsAt(b, i + 16, end) : 0;
+    return this.clock.toEpoch(this.yearFor(mon, day), mon, day, h, mi, se, ms);
+  }
+
+  /** parseKlog() of the bytes `b[i, end)`. */
+  parseKlogAt(b: Uint8Array, i: number, end: number, yearHint?: number): number {
+    if (i + 13 > end) return NaN;
+    const mon = d2At(b, i) - 1;
+    const day = d2At(b, i + 2);
+    const h = d2At(b, i + 5);
+    const mi = d2At(b, i + 8);
+    const se = d2At(b, i + 11);
+    if (Number.isNaN(mon + day + h + mi + se) || mon < 0 || mon > 11) return NaN;
+    const ms = i + 13 < end && b[i + 13] === 46 ? fractionMsAt(b, i + 14, end) : 0;
+    const year = yearHint ?? this.yearFor(mon, day);
+    return this.clock.toEpoch(year, mon, day, h, mi, se, ms);
+  }
+
   /** klog header time `MMDD HH:MM:SS.uuuuuu` (at `i` = index of MM) → epoch ms in this zone, or NaN. */
   parseKlog(s: string, i: number, yearHint?: number): number {
     const mon = d2(s, i) - 1;
@@ -210,6 +257,19 @@ export class YearClock {
     const year = yearHint ?? this.yearFor(mon, day);
     return this.clock.toEpoch(year, mon, day, h, mi, se, ms);
   }
+}
+
+/** fractionMs() of the bytes `b[i, end)`. */
+function fractionMsAt(b: Uint8Array, i: number, end: number): number {
+  let v = 0;
+  let scale = 100;
+  for (let j = i; j < end; j++) {
+    const c = (b[j] as number) - 48;
+    if (c < 0 || c > 9) break;
+    v += c * scale;
+    scale /= 10;
+  }
+  return v;
 }
 
 /** Fractional seconds digits at `i` → milliseconds (with sub-ms kept as a fraction). */

@@ -18,47 +18,53 @@ function envOf(line: string): Envelope {
 }
 
 function template(line: string, kind = 'sync-loop|false|false', type: 'relist-unhealthy' | 'cri-error' = 'relist-unhealthy'): Template {
-  return new Template(line, envOf(line), Date.UTC(2024, 2, 1), 2231, 'klog', 'kubelet', Uint8Array.of(1, 0), [{ key: `${type}\u0000n1\u0000${kind}`, type }]);
+  return new Template(line, envOf(line), Date.UTC(2024, 2, 1), 2231, 'klog', 'kubelet', Uint8Array.of(1, 0), [{ key: `${type}\u0000n1\u0000${kind}`, type }], false, []);
 }
 
 const pleg = (t: string, hdr: string, age: string, host = 'n1', pid = 2231): string =>
   `Mar  1 ${t} ${host} kubelet[${pid}]: E0301 ${hdr}    ${pid} kubelet.go:2040] "Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active ${age} ago; threshold is 3m0s"`;
+
+/** Whether `line` fits template `t`, as the scanner asks: by the line's bytes. */
+function fits(t: Template, line: string, woken: Uint8Array): boolean {
+  const b = Buffer.from(`xx${line}yy`);
+  return t.fits(b, 2, b.length - 2) && t.sameWoken(woken);
+}
 
 describe('a template', () => {
   const t = template(pleg('00:10:00', '00:10:00.002000', '3m0.002345678s'));
   const woken = Uint8Array.of(1, 0);
 
   it('fits a line that differs in its times and its durations', () => {
-    expect(t.fits(pleg('00:10:01', '00:10:01.512000', '3m1.512345678s'), woken)).toBe(true);
-    expect(t.fits(pleg('01:59:59', '01:59:59.999999', '9m9.999999999s'), woken)).toBe(true);
+    expect(fits(t, pleg('00:10:01', '00:10:01.512000', '3m1.512345678s'), woken)).toBe(true);
+    expect(fits(t, pleg('01:59:59', '01:59:59.999999', '9m9.999999999s'), woken)).toBe(true);
   });
 
   it('not one of another length, host, PID, or that woke other matchers', () => {
-    expect(t.fits(pleg('00:10:01', '00:10:01.512000', '3m1.5s'), woken)).toBe(false);
-    expect(t.fits(pleg('00:10:01', '00:10:01.512000', '3m1.512345678s', 'n2'), woken)).toBe(false);
-    expect(t.fits(pleg('00:10:01', '00:10:01.512000', '3m1.512345678s', 'n1', 2232), woken)).toBe(false);
-    expect(t.fits(pleg('00:10:01', '00:10:01.512000', '3m1.512345678s'), Uint8Array.of(1, 1))).toBe(false);
+    expect(fits(t, pleg('00:10:01', '00:10:01.512000', '3m1.5s'), woken)).toBe(false);
+    expect(fits(t, pleg('00:10:01', '00:10:01.512000', '3m1.512345678s', 'n2'), woken)).toBe(false);
+    expect(fits(t, pleg('00:10:01', '00:10:01.512000', '3m1.512345678s', 'n1', 2232), woken)).toBe(false);
+    expect(fits(t, pleg('00:10:01', '00:10:01.512000', '3m1.512345678s'), Uint8Array.of(1, 1))).toBe(false);
   });
 
   it('not a digit where the line has another character, nor digits outside a time or a duration', () => {
-    expect(t.fits(pleg('00:10:01', '00:10:01.512000', '3m1.512345678s').replace('kubelet.go:2040', 'kubelet.go:2041'), woken)).toBe(false);
-    expect(t.fits(pleg('00:10:01', '00:10:01.512000', '3mx.512345678s'), woken)).toBe(false);
+    expect(fits(t, pleg('00:10:01', '00:10:01.512000', '3m1.512345678s').replace('kubelet.go:2040', 'kubelet.go:2041'), woken)).toBe(false);
+    expect(fits(t, pleg('00:10:01', '00:10:01.512000', '3mx.512345678s'), woken)).toBe(false);
     const cri = (code: string): string => `Mar  1 00:10:00 n1 kubelet[2231]: E0301 00:10:00.002000    2231 remote_runtime.go:356] "ListPodSandbox with filter from runtime service failed" err="rpc error: code = ${code} desc = failed" filter="nil"`;
     const c = template(cri('4'), 'list_podsandbox|DeadlineExceeded|client', 'cri-error');
-    expect(c.fits(cri('4'), woken)).toBe(true);
-    expect(c.fits(cri('5'), woken)).toBe(false);
+    expect(fits(c, cri('4'), woken)).toBe(true);
+    expect(fits(c, cri('5'), woken)).toBe(false);
   });
 
   it('keeps the "never" sentinel as written', () => {
     const never = template(pleg('00:10:00', '00:10:00.002000', '2562047h47m16.854775807s'), 'sync-loop|false|true');
-    expect(never.fits(pleg('00:10:01', '00:10:01.002000', '2562047h47m16.854775807s'), woken)).toBe(true);
-    expect(never.fits(pleg('00:10:01', '00:10:01.002000', '2562048h47m16.854775807s'), woken)).toBe(false);
+    expect(fits(never, pleg('00:10:01', '00:10:01.002000', '2562047h47m16.854775807s'), woken)).toBe(true);
+    expect(fits(never, pleg('00:10:01', '00:10:01.002000', '2562048h47m16.854775807s'), woken)).toBe(false);
   });
 
   it('keeps durations as written when its kind of event holds a digit', () => {
     const reason = template(pleg('00:10:00', '00:10:00.002000', '3m0.002345678s'), 'runtime 3m0.002345678s');
-    expect(reason.fits(pleg('00:10:01', '00:10:01.002000', '3m0.002345678s'), woken)).toBe(true);
-    expect(reason.fits(pleg('00:10:01', '00:10:01.002000', '3m1.002345678s'), woken)).toBe(false);
+    expect(fits(reason, pleg('00:10:01', '00:10:01.002000', '3m0.002345678s'), woken)).toBe(true);
+    expect(fits(reason, pleg('00:10:01', '00:10:01.002000', '3m1.002345678s'), woken)).toBe(false);
   });
 });
 
