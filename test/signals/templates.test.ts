@@ -8,6 +8,7 @@ import { readEnvelope, type Envelope } from '../../src/parse/record.js';
 import { WallClock, YearClock, resolveZone } from '../../src/parse/time.js';
 import { SignalExtractor } from '../../src/signals/extract.js';
 import { signalsOf } from '../helpers/signals.js';
+import { compileCustom } from '../../src/signals/custom.js';
 
 const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const p2 = (n: number): string => String(n).padStart(2, '0');
@@ -70,7 +71,7 @@ describe('a template', () => {
 
 /** A dense log of `n` lines from `start` (ms), 5 ms apart, of every variation; `bare`: the kubelet's own klog lines,
  *  with no journal prefix. */
-function denseLog(n: number, start: number, bare = false): string {
+function denseLog(n: number, start: number, bare = false, iso = false): string {
   const out: string[] = [];
   let x = 7;
   const rand = (): number => {
@@ -87,7 +88,7 @@ function denseLog(n: number, start: number, bare = false): string {
     const pid = i < (2 * n) / 3 ? 2231 : 4410;
     const stamp = `${MON[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}`;
     const hdr = `${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds() * 1000 + (i % 1000)).padStart(6, '0')}`;
-    const pre = bare ? '' : `${stamp} ${host} kubelet[${pid}]: `;
+    const pre = bare ? '' : `${iso ? `${d.toISOString().slice(0, 23)}${String(i % 1000).padStart(3, '0')}+00:00` : stamp} ${host} kubelet[${pid}]: `;
     const r = rand();
     // Go prints durations without trailing zeros: every length.
     const ns = Math.floor(rand() * 1e9);
@@ -97,21 +98,31 @@ function denseLog(n: number, start: number, bare = false): string {
     else if (r < 0.7) out.push(`${pre}E${hdr}    ${pid} remote_runtime.go:356] "ListPodSandbox with filter from runtime service failed" err="rpc error: code = ${[4, 14, 2, 8][i % 4]} desc = failed after ${age}" filter="nil"`);
     else if (r < 0.8) out.push(`${pre}E${hdr}    ${pid} kubelet.go:2040] "Skipping pod synchronization" err="network is not ready for ${1 + (i % 3)}m0s: cni config uninitialized"`);
     else if (r < 0.9 && !bare) out.push(`${stamp} ${host} kernel: nfs: server nfs-${Math.floor(rand() * 40)}.example.com not responding, timed out after ${age}`);
-    else out.push(`${pre}I${hdr}    ${pid} kubelet_node_status.go:${500 + (i % 3)}] "Error updating node status, will retry" err="error getting node \\"${host}\\": context deadline exceeded after ${age}"`);
+    else if (r < 0.95) out.push(`${pre}I${hdr}    ${pid} kubelet_node_status.go:${500 + (i % 3)}] "Error updating node status, will retry" err="error getting node \\"${host}\\": context deadline exceeded after ${age}"`);
+    // Not ASCII: never a template, read in full.
+    else out.push(`${pre}E${hdr}    ${pid} remote_runtime.go:432] "ContainerStatus from runtime service failed" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded" pod="café-${i % 3}" after="${age}"`);
   }
   return `${out.join('\n')}\n`;
 }
 
 describe('folding unread', () => {
-  for (const [what, start, bare] of [['one day', Date.UTC(2024, 2, 1, 23, 50), false], ['across New Year', Date.UTC(2023, 11, 31, 23, 57), false], ['klog lines alone', Date.UTC(2023, 11, 31, 23, 57), true]] as const) {
+  const cases: Array<[string, number, { bare?: boolean; iso?: boolean; zone?: string }]> = [
+    ['one day', Date.UTC(2024, 2, 1, 23, 50), {}],
+    ['across New Year', Date.UTC(2023, 11, 31, 23, 57), {}],
+    ['klog lines alone', Date.UTC(2023, 11, 31, 23, 57), { bare: true }],
+    // Wall times through the hour New York's clocks skip (2024-03-10 02:00 → 03:00).
+    ['in a zone whose clocks go forward', Date.UTC(2024, 2, 10, 1, 58), { zone: 'America/New_York' }],
+    ['RFC 3339 prefixes', Date.UTC(2024, 2, 1, 23, 58), { iso: true }],
+  ];
+  for (const [what, start, o] of cases) {
     it(`gives what reading every line gives (${what})`, async () => {
-      const text = denseLog(60_000, start, bare);
+      const text = denseLog(60_000, start, o.bare, o.iso);
       const year = new Date(start).getUTCFullYear();
-      const x = new SignalExtractor({ artifact: 0, zone: resolveZone('UTC'), year, notAfterMs: null });
+      const x = new SignalExtractor({ artifact: 0, zone: resolveZone(o.zone ?? 'UTC'), year, notAfterMs: null });
       const bytes = Buffer.from(text);
       for (let i = 0; i < bytes.length; i += 65536) x.push(bytes.subarray(i, i + 65536));
       const fast = x.finish();
-      const slow = await signalsOf(text, { noPrefilter: true, chunk: 65536, year });
+      const slow = await signalsOf(text, { noPrefilter: true, chunk: 65536, year, ...(o.zone ? { tz: o.zone } : {}) });
       // Most lines were folded unread.
       expect(x.unread).toBeGreaterThan(10_000);
       expect(fast.events).toEqual(slow.events);
@@ -120,4 +131,25 @@ describe('folding unread', () => {
       expect(fast.warnings).toEqual(slow.warnings);
     });
   }
+});
+
+describe('a rule pack needle with a digit', () => {
+  it('a line that fits a template but holds the needle where the template has other digits is read in full', async () => {
+    // `active 5m0.`: what a duration's digits make of a PLEG line, now and then; the template learned from another
+    // duration must not fold it unsearched.
+    const custom = [compileCustom({ id: 'five-minutes', pattern: 'active 5m0.', needles: ['active 5m0.'] })];
+    const text = denseLog(40_000, Date.UTC(2024, 2, 1, 23, 50));
+    const run = (noPrefilter: boolean) => {
+      const x = new SignalExtractor({ artifact: 0, zone: resolveZone('UTC'), year: 2024, notAfterMs: null, custom, noPrefilter });
+      const bytes = Buffer.from(text);
+      for (let i = 0; i < bytes.length; i += 65536) x.push(bytes.subarray(i, i + 65536));
+      return { x, s: x.finish() };
+    };
+    const fast = run(false);
+    const slow = run(true);
+    expect(fast.x.unread).toBeGreaterThan(5_000);
+    const customOf = (s: typeof fast.s) => s.events.filter((e) => e.type === 'custom');
+    expect(customOf(fast.s).length).toBeGreaterThan(10);
+    expect(fast.s.events).toEqual(slow.s.events);
+  });
 });
