@@ -111,6 +111,26 @@ export function buildPrefilter(custom: CustomPattern[] = []): Prefilter {
   return p;
 }
 
+/**
+ * How many of the lines in `b` a base needle wakes (with `custom`'s needles): a sample's count tells a dense log (most
+ * lines read, a runtime outage's spam) from an ordinary one (a few in a hundred) before it is read.
+ */
+export function wokenLines(b: Buffer, custom: CustomPattern[] = []): number {
+  const { search, base } = buildPrefilter(custom);
+  const found = new MatchList();
+  search.findAll(b, 0, b.length, found);
+  let n = 0;
+  let lineEnd = -1;
+  for (let f = 0; f < found.length; f++) {
+    const at = found.starts[f] as number;
+    if (at <= lineEnd || base[found.needles[f] as number] !== 1) continue;
+    n++;
+    lineEnd = b.indexOf(10, at);
+    if (lineEnd < 0) break;
+  }
+  return n;
+}
+
 let builtinPrefilter: Prefilter | null = null;
 const prefilterOf = new WeakMap<CustomPattern[], Prefilter>();
 
