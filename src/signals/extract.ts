@@ -712,16 +712,20 @@ export class SignalExtractor implements LineVisitor {
    */
   private foldUnread(buf: Buffer, from: number, to: number, line: number, offset: number, t: Template): boolean {
     const env = t.env;
+    const years = this.ctx.years;
     let ts: number;
     let headerTs = NaN;
     if (env.timeForm === 'other') {
       // No time before the payload: the klog header's is the line's (as recordOf reads it).
       if (!t.klog) return false;
-      ts = headerTs = this.ctx.years.parseKlogAt(buf, from + env.start + 1, to);
+      years.klogAt(buf, from + env.start + 1, to, NaN, true);
+      ts = headerTs = years.at[1] as number;
     } else {
-      ts = prefixTimeAt(buf, from, to, env.timeAt, env.start, env.timeForm, this.ctx);
-      if (t.klog) {
-        headerTs = klogHeaderTimeAt(buf, from + env.start + 1, to, ts, this.ctx);
+      prefixTimeAt(buf, from, to, env.timeAt, env.start, env.timeForm, this.ctx);
+      ts = years.at[0] as number;
+      if (t.klog && !Number.isNaN(ts)) {
+        klogHeaderTimeAt(buf, from + env.start + 1, to, this.ctx);
+        headerTs = years.at[1] as number;
         ts = finerTime(ts, headerTs);
       }
     }
