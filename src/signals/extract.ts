@@ -257,6 +257,22 @@ export interface SegmentOptions {
   proofsFor?: Array<{ host: string | null; before: number }>;
 }
 
+/** The last dated record read (SignalExtractor.lastDated), updated in place: one object whose time stays a double of
+ *  its own (a fresh object, or a field shared with other shapes, made a heap number for every line of a dense log). */
+class Dated {
+  ts = NaN;
+  host: string | null = null;
+  ident: string | null = null;
+  pid: number | null = null;
+
+  set(ts: number, host: string | null, ident: string | null, pid: number | null): void {
+    this.ts = ts;
+    this.host = host;
+    this.ident = ident;
+    this.pid = pid;
+  }
+}
+
 /** Bytes at the start of a later segment in which every host's first relist proof is looked for (see HostEdge). */
 export const WARMUP_BYTES = 4 << 20;
 
@@ -281,6 +297,9 @@ export class SignalExtractor implements LineVisitor {
   private readonly templates = new Templates();
   /** Lines folded unread so far, and templates learned. */
   unread = 0;
+  /** The time of the line being read ([0]) and its klog header's ([1]): what notes and the thinner read it from (a time
+   *  passed to a call is a heap number to collect, for each of millions of lines). */
+  private readonly times = new Float64Array(2);
   /** The line fold() was asked about: routed already, and the template it fit (but was not folded by). */
   private routed = false;
   private fit: Template | null = null;
@@ -318,7 +337,7 @@ export class SignalExtractor implements LineVisitor {
   private timeOfDayOnly = 0;
   /** The last dated record read: where an undated line that follows it is placed, when the bytes before that line
    *  are no longer at hand. */
-  private lastDated: { ts: number; host: string | null; ident: string | null; pid: number | null } | null = null;
+  private lastDated: Dated | null = null;
   private firstTs = NaN;
   private lastTs = NaN;
   private backwardJumps = 0;
@@ -458,7 +477,7 @@ export class SignalExtractor implements LineVisitor {
         this.absurd.firstTime ??= lineNo;
       }
       if (Number.isNaN(rec.ts) && Number.isNaN(rec.mono)) this.place(rec, buf, from);
-      else this.lastDated = { ts: rec.ts, host: rec.host, ident: rec.ident, pid: rec.pid };
+      else (this.lastDated ??= new Dated()).set(rec.ts, rec.host, rec.ident, rec.pid);
       // A template needs a time it can read again: the prefix's (journal, syslog, RFC 3339), or a klog header alone.
       const timed = env !== null && (env.timeForm !== 'other' || (Number.isNaN(env.ts) && Number.isNaN(env.timeOfDay) && rec.kind === 'klog'));
       // Learning costs a read of the line's durations and a little memory: only while lines fit what was learned (a
@@ -616,17 +635,19 @@ export class SignalExtractor implements LineVisitor {
    */
   private onRecord(rec: LogRecord, full: boolean, dates: boolean): void {
     const wokenMatchers = this.wokenMatchers;
+    this.times[0] = rec.ts;
+    this.times[1] = rec.payloadTs;
     const st = this.hostState(rec.host);
     if (full && rec.origin !== 'unknown') this.origins[rec.origin] = (this.origins[rec.origin] ?? 0) + 1;
     if (dates) {
       if (!Number.isNaN(rec.ts) && !Number.isNaN(rec.mono) && this.bootAnchors.length < 16) this.bootAnchors.push(rec.ts - rec.mono * 1000);
-      this.noteDated(st, rec.ts, rec.kind);
+      this.noteDated(st, rec.kind);
     }
     if (!full) {
       if (this.proofWoken) this.onProofLine(rec, st);
       return;
     }
-    this.noteOrder(rec.ts, rec.payloadTs, rec.kind, rec.line);
+    this.noteOrder(rec.kind, rec.line);
 
     // A new kubelet PID on the same host and identifier = the kubelet restarted in between.
     if ((rec.kind === 'klog' || rec.kind === 'json') && rec.pid !== null) {
@@ -680,16 +701,19 @@ export class SignalExtractor implements LineVisitor {
     }
   }
 
-  /** A dated line every pass parses: its host's window, the file's first month and time. */
-  private noteDated(st: HostState, ts: number, kind: LogRecord['kind']): void {
+  /** A dated line every pass parses, at times[0]: its host's window, the file's first month and time. */
+  private noteDated(st: HostState, kind: LogRecord['kind']): void {
     if (this.firstMonth === null && this.years.state().lastMonth >= 0) this.firstMonth = this.years.state().lastMonth;
-    noteTimes(st.window, ts, kind);
+    noteTimes(st.window, this.times, kind);
+    const ts = this.times[0] as number;
     if (!Number.isNaN(ts) && Number.isNaN(this.firstTs)) this.firstTs = ts;
   }
 
-  /** A line every matcher sees: whether the log went back in time, and whether a klog header's time (`headerTs`)
-   *  disagrees with the journal's. */
-  private noteOrder(ts: number, headerTs: number, kind: LogRecord['kind'], line: number): void {
+  /** A line every matcher sees, at times[0]: whether the log went back in time, and whether its klog header's time
+   *  (times[1]) disagrees with the journal's. */
+  private noteOrder(kind: LogRecord['kind'], line: number): void {
+    const ts = this.times[0] as number;
+    const headerTs = this.times[1] as number;
     if (!Number.isNaN(this.lastTs) && ts < this.lastTs - 3600_000) this.backwardJumps++;
     if (!Number.isNaN(ts)) this.lastTs = ts;
     if (!Number.isNaN(headerTs) && ts !== headerTs && Math.abs(ts - headerTs) > CLOCK_DISAGREE_MS && kind === 'klog') {
@@ -734,23 +758,16 @@ export class SignalExtractor implements LineVisitor {
     if (!(ts >= PLAUSIBLE_MIN_MS + 3.6e9 && ts >= t.ts && plausibleMs(ts)) || (!Number.isNaN(headerTs) && !plausibleMs(headerTs))) return false;
     const st = this.hostState(env.host);
     if ((t.kind === 'klog' || t.kind === 'json') && t.pid !== null && st.pidByIdent.get(env.ident ?? '') !== t.pid) return false;
-    for (const o of t.offers) if (!this.thin.canFold(o.key, ts)) return false;
+    const times = this.times;
+    times[0] = ts;
+    times[1] = headerTs;
+    if (!this.thin.foldUnread(t.offers, times, t, buf, from, line, offset)) return false;
     this.ctx.years.noteTime(ts);
-    const last = this.lastDated;
-    if (last === null) this.lastDated = { ts, host: env.host, ident: env.ident, pid: t.pid };
-    else {
-      last.ts = ts;
-      last.host = env.host;
-      last.ident = env.ident;
-      last.pid = t.pid;
-    }
+    (this.lastDated ??= new Dated()).set(ts, env.host, env.ident, t.pid);
     if (t.origin !== 'unknown') this.origins[t.origin] = (this.origins[t.origin] ?? 0) + 1;
-    this.noteDated(st, ts, t.kind);
-    this.noteOrder(ts, headerTs, t.kind, line);
-    for (const o of t.offers) {
-      if (o.type === 'relist-unhealthy' || o.type === 'node-not-ready') this.awaitProof(st, offset);
-      this.thin.foldLine(o.key, ts, t, buf, from, line, offset);
-    }
+    this.noteDated(st, t.kind);
+    this.noteOrder(t.kind, line);
+    for (const o of t.offers) if (o.type === 'relist-unhealthy' || o.type === 'node-not-ready') this.awaitProof(st, offset);
     this.unread++;
     return true;
   }
@@ -860,7 +877,8 @@ export class SignalExtractor implements LineVisitor {
     lines((text, offset) => {
       const rec = parseLine(text, 0, offset, ctx);
       if (!rec || !rec.host || (Number.isNaN(rec.ts) && Number.isNaN(rec.mono))) return;
-      noteTimes(this.hostState(rec.host).window, rec.ts, rec.kind);
+      this.times[0] = rec.ts;
+      noteTimes(this.hostState(rec.host).window, this.times, rec.kind);
     });
   }
 
@@ -871,7 +889,8 @@ export class SignalExtractor implements LineVisitor {
   }
 }
 
-function noteTimes(w: HostWindow, ts: number, kind: LogRecord['kind']): void {
+function noteTimes(w: HostWindow, at: Float64Array, kind: LogRecord['kind']): void {
+  const ts = at[0] as number;
   if (!Number.isNaN(ts)) {
     if (!(w.first <= ts)) w.first = ts;
     if (!(w.last >= ts)) w.last = ts;

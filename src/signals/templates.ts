@@ -220,7 +220,8 @@ export function templateKey(b: Uint8Array, from: number, to: number): number {
     const c = b[k] as number;
     h = (Math.imul(h, 31) + (isDigit(c) ? 48 : c)) | 0;
   }
-  return h;
+  // 30 bits: a small integer for V8 (a key past them would be a heap number made for every line looked up).
+  return h & 0x3fffffff;
 }
 
 /** The templates of one file (or range), by key; past MAX_TEMPLATES the oldest makes way. */

@@ -137,28 +137,35 @@ export class Thinner {
     return this.width() !== 0;
   }
 
-  /** Whether a line of run `key` at `ts` would be folded into its run's tail (foldLine may take it unread). */
-  canFold(key: string, ts: number): boolean {
+  /**
+   * A line not read (templates.ts), at the time `at[0]` (a typed array: a time passed to a call is a heap number to
+   * collect, for each of millions of lines), that adds to the runs `keys` name: folded into each run's tail if every one
+   * of them has its kept lines for the bucket (true), else nothing done (false: the line is read in full). Its event is
+   * remade by `rebuild` only if it is still the newest of its run when the bucket ends.
+   */
+  foldUnread(keys: ReadonlyArray<{ key: string }>, at: Float64Array, shape: LineShape, b: Uint8Array, from: number, line: number, offset: number): boolean {
+    const ts = at[0] as number;
     const width = this.width();
     if (width === 0 || Number.isNaN(ts)) return false;
-    const run = this.runs.get(key);
-    return run !== undefined && run.bucket === Math.floor(ts / width) && run.kept >= KEEP && run.tail >= 0;
-  }
-
-  /** A line canFold() said yes to, folded without being read: its event is remade by `rebuild` only if it is still the
-   *  newest of its run when the bucket ends. */
-  foldLine(key: string, ts: number, shape: LineShape, b: Uint8Array, from: number, line: number, offset: number): void {
-    const run = this.runs.get(key) as Run;
-    run.count++;
-    run.draft = null;
-    run.src = null;
-    if (run.lazyHeld.length < shape.differing) run.lazyHeld = new Uint8Array(Math.max(64, shape.differing));
-    shape.capture(b, from, run.lazyHeld);
-    run.lazy = shape;
-    run.lazyLine = line;
-    run.lazyOffset = offset;
-    run.lazyTs = ts;
-    this.folded++;
+    const bucket = Math.floor(ts / width);
+    for (let i = 0; i < keys.length; i++) {
+      const run = this.runs.get((keys[i] as { key: string }).key);
+      if (run === undefined || run.bucket !== bucket || run.kept < KEEP || run.tail < 0) return false;
+    }
+    for (let i = 0; i < keys.length; i++) {
+      const run = this.runs.get((keys[i] as { key: string }).key) as Run;
+      run.count++;
+      run.draft = null;
+      run.src = null;
+      if (run.lazyHeld.length < shape.differing) run.lazyHeld = new Uint8Array(Math.max(64, shape.differing));
+      shape.capture(b, from, run.lazyHeld);
+      run.lazy = shape;
+      run.lazyLine = line;
+      run.lazyOffset = offset;
+      run.lazyTs = ts;
+      this.folded++;
+    }
+    return true;
   }
 
   /** A whole event (tests, and callers with nothing to save). */
