@@ -87,7 +87,11 @@ const result = await build({
 const body = result.outputFiles[0].text;
 // Left non-ASCII by esbuild only inside regular expression literals: written as \uXXXX escapes, which mean the same code
 // units there (and in strings); no String.raw template in src/ could tell the difference.
-const ascii = body.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const escaped = body.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+// Written wrapped as the function bin/plegscope calls (its CommonJS arguments and the tsc twin's URL): the launcher
+// compiles the file's text as it is. Wrapping it there made a second string of the bundle's length that V8 then
+// flattened into a third (~230 page faults, ~4 ms a start on this machine).
+const ascii = `(function (exports, require, module, __filename, __dirname, __plegscopeDistUrl) {${escaped}\n})`;
 const sha = createHash('sha256').update(ascii).digest('hex');
 await rm(OUT, { force: true });
 await writeFile(OUT, `/* plegscope start-up bundle sha256=${sha} */\n${ascii}`);
