@@ -350,9 +350,32 @@ function stderrMayBeTerminal(): boolean {
   }
 }
 
+/** What commander hands `analyze`'s action for `analyze PATH…` and no option (the defaults of its options). */
+export const ANALYZE_DEFAULTS: Readonly<AnalyzeFlags> = Object.freeze({ format: 'text', color: true, prefilter: true });
+
+/**
+ * The paths of `plegscope analyze PATH…` with no option, no `-` (stdin) and no `--`: the most common run, which needs
+ * no program made and no parse (commander's share of a small input's start, ~3 %). Null for anything else, which
+ * commander reads: its errors, help and checks stay the only ones. test/startup.test.ts holds the two to the same answers.
+ */
+export function plainAnalyze(args: string[]): string[] | null {
+  if (args[0] !== 'analyze' || args.length < 2) return null;
+  const paths = args.slice(1);
+  return paths.every((p) => p !== '' && !p.startsWith('-')) ? paths : null;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const debug = argv.includes('--debug');
   quietPipes();
+  const plain = plainAnalyze(argv.slice(2));
+  if (plain) {
+    try {
+      process.exitCode = await runAnalyze(plain, { ...ANALYZE_DEFAULTS }, false);
+    } catch (err) {
+      failed(err, debug);
+    }
+    return;
+  }
   const named = argv.slice(2).find((a) => !a.startsWith('-'));
   const program = buildProgram(COMMANDS.find((c) => c === named));
   const stray = notACommand(program, argv.slice(2));
@@ -369,15 +392,20 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (err instanceof InputError) {
-      errorLine(`${err.path}: ${err.message}`);
-    } else if (err instanceof UsageError) {
-      errorLine(err.message);
-    } else {
-      const e = err as NodeJS.ErrnoException;
-      errorLine(`${e.path ? e.path + ': ' : ''}${e.message ?? String(err)}${debug ? '' : ' (run with --debug for details)'}`);
-    }
-    if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack.split('\n').map((l) => sanitize(l)).join('\n') + '\n');
-    process.exitCode = 2;
+    failed(err, debug);
   }
+}
+
+/** A run that failed: one line (a stack trace too with --debug), exit 2. */
+function failed(err: unknown, debug: boolean): void {
+  if (err instanceof InputError) {
+    errorLine(`${err.path}: ${err.message}`);
+  } else if (err instanceof UsageError) {
+    errorLine(err.message);
+  } else {
+    const e = err as NodeJS.ErrnoException;
+    errorLine(`${e.path ? e.path + ': ' : ''}${e.message ?? String(err)}${debug ? '' : ' (run with --debug for details)'}`);
+  }
+  if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack.split('\n').map((l) => sanitize(l)).join('\n') + '\n');
+  process.exitCode = 2;
 }
