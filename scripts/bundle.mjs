@@ -90,7 +90,7 @@ const result = await build({
 // ES module: an object inheriting from it, with the module as its `default`, reads the same.
 const esm = result.outputFiles[0].text;
 if (!esm.startsWith('"use strict";')) throw new Error('bundle: esbuild\'s output no longer starts with "use strict"');
-const body = `"use strict";var __builtin=(m)=>Object.create(m,{default:{value:m,enumerable:!0}});${esm.slice(13).replace(/__toESM\(require\("(node:[\w/]+)"\)(?:,1)?\)/g, '__builtin(require("$1"))')}`;
+const body = `"use strict";var __builtin=(m)=>Object.create(m,{default:{value:m,enumerable:!0}});${esm.slice(13).replace(/__toESM\(require\("(node:[\w/]+)"\)(?:,\s*1)?\)/g, '__builtin(require("$1"))')}`;
 if (/__toESM\(require\("node:/.test(body)) throw new Error('bundle: a built-in is still imported through __toESM');
 // Left non-ASCII by esbuild only inside regular expression literals: written as \uXXXX escapes, which mean the same code
 // units there (and in strings); no String.raw template in src/ could tell the difference.
