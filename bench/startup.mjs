@@ -13,6 +13,7 @@
 //   node bench/startup.mjs          BENCH_RUNS=20 pairs per figure (default 20)
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKubeletJournal } from '../test/support/journal-gen.mjs';
@@ -77,6 +78,8 @@ if (caFile) yardsticks.push([`NODE_EXTRA_CA_CERTS=${caFile}`, { ...base, NODE_EX
 else log('no CA bundle found: the yardstick with NODE_EXTRA_CA_CERTS set is skipped');
 
 rmSync(CACHE, { recursive: true, force: true });
+// The machine's load before and after (1-minute average): the figures are only worth comparing at a low one.
+const loadBefore = loadavg()[0];
 const inputs = excerpts();
 const node0 = [process.execPath, '-e', '0'];
 const tree = (file) => [process.execPath, '--input-type=module', '-e', `import(${JSON.stringify(join(ROOT, 'dist', 'cli', 'main.js'))}).then((m) => m.main(['node', 'plegscope', 'analyze', ${JSON.stringify(file)}]))`];
@@ -91,8 +94,9 @@ for (const file of inputs) {
   }
 }
 
+const loadAfter = loadavg()[0];
 const f = (v, d = 2) => v.toFixed(d);
-console.log(`Start-up: a 50 KB excerpt (text report) against node -e 0, median of ${runs} pairs run in turn (wall ratio)`);
+console.log(`Start-up: a 50 KB excerpt (text report) against node -e 0, median of ${runs} pairs run in turn (wall ratio); load average ${f(loadBefore)} → ${f(loadAfter)}`);
 const table = rows.map((r) => ({
   input: r.input, yardstick: r.yardstick.replace(/=.*/, ' set'), 'node -e 0 ms': f(r.cached.nodeMs, 0), 'plegscope ms': f(r.cached.ms, 0),
   ratio: f(r.cached.ratio), goal: `<= ${r.goal}`, 'cache off': f(r.off.ratio), 'module tree': f(r.old.ratio), '': r.pass ? 'ok' : 'MISSED',
@@ -103,6 +107,6 @@ const line = (vals) => vals.map((v, i) => String(v).padEnd(w[i])).join('  ');
 console.log([line(cols), line(w.map((n) => '-'.repeat(n))), ...table.map((r) => line(cols.map((c) => r[c])))].join('\n'));
 console.log('(cache off: PLEGSCOPE_CACHE=off; module tree: dist/cli/main.js imported as before the bundle)');
 console.log(JSON.stringify({
-  bench: 'plegscope-startup', runs, goals: GOALS, pass: rows.every((r) => r.pass),
+  bench: 'plegscope-startup', runs, goals: GOALS, pass: rows.every((r) => r.pass), load: [Number(f(loadBefore)), Number(f(loadAfter))],
   rows: rows.map((r) => ({ input: r.input, yardstick: r.yardstick, ratio: Number(f(r.cached.ratio, 3)), plegscopeMs: Number(f(r.cached.ms, 1)), nodeMs: Number(f(r.cached.nodeMs, 1)), cacheOffRatio: Number(f(r.off.ratio, 3)), moduleTreeRatio: Number(f(r.old.ratio, 3)) })),
 }));

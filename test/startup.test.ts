@@ -7,6 +7,7 @@ import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import { ANALYZE_DEFAULTS, buildProgram, plainAnalyze } from '../src/cli/main.js';
 
 const ROOT = join(__dirname, '..');
 const INPUT = join(ROOT, 'fixtures', 'sample-incident');
@@ -154,6 +155,34 @@ describe('the start-up code cache', () => {
     expect(answer(again.out)).toEqual(expected);
     expect(statSync(join(fresh, entry!)).size).not.toBe(4096);
   }, 120_000);
+});
+
+describe('`analyze PATH…` alone, read without commander', () => {
+  it('gets the flags commander would hand over; anything else is left to commander', async () => {
+    const program = buildProgram('analyze');
+    let seen: unknown;
+    program.commands.find((c) => c.name() === 'analyze')!.action((paths: string[], flags: object, cmd: { getOptionValueSource(k: string): string | undefined }) => {
+      seen = { paths, flags, formatGiven: cmd.getOptionValueSource('format') !== 'default' };
+    });
+    await program.parseAsync(['node', 'plegscope', 'analyze', 'a.log', 'b/']);
+    expect(seen).toEqual({ paths: ['a.log', 'b/'], flags: { ...ANALYZE_DEFAULTS }, formatGiven: false });
+    expect(plainAnalyze(['analyze', 'a.log', 'b/'])).toEqual(['a.log', 'b/']);
+    for (const args of [['analyze'], ['analyze', '-'], ['analyze', 'a.log', '--format', 'json'], ['analyze', '--', 'a.log'], ['analyze', '-h'], ['analyze', ''], ['rules', 'list'], ['a.log']]) {
+      expect(plainAnalyze(args), args.join(' ')).toBeNull();
+    }
+  });
+
+  it('answers as the same run through commander: the report, the exit code, a missing file\'s line', () => {
+    const env = { PLEGSCOPE_CACHE: 'off' };
+    for (const paths of [[INPUT], [join(INPUT, 'kubelet.log'), join(tmp, 'no-such-file')]]) {
+      const plain = run(ROOT, ['analyze', ...paths], env);
+      // (An option's default given: commander reads the run, and the report is the same text report.)
+      const through = run(ROOT, ['analyze', ...paths, '--evidence', '3'], env);
+      expect(plain.code, plain.err).toBe(through.code);
+      expect(plain.out).toBe(through.out);
+      expect(plain.err).toBe(through.err);
+    }
+  }, 60_000);
 });
 
 describe('from a global npm install', () => {

@@ -21,7 +21,7 @@ import { requireNodes } from './nothing.js';
 import { CliProgress, progressDelay, progressWanted } from './progress.js';
 import type { LoadedPack } from '../rules/pack.js';
 import { readSmallTextFile, writeOutputFile } from '../sources/text-file.js';
-import { existsSync } from 'node:fs';
+import { existsSync, fstatSync } from 'node:fs';
 import { sanitize, sanitizeLine } from '../util/sanitize.js';
 import type { AnalyzeFlags } from './flags.js';
 import { checkOutputsApart, checkOutputsUnread, checkZone, DISPLAY_TZ_HELP, displayZone, kubeconfigAtHand, parseEvidence, parseYear, TZ_HELP, UsageError } from './options.js';
@@ -94,7 +94,7 @@ export async function runAnalyze(paths: string[], flags: AnalyzeFlags, formatGiv
   checkOutputsApart([['-o', flags.output], ['--redact-map', flags.redactMap]], [...paths, flags.rules, flags.prometheusTokenFile]);
   const pack = flags.rules ? await readPack(flags.rules) : null;
   const prometheus = await prometheusAsk(flags, paths);
-  const progress = progressWanted(process.stderr, process.env) && !flags.output?.startsWith('/dev/') ? new CliProgress(process.stderr, paths, progressDelay(process.env)) : null;
+  const progress = stderrMayBeTerminal() && progressWanted(process.stderr, process.env) && !flags.output?.startsWith('/dev/') ? new CliProgress(process.stderr, paths, progressDelay(process.env)) : null;
   progress?.begin();
   let run;
   try {
@@ -303,25 +303,79 @@ function errorLine(text: string): void {
 /**
  * A reader that stops early (`plegscope analyze … | head -1`) closes the pipe: the rest of the report has nowhere to go
  * and that is not an error. The exit code stays what the run decided (0, or 1 for --fail-on), as if all was written.
- * Any other failure to write is one line and exit 2.
+ * Any other failure to write is one line and exit 2. Each stream gets this when it is first made (whenMade).
  */
 function quietPipes(): void {
-  for (const s of [process.stdout, process.stderr]) {
-    s.on('error', (err: NodeJS.ErrnoException) => {
+  for (const name of ['stdout', 'stderr'] as const) {
+    whenMade(name, (s) => s.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') {
         // (Writes after the reader left find the stream destroyed: nothing to say either.)
         s.destroy();
         return;
       }
-      if (s === process.stdout) errorLine(`cannot write to stdout: ${err.message}`);
+      if (name === 'stdout') errorLine(`cannot write to stdout: ${err.message}`);
       process.exitCode = 2;
-    });
+    }));
   }
+}
+
+/**
+ * Runs `then` on process.stdout or process.stderr when it is first asked for. Node makes each on first use, and for a
+ * pipe or a terminal that loads its net and tty modules (~2.5 ms, ~70 page faults): a run that writes nothing to
+ * stderr (most) then never makes it. Where Node defines the stream otherwise than as a getter, it is made now.
+ */
+function whenMade(name: 'stdout' | 'stderr', then: (s: NodeJS.WriteStream) => void): void {
+  const own = Object.getOwnPropertyDescriptor(process, name);
+  const make = own?.get;
+  if (!make || !own.configurable) return then(process[name]);
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: own.enumerable,
+    get() {
+      const s = make.call(process) as NodeJS.WriteStream;
+      Object.defineProperty(process, name, { configurable: true, enumerable: own.enumerable, get: () => s });
+      then(s);
+      return s;
+    },
+  });
+}
+
+/** Whether stderr may be a terminal: a character device (a file or a pipe is not, and then process.stderr need not be
+ *  made to ask; /dev/null is one, and the stream says). */
+function stderrMayBeTerminal(): boolean {
+  try {
+    return fstatSync(2).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+/** What commander hands `analyze`'s action for `analyze PATH…` and no option (the defaults of its options). */
+export const ANALYZE_DEFAULTS: Readonly<AnalyzeFlags> = Object.freeze({ format: 'text', color: true, prefilter: true });
+
+/**
+ * The paths of `plegscope analyze PATH…` with no option, no `-` (stdin) and no `--`: the most common run, which needs
+ * no program made and no parse (commander's share of a small input's start, ~3 %). Null for anything else, which
+ * commander reads: its errors, help and checks stay the only ones. test/startup.test.ts holds the two to the same answers.
+ */
+export function plainAnalyze(args: string[]): string[] | null {
+  if (args[0] !== 'analyze' || args.length < 2) return null;
+  const paths = args.slice(1);
+  return paths.every((p) => p !== '' && !p.startsWith('-')) ? paths : null;
 }
 
 export async function main(argv: string[]): Promise<void> {
   const debug = argv.includes('--debug');
   quietPipes();
+  const plain = plainAnalyze(argv.slice(2));
+  if (plain) {
+    try {
+      process.exitCode = await runAnalyze(plain, { ...ANALYZE_DEFAULTS }, false);
+    } catch (err) {
+      failed(err, debug);
+    }
+    return;
+  }
   const named = argv.slice(2).find((a) => !a.startsWith('-'));
   const program = buildProgram(COMMANDS.find((c) => c === named));
   const stray = notACommand(program, argv.slice(2));
@@ -338,15 +392,20 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (err instanceof InputError) {
-      errorLine(`${err.path}: ${err.message}`);
-    } else if (err instanceof UsageError) {
-      errorLine(err.message);
-    } else {
-      const e = err as NodeJS.ErrnoException;
-      errorLine(`${e.path ? e.path + ': ' : ''}${e.message ?? String(err)}${debug ? '' : ' (run with --debug for details)'}`);
-    }
-    if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack.split('\n').map((l) => sanitize(l)).join('\n') + '\n');
-    process.exitCode = 2;
+    failed(err, debug);
   }
+}
+
+/** A run that failed: one line (a stack trace too with --debug), exit 2. */
+function failed(err: unknown, debug: boolean): void {
+  if (err instanceof InputError) {
+    errorLine(`${err.path}: ${err.message}`);
+  } else if (err instanceof UsageError) {
+    errorLine(err.message);
+  } else {
+    const e = err as NodeJS.ErrnoException;
+    errorLine(`${e.path ? e.path + ': ' : ''}${e.message ?? String(err)}${debug ? '' : ' (run with --debug for details)'}`);
+  }
+  if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack.split('\n').map((l) => sanitize(l)).join('\n') + '\n');
+  process.exitCode = 2;
 }

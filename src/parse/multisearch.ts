@@ -73,9 +73,13 @@ export class MultiSearch {
   private readonly len: Int32Array;
   /** Window length: the shortest needle of the walk. */
   private readonly m: number;
-  /** Needles by the hash of their window's end gram: the first (-1: none) and each one's next, in index order. */
+  /** Needles by the low bits of their window's end gram hash (bucketOf): the first (-1: none) and each one's next, in
+   *  index order. A candidate's bucket also holds needles of other end grams; the byte-by-byte check turns them away
+   *  (as it does needles whose gram hashes collide). Sized to the needles, not to every gram hash: a 65 536-entry table
+   *  (256 KiB, filled with -1) cost every start ~60 page faults for ~150 needles. */
   private readonly first: Int32Array;
   private readonly nextInBucket: Int32Array;
+  private readonly bucketMask: number;
   /** Buckets of more than BIG_BUCKET needles, by end-gram hash: their needles' lengths, and each needle by its text. */
   private readonly big = new Map<number, { lens: number[]; byText: Map<string, number> }>();
   /** Needles searched with indexOf (shorter than MIN_WM). */
@@ -99,21 +103,25 @@ export class MultiSearch {
     const m = this.m;
     const shift = new Uint8Array(1 << SHIFT_BITS).fill(Math.max(1, m - Q + 1));
     const startBits = new Uint8Array(8192);
-    this.first = new Int32Array(1 << SHIFT_BITS).fill(-1);
+    // At least 4 buckets a needle (most buckets hold one needle, or none), at most one per gram hash.
+    this.bucketMask = (1 << Math.min(SHIFT_BITS, Math.max(8, Math.ceil(Math.log2(4 * long.length + 1))))) - 1;
+    this.first = new Int32Array(this.bucketMask + 1).fill(-1);
     this.nextInBucket = new Int32Array(bytes.length).fill(-1);
     // In reverse, each put first: a bucket lists its needles in index order.
     for (const index of long.reverse()) {
       const p = bytes[index] as Uint8Array;
       for (let j = Q - 1; j < m; j++) {
-        const h = gram(p, j);
+        // gram(p, j), written out: called here ~3 000 times a start, it was the one function V8 optimized (TurboFan, 4 ms
+        // on another thread) in a run on a small log.
+        const h = ((p[j - 2] as number) << 10 ^ (p[j - 1] as number) << 5 ^ (p[j] as number)) & ((1 << SHIFT_BITS) - 1);
         const s = m - 1 - j;
         if (s < (shift[h] as number)) shift[h] = s;
       }
       const end = gram(p, m - 1);
       const key = pairKey(end, gram(p, Q - 1));
       startBits[key >> 3] = (startBits[key >> 3] as number) | (1 << (key & 7));
-      this.nextInBucket[index] = this.first[end] as number;
-      this.first[end] = index;
+      this.nextInBucket[index] = this.first[end & this.bucketMask] as number;
+      this.first[end & this.bucketMask] = index;
     }
     // Window ends (shift 0) are candidates: the walk notes them and moves on by 1.
     const sizes = new Map<number, number>();
@@ -126,7 +134,8 @@ export class MultiSearch {
       if (size <= BIG_BUCKET) continue;
       const byText = new Map<string, number>();
       const lens = new Set<number>();
-      for (let k = this.first[end] as number; k >= 0; k = this.nextInBucket[k] as number) {
+      for (let k = this.first[end & this.bucketMask] as number; k >= 0; k = this.nextInBucket[k] as number) {
+        if (gram(bytes[k] as Uint8Array, m - 1) !== end) continue;
         lens.add(this.len[k] as number);
         const text = this.all.toString('latin1', this.at[k], (this.at[k] as number) + (this.len[k] as number));
         if (!byText.has(text)) byText.set(text, k);
@@ -192,7 +201,7 @@ export class MultiSearch {
         this.lookUp(t, start, from, end, big, out);
         continue;
       }
-      for (let k = this.first[h] as number; k >= 0; k = this.nextInBucket[k] as number) {
+      for (let k = this.first[h & this.bucketMask] as number; k >= 0; k = this.nextInBucket[k] as number) {
         const len = this.len[k] as number;
         if (start < from || start + len > end) continue;
         const p = this.at[k] as number;
