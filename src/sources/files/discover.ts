@@ -17,7 +17,7 @@ import { specialKind, statKey, walkFolder, type WalkFile, type WalkItem } from '
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
 import { spool, type Spooled } from './spool.js';
-import { NO_ALIASES } from './tree-types.js';
+import { NO_ALIASES, openOwnHead, wholeOpen } from './tree-types.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
@@ -304,7 +304,7 @@ class Discoverer {
         compression: f.compression,
         size: f.size,
         head,
-        open: f.open,
+        open: wholeOpen(f, head),
         ...(f.file ? { file: f.file } : {}),
         ...(f.onDisk ? { onDisk: f.onDisk } : {}),
         bundleKind: pl.bundleKind,
@@ -551,7 +551,7 @@ class Discoverer {
       // A binary journal on disk is read by offset (journal.ts bounds it), not as a stream.
       // Each made by a function of its own, so that it holds only what it opens (a closure made here would hold this
       // whole scope, the probe and its head included, for as long as the artifact lives).
-      open: inMemory ? openHead(head)
+      open: inMemory ? openOwnHead
         : compression === 'journal' && source instanceof FileSource ? openJournal(source.realPath, limits)
         : openDecoded(source, compression, tools, limits, { budget, ...(pr.document ? { document: pr.document } : {}) }),
       ...(source instanceof FileSource ? {} : { sequential: true }),
@@ -561,11 +561,6 @@ class Discoverer {
     };
     return { artifact, warnings };
   }
-}
-
-/** A small file the probe read whole, served from memory. */
-function openHead(head: Buffer): () => Readable {
-  return () => Readable.from([head], { objectMode: false });
 }
 
 function openJournal(realPath: string, limits: Limits): () => Readable {
