@@ -18,6 +18,7 @@ import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } 
 import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
 import { spool, type Spooled } from './spool.js';
 import { NO_ALIASES, openOwnHead, wholeOpen } from './tree-types.js';
+import { HeadBound, NO_HEAD, openOnDisk } from './heads.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
 import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
@@ -73,6 +74,8 @@ class Discoverer {
   private readonly spools: Spooled[] = [];
   private readonly limits: Limits;
   private readonly trees: Tree[] = [];
+  /** Heads of small files read whole, held within a bound per run (heads.ts). */
+  private readonly heads = new HeadBound();
   /** Decompressed bytes of the input being added (limits.maxInputBytes): each input has its own. */
   private budget: Budget;
 
@@ -100,7 +103,7 @@ class Discoverer {
   }
 
   private treeContext(): TreeContext {
-    return { tools: this.tools, limits: this.limits, budget: this.budget, headBytes: this.headBytes, wantMeta, ...(this.opts.readEarly ? { readEarly: this.opts.readEarly } : {}) };
+    return { tools: this.tools, limits: this.limits, budget: this.budget, headBytes: this.headBytes, heads: this.heads, wantMeta, ...(this.opts.readEarly ? { readEarly: this.opts.readEarly } : {}) };
   }
 
   async add(given: string): Promise<void> {
@@ -304,6 +307,7 @@ class Discoverer {
         compression: f.compression,
         size: f.size,
         head,
+        ...(f.headless ? { headless: f.headless } : {}),
         open: wholeOpen(f, head),
         ...(f.file ? { file: f.file } : {}),
         ...(f.onDisk ? { onDisk: f.onDisk } : {}),
@@ -343,7 +347,7 @@ class Discoverer {
       const source = new FileSource(item.rel, item.realPath, item.size, item.mtime);
       const hintPath = path.posix.join(given.split(path.sep).join('/'), item.rel);
       // One odd file must not sink the folder: anything unexpected becomes that file's warning.
-      return this.limit(() => this.examine(source, hintPath, false)).catch((err: unknown) => ({
+      return this.limit(() => this.examine(source, hintPath, false, undefined, true)).catch((err: unknown) => ({
         artifact: null,
         warnings: [warning(item.rel, `cannot be read: ${fsErrorMessage(err)}`)],
       }));
@@ -408,6 +412,7 @@ class Discoverer {
         open: a ? a.open : openUnreadable,
         ...(a?.file ? { file: a.file } : {}),
         ...(a?.onDisk ? { onDisk: a.onDisk } : {}),
+        ...(a?.headless ? { headless: a.headless } : {}),
       };
       if (a && wantMeta(item.rel, item.size)) {
         const all = await collect(a.open(), this.limits.maxMetaBytes).catch(() => null);
@@ -521,6 +526,8 @@ class Discoverer {
     hintPath: string,
     named: boolean,
     probed?: Probe,
+    /** A file of a folder: its head may be let go past the run's bound on them (heads.ts). */
+    inFolder = false,
   ): Promise<{ artifact: ArtifactDraft | null; warnings: InputWarning[] }> {
     const pr = probed ?? (await probe(source, this.tools, this.headBytes));
     const stdin = source instanceof StreamSource;
@@ -535,6 +542,9 @@ class Discoverer {
     const { compression } = pr;
     const { tools, limits, budget } = this;
     const inMemory = pr.complete && compression === null && head === pr.head && source.rereadable;
+    // A small file read whole (not an archive, opened later from its head), past the run's bound on such heads: only what
+    // later stages read of its head is kept, and its bytes are read again from disk.
+    const dropped = inMemory && inFolder && source instanceof FileSource && verdict.problem === null && verdict.format !== 'archive' && !this.heads.keep(head.length);
     const artifact: ArtifactDraft = {
       path: source.path,
       role: verdict.role,
@@ -545,13 +555,14 @@ class Discoverer {
       compression,
       ...(pr.document ? { document: pr.document } : {}),
       size: source.size,
-      head,
+      head: dropped ? NO_HEAD : head,
+      ...(dropped ? { headless: this.heads.facts(head) } : {}),
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
       // Bounded like an archive member: a 168 KB .xz of 1 GiB of lines stops at the ratio bound with a warning.
       // A binary journal on disk is read by offset (journal.ts bounds it), not as a stream.
       // Each made by a function of its own, so that it holds only what it opens (a closure made here would hold this
       // whole scope, the probe and its head included, for as long as the artifact lives).
-      open: inMemory ? openOwnHead
+      open: dropped ? openOnDisk : inMemory ? openOwnHead
         : compression === 'journal' && source instanceof FileSource ? openJournal(source.realPath, limits)
         : openDecoded(source, compression, tools, limits, { budget, ...(pr.document ? { document: pr.document } : {}) }),
       ...(source instanceof FileSource ? {} : { sequential: true }),

@@ -190,7 +190,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
   /** A paste hard-wrapped at a fixed width (fold.ts): its lines with the wrapped ones joined, and `done()` to call
    *  once read (it says how many were joined); null for any other file, which is read as it is. */
   const unwrap = (a: Artifact, onRead?: (bytes: number, n: number) => void): { stream: Readable; done: () => void } | null => {
-    const wrap = textLog(a) ? wrapWidth(a.head) : null;
+    const wrap = textLog(a) ? (a.headless ? a.headless.wrap : wrapWidth(a.head)) : null;
     if (wrap === null) return null;
     const fold = foldLines(onRead ? countingStream(a.open(), onRead) : a.open(), wrap);
     a.wrap = wrap;

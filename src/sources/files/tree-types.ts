@@ -2,7 +2,7 @@
 // the other's types.
 import { Readable } from 'node:stream';
 import type { Role } from '../../contract/analysis.js';
-import type { Compression, InputWarning } from '../artifact.js';
+import type { Compression, HeadFacts, InputWarning } from '../artifact.js';
 import type { Container } from './containers.js';
 
 export interface TreeFile {
@@ -27,6 +27,8 @@ export interface TreeFile {
   file?: { realPath: string; size: number };
   /** A plain file on disk, also when read from memory (Artifact.onDisk). */
   onDisk?: string;
+  /** What was kept of a head let go (Artifact.headless). */
+  headless?: HeadFacts;
   /** Token of the early read of this member (TreeContext.readEarly). */
   early?: number;
   /** An archive member: its bytes come from a pass over the archive (see Artifact.sequential). */

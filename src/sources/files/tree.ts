@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Role } from '../../contract/analysis.js';
-import type { Compression, InputWarning, Reach, ReadEarly } from '../artifact.js';
+import type { Compression, HeadFacts, InputWarning, Reach, ReadEarly } from '../artifact.js';
 import { assess } from './assess.js';
 import { isContainerList } from './sniff.js';
 import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
@@ -15,6 +15,7 @@ import { BOMB, memberGuard, meterOf, mib, type Budget, type Limits } from './lim
 import { errorCode } from '../fserror.js';
 import { notANodeLog, probeLater, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
 import { NO_ALIASES, openOwnHead, type ArchiveAt, type Tree, type TreeFile } from './tree-types.js';
+import { NO_HEAD, type HeadBound } from './heads.js';
 
 export type { ArchiveAt, Tree, TreeFile } from './tree-types.js';
 
@@ -41,6 +42,8 @@ export interface TreeContext {
   /** Whether the whole content of this file is wanted for bundle detection (small metadata files). */
   wantMeta(path: string, size: number | null): boolean;
   readEarly?: ReadEarly;
+  /** Heads of small members read whole, held within a bound per run (heads.ts). */
+  heads?: HeadBound;
 }
 
 export function newTree(): Tree {
@@ -163,7 +166,7 @@ export async function indexContainer(container: Container, prefix: string, depth
     if (!body) return;
     const display = join(prefix, p);
     const reopen = (holder?: Holder): Readable => container.open(h.index, holder);
-    const file = await examineMember(h, body, display, reopen, depth, ctx, tree, label);
+    const file = await examineMember(h, body, display, reopen, depth, ctx, tree, label, container);
     if (file) {
       file.raw = h.name;
       const prev = slots.get(p);
@@ -308,7 +311,7 @@ function keepIdle(tree: Tree, ctx: TreeContext): boolean {
 }
 
 async function examineMember(
-  h: MemberHeader, body: EntryStream, display: string, reopen: (holder?: Holder) => Readable, depth: number, ctx: TreeContext, tree: Tree, label: string,
+  h: MemberHeader, body: EntryStream, display: string, reopen: (holder?: Holder) => Readable, depth: number, ctx: TreeContext, tree: Tree, label: string, container: Container,
 ): Promise<TreeFile | null> {
   const warn = (message: string) => addWarning(tree, { file: display, line: null, message });
   const p1 = await peek(body, 512);
@@ -385,7 +388,7 @@ async function examineMember(
     p2.stream.destroy();
   }
   if (meta === null && early === undefined && verdict.role === 'other' && !isContainerList(verdict.format) && !keepIdle(tree, ctx)) return null;
-  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => readMember(reopen(), compression, ctx, display));
+  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, memberOpener(container, h.index, compression, ctx, display), meta === null ? ctx.heads : undefined);
   return {
     path: display,
     aliases: NO_ALIASES,
@@ -393,6 +396,7 @@ async function examineMember(
     mtime: h.mtime,
     compression,
     head: kept.head,
+    ...(kept.headless ? { headless: kept.headless } : {}),
     role: verdict.role,
     format: verdict.format,
     problem: verdict.problem,
@@ -404,13 +408,22 @@ async function examineMember(
   };
 }
 
+/** A member's bytes read out of its archive again: a closure of its own, holding only these (one made inside
+ *  examineMember held all that function's state, for as long as the file lived). */
+function memberOpener(container: Container, index: number, compression: Compression, ctx: TreeContext, display: string): () => Readable {
+  return () => readMember(container.open(index), compression, ctx, display);
+}
+
 /**
  * What an archive member keeps of its probed head: all of it for what is read later (logs, metrics, node objects,
  * container lists), 4 KiB of the rest (only sniffed). A member the head holds whole (`whole`) is served from it: a
  * later pass over the archive to reach it would decompress everything before it again.
  */
-function keptHead(verdict: { role: Role; format: string }, head: Buffer, whole: boolean, reopen: () => Readable): { head: Buffer; open: () => Readable } {
+function keptHead(verdict: { role: Role; format: string; problem?: string | null }, head: Buffer, whole: boolean, reopen: () => Readable, bound?: HeadBound): { head: Buffer; open: () => Readable; headless?: HeadFacts } {
   const read = verdict.role !== 'other' || isContainerList(verdict.format);
+  // Past the run's bound on whole heads, only what later stages read of it (heads.ts); its bytes come out of the archive
+  // again when it is read (a member read early is mostly not read again).
+  if (bound && whole && !verdict.problem && !bound.keep(head.length)) return { head: NO_HEAD, open: reopen, headless: bound.facts(head) };
   // A copy: the head may be a slice of a much larger chunk of the archive stream.
   const kept = keepBytes(read || head.length <= 4096 ? head : head.subarray(0, 4096));
   return { head: kept, open: whole && kept.length === head.length ? openOwnHead : reopen };
