@@ -75,7 +75,7 @@ class Discoverer {
   private readonly limits: Limits;
   private readonly trees: Tree[] = [];
   /** Heads of small files read whole, held within a bound per run (heads.ts). */
-  private readonly heads = new HeadBound();
+  private readonly heads: HeadBound;
   /** Decompressed bytes of the input being added (limits.maxInputBytes): each input has its own. */
   private budget: Budget;
 
@@ -84,6 +84,7 @@ class Discoverer {
     this.headBytes = opts.headBytes ?? HEAD_BYTES;
     this.limit = limiter(Math.max(1, opts.concurrency ?? 16));
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.heads = new HeadBound(this.limits.maxHeldHeadBytes);
     this.budget = new Budget(this.limits.maxInputBytes);
   }
 

@@ -1,7 +1,7 @@
 // The heads of small files read whole, held past discovery within a bound. A head is what later stages read of a file
 // before reading it (the year anchors: its journal host and full date; the read: the width it is hard-wrapped at), and for
 // a small file read whole also its bytes, served from memory. A folder (or an archive) of 100 000 small logs held them
-// all, 40 MB of heads and their Buffer objects. Past HELD_HEAD_BYTES of such heads, a file keeps only those three facts
+// all, 40 MB of heads and their Buffer objects. Past limits.maxHeldHeadBytes of such heads, a file keeps only those three facts
 // (HeadFacts, shared by all files with the same) and its bytes are read again when it is read: from disk (openOnDisk), or
 // out of its archive. Below the bound (every bundle seen so far) nothing changes.
 import type { Readable } from 'node:stream';
@@ -10,17 +10,12 @@ import { headDate, headHost } from './anchors.js';
 import { wrapWidth } from './fold.js';
 import { FileSource } from './source.js';
 
-/** Bytes of whole-file heads held per run; past them, heads are dropped for their facts. */
-export const HELD_HEAD_BYTES = 8 << 20;
-
 export class HeadBound {
   private held = 0;
   /** Facts, one object per distinct content. */
   private readonly shared = new Map<string, HeadFacts>();
-  /** How many heads were dropped (for tests and figures). */
-  dropped = 0;
 
-  constructor(private readonly max = HELD_HEAD_BYTES) {}
+  constructor(private readonly max: number) {}
 
   /** Whether a whole-file head of `bytes` is kept; if not, the caller keeps `facts(head)` instead. */
   keep(bytes: number): boolean {
@@ -28,7 +23,6 @@ export class HeadBound {
       this.held += bytes;
       return true;
     }
-    this.dropped++;
     return false;
   }
 

@@ -30,6 +30,9 @@ export interface Limits {
   /** A whole-document export (a JSON array or answer, a CSV: exports.ts) is read whole, parsed, and put in time
    *  order: its first this many bytes (a JSON document past it is not read). */
   maxExportBytes: number;
+  /** Heads of small files read whole (their bytes) held per run; past it a file keeps only what is read of its head, and
+   *  its bytes are read again when it is read (heads.ts). */
+  maxHeldHeadBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -53,6 +56,8 @@ export const DEFAULT_LIMITS: Limits = {
   // Its entries are decoded into a copy of about its size, read once for the head and once more: 16 MiB keeps a run of
   // 16 MiB of lines within the 200 MB a run may take.
   maxExportBytes: 16 * 1024 * 1024,
+  // 100 000 small logs held 40 MB of heads: a bundle of thousands of small files stays below it.
+  maxHeldHeadBytes: 8 * 1024 * 1024,
 };
 
 export const BOMB = 'EBOMB';
