@@ -137,7 +137,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
   // Logs inside archives are extracted while the index pass streams them by, with the options guessed then: the zone
   // the user gave, else the one the sosreport metadata met earlier names, else UTC; as the year anchor the collection
   // time that metadata gives, else the member's time.
-  const early = new Map<number, EarlyRead>();
+  const early = new EarlyReads();
   const earlyStats = { read: 0, kept: 0, reread: 0 };
   let nextToken = 0;
   // Every log member, whatever its size: one read later would make another pass over the archive up to it.
@@ -157,7 +157,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
       const signals = held(lean(await extractSignals(bytes, { artifact: -1, zone: z, year: opts.year, notAfterMs, noPrefilter: opts.noPrefilter, custom: compiled })));
       const token = nextToken++;
       earlyStats.read++;
-      early.set(token, { signals, zone: zoneName, notAfterMs });
+      early.set(token, signals, zoneName, notAfterMs);
       return token;
     };
   };
@@ -228,8 +228,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
         const here = { ...job, zone: zoneOf(zoneName), custom: compiled };
         const onRead = opts.onRead ? (bytes: number, n: number) => opts.onRead?.({ artifact: a, bytes, lines: n }) : undefined;
         let sig: ArtifactSignals;
-        const pre = a.early !== undefined ? early.get(a.early) : undefined;
-        if (pre) early.delete(a.early as number);
+        const pre = a.early !== undefined ? early.take(a.early) : undefined;
         const unwrapped = doc ? null : unwrap(a, onRead);
         if (unwrapped) {
           sig = await extractSignals(unwrapped.stream, here);
@@ -476,6 +475,68 @@ function lean(sig: ArtifactSignals): ArtifactSignals {
   if (sig.bootAnchors.length === 0) sig.bootAnchors = NONE;
   if (sig.nodeNames.length === 0) sig.nodeNames = NONE;
   return sig;
+}
+
+/**
+ * What the early reads found, by token, until the read phase takes each: a read that found nothing to tell and whose
+ * log named at most one host (most members of an archive of many small logs) packed into columns, six numbers and three
+ * references (100 000 tiny members held ~400 bytes each as objects); any other as it is.
+ */
+class EarlyReads {
+  private readonly full = new Map<number, EarlyRead>();
+  /** Per token: lines, bytes, first, last, kubeletLast, notAfterMs (NaN: null). */
+  private nums = new Float64Array(6 * 1024);
+  /** Per token: host (undefined: no host window), origins, zone; `zone` null: not packed. */
+  private refs: Array<string | null | undefined | ArtifactSignals['origins']> = [];
+
+  set(token: number, signals: ArtifactSignals, zone: string, notAfterMs: number | null): void {
+    const s = signals;
+    const c = s.scan;
+    const packable = s.events.length === 0 && s.warnings.length === 0 && s.bootAnchors.length === 0 && s.nodeNames.length === 0 && s.hosts.length <= 1
+      && c.lastLine === null && c.longLines.length === 0 && c.longLineCount === 0 && c.checkpoints === FIRST_LINE_ONLY;
+    if (!packable) {
+      this.full.set(token, { signals, zone, notAfterMs });
+      return;
+    }
+    if (6 * (token + 1) > this.nums.length) {
+      const more = new Float64Array(Math.max(this.nums.length * 2, 6 * (token + 1)));
+      more.set(this.nums);
+      this.nums = more;
+    }
+    const h = s.hosts[0];
+    this.nums.set([c.lines, c.bytes, h?.first ?? NaN, h?.last ?? NaN, h?.kubeletLast ?? NaN, notAfterMs ?? NaN], 6 * token);
+    const at = 3 * token;
+    while (this.refs.length < at) this.refs.push(null);
+    this.refs[at] = h ? h.host : undefined;
+    this.refs[at + 1] = s.origins;
+    this.refs[at + 2] = zone;
+  }
+
+  /** The read of `token`, once (it is let go). */
+  take(token: number): EarlyRead | undefined {
+    const f = this.full.get(token);
+    if (f) {
+      this.full.delete(token);
+      return f;
+    }
+    const at = 3 * token;
+    const zone = this.refs[at + 2];
+    if (typeof zone !== 'string') return undefined;
+    const [lines, bytes, first, last, kubeletLast, notAfter] = this.nums.subarray(6 * token, 6 * token + 6) as unknown as number[];
+    const host = this.refs[at] as string | null | undefined;
+    const signals: ArtifactSignals = {
+      artifact: -1,
+      events: NONE,
+      hosts: host === undefined ? [] : [{ host, first: first as number, last: last as number, kubeletLast: kubeletLast as number }],
+      scan: { lines: lines as number, bytes: bytes as number, lastLine: null, longLines: NONE, longLineCount: 0, checkpoints: FIRST_LINE_ONLY },
+      warnings: NONE,
+      nodeNames: NONE,
+      bootAnchors: NONE,
+      origins: this.refs[at + 1] as ArtifactSignals['origins'],
+    };
+    this.refs[at] = this.refs[at + 1] = this.refs[at + 2] = null;
+    return { signals, zone, notAfterMs: Number.isNaN(notAfter) ? null : (notAfter as number) };
+  }
 }
 
 /**
