@@ -20,7 +20,7 @@ import { spool, type Spooled } from './spool.js';
 import { NO_ALIASES, openOwnHead, wholeOpen } from './tree-types.js';
 import { HeadBound, NO_HEAD, openOnDisk } from './heads.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
-import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
+import { findRoots, inputKindOf, placer, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 import { MANIFEST_NAME } from '../collected-manifest.js';
 import { manifestWarnings, refusalsByGroup } from './collected.js';
@@ -270,7 +270,7 @@ class Discoverer {
       // What `plegscope collect` could not fetch, and why (collected.ts).
       if (r.collected) for (const message of manifestWarnings(r.collected)) this.warnings.push({ file: r.dir ? `${r.dir}/${MANIFEST_NAME}` : MANIFEST_NAME, line: null, message });
     }
-    const { placements } = place(tree, roots);
+    const placeOf = placer(tree, roots);
     // What collect could not fetch goes with one artifact of its node (the rules make gaps of it).
     const refused = new Map(roots.flatMap((r) => (r.collected ? [...refusalsByGroup(r.collected)] : [])));
     // Rotated logs oldest first (in a folder; an archive keeps its order, see rotationOrder).
@@ -281,8 +281,7 @@ class Discoverer {
       if (w.file) warned.add(w.file);
     }
     for (const f of tree.files) {
-      const pl = placements.get(f);
-      if (!pl) continue;
+      const pl = placeOf(f);
       const keep = pl.role !== 'other' || pl.parseAs !== null || f.role === 'node-object' || (bundleKind === 'directory' && roots.length === 0);
       const problem = plain?.drafts.get(f)?.warnings ?? (f.problem ? [warning(f.path, f.problem)] : []);
       for (const w of problem) {
