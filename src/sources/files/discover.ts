@@ -76,6 +76,15 @@ class Discoverer {
   private readonly trees: Tree[] = [];
   /** Heads of small files read whole, held within a bound per run (heads.ts). */
   private readonly heads: HeadBound;
+  /** One string per node name a path gives (100 000 files of a few folders made as many copies). */
+  private readonly nodeNames = new Map<string, string>();
+  private readonly named = <T extends string | null>(s: T): T => {
+    if (s === null) return s;
+    const had = this.nodeNames.get(s);
+    if (had !== undefined) return had as T;
+    this.nodeNames.set(s, s);
+    return s;
+  };
   /** Decompressed bytes of the input being added (limits.maxInputBytes): each input has its own. */
   private budget: Budget;
 
@@ -293,7 +302,7 @@ class Discoverer {
       if (!keep || f.problem && PROBLEM_FORMATS.has(f.format)) continue;
       const head = pl.role !== 'other' || f.head.length <= OTHER_HEAD_BYTES ? f.head : Buffer.from(f.head.subarray(0, OTHER_HEAD_BYTES));
       const byPath = pl.nodeHint ? null : pathNode(archive ? `${given}/${f.path}` : path.posix.join(given.split(path.sep).join('/'), f.path), pl.display, pl.bundleKind === 'directory');
-      const hint = pl.nodeHint ?? byPath?.name ?? null;
+      const hint = this.named(pl.nodeHint ?? byPath?.name ?? null);
       this.artifacts.push({
         id: this.artifacts.length,
         input,
@@ -549,7 +558,7 @@ class Discoverer {
       path: source.path,
       role: verdict.role,
       format: verdict.format,
-      ...pathHint(stdin ? null : pathNode(hintPath, named ? source.path.split(/[\\/]/).pop() ?? source.path : source.path, true)),
+      ...pathHint(stdin ? null : pathNode(hintPath, named ? source.path.split(/[\\/]/).pop() ?? source.path : source.path, true), this.named),
       nameTime: stdin ? null : nameTime(source.path),
       mtime: source.mtime,
       compression,
@@ -699,6 +708,6 @@ function comparePathSegments(a: string, b: string): number {
 }
 
 /** An artifact's node hint fields from what its path says. */
-function pathHint(p: { name: string; from: NodeHintFrom } | null): { nodeHint: string | null; nodeHintFrom?: NodeHintFrom } {
-  return p ? { nodeHint: p.name, nodeHintFrom: p.from } : { nodeHint: null };
+function pathHint(p: { name: string; from: NodeHintFrom } | null, named: (s: string) => string): { nodeHint: string | null; nodeHintFrom?: NodeHintFrom } {
+  return p ? { nodeHint: named(p.name), nodeHintFrom: p.from } : { nodeHint: null };
 }

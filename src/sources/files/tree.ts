@@ -26,11 +26,27 @@ export function reachOf(tree: Tree, p: string, raw?: string): Reach {
   if (key === undefined) return { disk: p, members: [] };
   const h = tree.holders.get(key) as ArchiveAt;
   const name = raw ?? (key === '' ? p : p.slice(key.length + 1));
-  const member = { name, kind: h.kind, compression: h.compression };
-  if (key === '') return { disk: null, members: [member] };
-  // Lists of their exact length (a spread's has room to spare: 100 000 members' reaches took 23 MB).
-  const up = reachOf(tree, key, h.name ?? undefined);
-  return { disk: up.disk, members: up.members.concat([member]) };
+  let ups = holderReaches.get(tree);
+  if (!ups) holderReaches.set(tree, ups = new Map());
+  let up = ups.get(key);
+  if (!up) ups.set(key, up = key === '' ? TOP : reachOf(tree, key, h.name ?? undefined));
+  return new MemberReach(up, name, h);
+}
+
+/** The reach of the archives themselves, per tree (shared by their members). */
+const holderReaches = new WeakMap<Tree, Map<string, Reach>>();
+const TOP: Reach = Object.freeze({ disk: null, members: Object.freeze([]) as unknown as Reach['members'] });
+
+/** A member's reach: the archive's and the member's name, its list made when asked (only for the files a report cites;
+ *  100 000 members' lists took 23 MB). */
+class MemberReach implements Reach {
+  constructor(private readonly up: Reach, private readonly name: string, private readonly at: ArchiveAt) {}
+  get disk(): string | null {
+    return this.up.disk;
+  }
+  get members(): Reach['members'] {
+    return [...this.up.members, { name: this.name, kind: this.at.kind, compression: this.at.compression }];
+  }
 }
 
 export interface TreeContext {
@@ -168,7 +184,8 @@ export async function indexContainer(container: Container, prefix: string, depth
     const reopen = (holder?: Holder): Readable => container.open(h.index, holder);
     const file = await examineMember(h, body, display, reopen, depth, ctx, tree, label, container);
     if (file) {
-      file.raw = h.name;
+      // The stored name, the path's own string when they are alike.
+      file.raw = h.name === display ? display : h.name;
       const prev = slots.get(p);
       // A later member of the same name replaces the earlier one, as when unpacking.
       if (prev?.kind === 'file') replaced.add(prev.file);

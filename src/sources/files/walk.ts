@@ -56,7 +56,8 @@ export async function walkFolder(rootReal: string, label: string): Promise<WalkI
     }
     names.sort(compareNames);
     for (const name of names) {
-      const rel = relDir ? `${relDir}/${name}` : name;
+      // One flat string (a template's concatenation is two cons cells over its parts, 64 bytes a file more).
+      const rel = relDir ? [relDir, name].join('/') : name;
       const full = path.join(dirReal, name);
       let st: BigIntStats;
       try {
