@@ -212,7 +212,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
   const now = Date.now();
   const yearFrom = new PerId<{ from: YearFrom; year: number | null }>(disc.artifacts.length);
   const data: ArtifactData[] = [];
-  const folds = new Folds(disc.artifacts.length, yearFrom);
+  const folds = new Folds(disc.artifacts, yearFrom);
   let done = 0;
 
   const readOne = async (a: Artifact): Promise<void> => {
@@ -315,6 +315,7 @@ export async function readInputs(opts: ReadOptions): Promise<Reads> {
       if (d.metrics) anchors.noteSnapshot(snapshotNode(d.metrics) ?? d.nodeHint, snapshotTime(d.metrics));
     }
     await phase(rest);
+    early.clear();
   } finally {
     await pool?.close();
     disc.close?.();
@@ -397,8 +398,8 @@ class Folds {
   /** One record per year origin and year, shared by the folded files' yearFrom entries. */
   private readonly years = new Map<string, { from: YearFrom; year: number | null }>();
 
-  constructor(n: number, private readonly yearFrom: PerId<{ from: YearFrom; year: number | null }>) {
-    this.folded = new Int32Array(n).fill(-1);
+  constructor(private readonly artifacts: Artifact[], private readonly yearFrom: PerId<{ from: YearFrom; year: number | null }>) {
+    this.folded = new Int32Array(artifacts.length).fill(-1);
   }
 
   into(id: number): number {
@@ -448,9 +449,15 @@ class Folds {
       if (!shared) this.years.set(k, shared = y);
       this.yearFrom.set(a.id, shared);
     }
-    // Nothing of the file is read again: its bytes (a small file's are its head) go.
+    // Nothing of the file is read again: its bytes (a small file's are its head) go, and of the artifact only what the
+    // listing of the inputs and a -o check read (path, role, format, size, input) is kept (the bundle placement, the
+    // reach and re-open of an archive member, another 150 bytes a file, go).
     a.head = EMPTY_HEAD;
     a.open = readAlready;
+    this.artifacts[a.id] = {
+      id: a.id, input: a.input, path: a.path, role: a.role, format: a.format, nodeHint: a.nodeHint, nameTime: a.nameTime, mtime: a.mtime, compression: a.compression, size: a.size,
+      head: EMPTY_HEAD, open: readAlready,
+    };
     return true;
   }
 }
@@ -510,6 +517,13 @@ class EarlyReads {
     this.refs[at] = h ? h.host : undefined;
     this.refs[at + 1] = s.origins;
     this.refs[at + 2] = zone;
+  }
+
+  /** Lets go of every read not taken (the columns are as long as the tokens given). */
+  clear(): void {
+    this.full.clear();
+    this.nums = new Float64Array(0);
+    this.refs = [];
   }
 
   /** The read of `token`, once (it is let go). */
