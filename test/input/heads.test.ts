@@ -1,6 +1,7 @@
-// Heads let go past limits.maxHeldHeadBytes (src/sources/files/heads.ts): a folder or archive of small files gives the
-// same report whether their heads are held or only what is read of them (host, date, wrap width) is, their bytes read
-// again from disk or out of the archive.
+// Many small files within the memory bound. Heads let go past limits.maxHeldHeadBytes (src/sources/files/heads.ts): a
+// folder or archive of small files gives the same report whether their heads are held or only what is read of them (host,
+// date, wrap width) is, their bytes read again from disk or out of the archive. Files of a folder past
+// limits.maxFolderFiles (walk.ts) counted in one warning, the first ones read.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,4 +55,21 @@ describe('heads past the bound', () => {
       expect(held.analysis.warnings.some((w) => /hard-wrapped at 80 columns/.test(w.message))).toBe(true);
     }, 60_000);
   }
+});
+
+describe('files of a folder past limits.maxFolderFiles', () => {
+  it('the first ones in path order are read, the rest counted in one warning naming the folder', async () => {
+    const root = join(dir, 'many');
+    mkdirSync(join(root, 'a'), { recursive: true });
+    mkdirSync(join(root, 'b'));
+    const kubelet = readFileSync(join(SAMPLE, 'kubelet.log'));
+    writeFileSync(join(root, 'a', 'kubelet.log'), kubelet);
+    for (let i = 0; i < 30; i++) writeFileSync(join(root, 'b', `x-${String(i).padStart(2, '0')}.log`), `${i}\n`);
+    const run = await analyze({ paths: [root], now, workers: 0, limits: { maxFolderFiles: 21 } });
+    expect(run.artifacts.map((a) => a.path)).toEqual(['a/kubelet.log', ...Array.from({ length: 20 }, (_, i) => `b/x-${String(i).padStart(2, '0')}.log`)]);
+    expect(run.analysis.warnings.filter((w) => /past the first/.test(w.message))).toEqual([
+      { file: root, line: null, message: '10 more files past the first 21 (in path order) were not read: plegscope reads at most 21 files of a folder (its memory bound); name the subfolders that matter instead' },
+    ]);
+    expect(run.analysis.nodes.some((n) => n.stalls.length > 0)).toBe(true);
+  }, 60_000);
 });

@@ -343,7 +343,7 @@ class Discoverer {
   private async addFolder(given: string, real: string): Promise<void> {
     let items;
     try {
-      items = await walkFolder(real, given);
+      items = await walkFolder(real, given, this.limits.maxFolderFiles);
     } catch (err) {
       throw new InputError(given, fsErrorMessage(err));
     }

@@ -33,6 +33,8 @@ export interface Limits {
   /** Heads of small files read whole (their bytes) held per run; past it a file keeps only what is read of its head, and
    *  its bytes are read again when it is read (heads.ts). */
   maxHeldHeadBytes: number;
+  /** Files of one folder the user named that are read; past it they are counted in one warning (walk.ts). */
+  maxFolderFiles: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -56,8 +58,11 @@ export const DEFAULT_LIMITS: Limits = {
   // Its entries are decoded into a copy of about its size, read once for the head and once more: 16 MiB keeps a run of
   // 16 MiB of lines within the 200 MB a run may take.
   maxExportBytes: 16 * 1024 * 1024,
-  // 100 000 small logs held 40 MB of heads: a bundle of thousands of small files stays below it.
-  maxHeldHeadBytes: 8 * 1024 * 1024,
+  // 100 000 small logs held 40 MB of heads.
+  maxHeldHeadBytes: 4 * 1024 * 1024,
+  // 100 000 tiny logs take ~160 MB; a million files took gigabytes and minutes (the largest sosreport or must-gather
+  // folder holds some tens of thousands).
+  maxFolderFiles: 120_000,
 };
 
 export const BOMB = 'EBOMB';

@@ -34,9 +34,16 @@ export type WalkItem = WalkFile | WalkNote;
  * (sorted by path segments, i.e. depth-first over sorted names), plus notes for what was not read.
  * `label` is the folder as the user typed it, for messages. The calls are synchronous, as `find` makes them: one at a
  * time through the thread pool, a bundle of thousands of entries spent most of its walk waiting on round trips.
+ * Past `maxFiles` files (in that order) the rest are only counted, in one note at the end (limits.maxFolderFiles).
  */
-export async function walkFolder(rootReal: string, label: string): Promise<WalkItem[]> {
+export async function walkFolder(rootReal: string, label: string, maxFiles = Infinity): Promise<WalkItem[]> {
   const items: WalkItem[] = [];
+  let files = 0;
+  let beyond = 0;
+  const addFile = (f: WalkFile): void => {
+    if (++files <= maxFiles) items.push(f);
+    else beyond++;
+  };
   const visited = new Set<string>();
   const rootStat = fs.statSync(rootReal, { bigint: true });
   visited.add(statKey(rootStat));
@@ -76,7 +83,7 @@ export async function walkFolder(rootReal: string, label: string): Promise<WalkI
         visited.add(key);
         await visitDir(full, rel, viaLink);
       } else if (st.isFile()) {
-        items.push(fileItem(rel, full, st, viaLink));
+        addFile(fileItem(rel, full, st, viaLink));
       } else if (st.isSymbolicLink()) {
         await visitLink(full, rel, dirReal);
       } else {
@@ -107,7 +114,7 @@ export async function walkFolder(rootReal: string, label: string): Promise<WalkI
       items.push(note(rel, fsErrorMessage(err)));
       return;
     }
-    if (st.isFile()) items.push(fileItem(rel, real, st, true));
+    if (st.isFile()) addFile(fileItem(rel, real, st, true));
     else if (st.isDirectory()) dirLinks.push({ rel, real, key: statKey(st), parentReal });
     else items.push(note(rel, `symlink to something that is not a regular file (${specialKind(st)}): not read`));
   };
@@ -125,7 +132,9 @@ export async function walkFolder(rootReal: string, label: string): Promise<WalkI
     // Otherwise its files were already found under their own paths.
   }
 
-  return items.sort((a, b) => comparePaths(a.rel, b.rel));
+  items.sort((a, b) => comparePaths(a.rel, b.rel));
+  if (beyond > 0) items.push(note(label, `${beyond} more file(s) past the first ${maxFiles} (in path order) were not read: plegscope reads at most ${maxFiles} files of a folder (its memory bound); name the subfolders that matter instead`));
+  return items;
 }
 
 function fileItem(rel: string, realPath: string, st: BigIntStats, viaLink: boolean): WalkFile {
