@@ -58,17 +58,17 @@ describe('heads past the bound', () => {
 });
 
 describe('files of a folder past limits.maxFolderFiles', () => {
-  it('the first ones in path order are read, the rest counted in one warning naming the folder', async () => {
+  it('a folder\'s own files first, then its subfolders\' in path order; the rest counted in one warning naming the folder', async () => {
     const root = join(dir, 'many');
-    mkdirSync(join(root, 'a'), { recursive: true });
-    mkdirSync(join(root, 'b'));
-    const kubelet = readFileSync(join(SAMPLE, 'kubelet.log'));
-    writeFileSync(join(root, 'a', 'kubelet.log'), kubelet);
-    for (let i = 0; i < 30; i++) writeFileSync(join(root, 'b', `x-${String(i).padStart(2, '0')}.log`), `${i}\n`);
+    mkdirSync(join(root, 'a', 'deeper'), { recursive: true });
+    // The log sorts last, but is the folder's own file: read before any file of a subfolder.
+    writeFileSync(join(root, 'z-kubelet.log'), readFileSync(join(SAMPLE, 'kubelet.log')));
+    for (let i = 0; i < 30; i++) writeFileSync(join(root, 'a', `x-${String(i).padStart(2, '0')}.log`), `${i}\n`);
+    writeFileSync(join(root, 'a', 'deeper', 'y.log'), 'y\n');
     const run = await analyze({ paths: [root], now, workers: 0, limits: { maxFolderFiles: 21 } });
-    expect(run.artifacts.map((a) => a.path)).toEqual(['a/kubelet.log', ...Array.from({ length: 20 }, (_, i) => `b/x-${String(i).padStart(2, '0')}.log`)]);
-    expect(run.analysis.warnings.filter((w) => /past the first/.test(w.message))).toEqual([
-      { file: root, line: null, message: '10 more files past the first 21 (in path order) were not read: plegscope reads at most 21 files of a folder (its memory bound); name the subfolders that matter instead' },
+    expect(run.artifacts.map((a) => a.path)).toEqual([...Array.from({ length: 20 }, (_, i) => `a/x-${String(i).padStart(2, '0')}.log`), 'z-kubelet.log']);
+    expect(run.analysis.warnings.filter((w) => /were not read: plegscope reads at most/.test(w.message))).toEqual([
+      { file: root, line: null, message: '11 more files were not read: plegscope reads at most 21 files of a folder (its memory bound), each folder\'s own files before its subfolders\'; name the subfolders that matter instead' },
     ]);
     expect(run.analysis.nodes.some((n) => n.stalls.length > 0)).toBe(true);
   }, 60_000);
