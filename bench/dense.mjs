@@ -2,7 +2,7 @@
 // `node bench/dense.mjs`: journals where most lines match (issue 27), next to `grep -F -c`. A kubelet stalls 20 min in
 // every 30: each line of a stall (2 ms apart) is "PLEG is not healthy" (70 %) or a ListPodSandbox DeadlineExceeded
 // (30 %), the rest a readiness probe; the first 10 min are quiet. For each size (BENCH_DENSE_SIZES MiB, default
-// 50,400,2048) `plegscope analyze FILE --format json` (default settings: every core) and `grep -F -c 'PLEG is not
+// 50,400,2048) `plegscope analyze FILE --format json` (default settings: the threads plegscope chooses, one worker for a dense log of 256 MiB and more) and `grep -F -c 'PLEG is not
 // healthy' FILE` are run in turn (BENCH_RUNS pairs, default 3) on a warm page cache; printed: median wall times, their
 // ratio (goal ≤ 10), plegscope's CPU time per MiB (goal: at the largest size within 1.2× of the smallest) and its peak
 // RSS (goal ≤ 200 MB), then one JSON line. The machine's other load moves every figure: compare ratios from one run.

@@ -11,6 +11,9 @@ export interface LineVisitor {
   /** A line to parse (UTF-8, without the newline). `lineNo` is 1-based, `offset` the byte offset of its start;
    *  `buf[from, to)` are its bytes, for byte-level searches; `sampled`: it is visited as one of the sparse sample. */
   line(text: string, lineNo: number, offset: number, buf: Buffer, from: number, to: number, sampled: boolean): void;
+  /** Asked first, with the line's bytes only: true when the visitor is done with the line without its text (a dense
+   *  run's line folded unread, signals/templates.ts), which is then not decoded. */
+  fold?(buf: Buffer, from: number, to: number, lineNo: number, offset: number): boolean;
   /** Called once, right after the last of the `headLines` (whatever the prefilter): a fixed point to change modes. */
   headDone?(): void;
 }
@@ -395,7 +398,8 @@ export class LineScanner {
     // A UTF-8 byte-order mark (a file saved by a Windows editor) is not part of the first line.
     const from = abs + from0 === 0 && end - from0 >= 3 && buf[from0] === 0xef && buf[from0 + 1] === 0xbb && buf[from0 + 2] === 0xbf ? from0 + 3 : from0;
     if (end - from > this.maxLine) end = from + this.maxLine;
-    this.visitor.line(buf.toString('utf8', from, end), this.lineNo, abs + from0, buf, from, end, sampled);
+    const v = this.visitor;
+    if (v.fold === undefined || !v.fold(buf, from, end, this.lineNo, abs + from0)) v.line(buf.toString('utf8', from, end), this.lineNo, abs + from0, buf, from, end, sampled);
     if (this.lineNo === this.headLines) this.visitor.headDone?.();
   }
 

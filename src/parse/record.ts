@@ -114,11 +114,11 @@ export interface Paste {
 
 export type TimeForm = 'short' | 'iso' | 'other';
 
-/** The time of the prefix form `form` at `s[i]`, read as readTime() reads it (NaN: none). */
-export function prefixTime(s: string, i: number, form: TimeForm, ctx: ParseContext): number {
-  if (form === 'short') return ctx.years.parseShort(s, i);
-  if (form === 'iso') return parseIso(s, i, ctx.wall)?.ms ?? NaN;
-  return NaN;
+/** The time of the prefix form `form` at `i` of the line `b[from, to)` (not decoded: signals/templates.ts), read as
+ *  readTime() reads it (NaN: none), into `ctx.years.at[0]`; its prefix ends (its payload starts) at `from + start`. */
+export function prefixTimeAt(b: Buffer, from: number, to: number, i: number, start: number, form: TimeForm, ctx: ParseContext): void {
+  if (form === 'short') ctx.years.shortAt(b, from + i, to);
+  else ctx.years.at[0] = form === 'iso' ? (parseIso(b.toString('latin1', from, from + start), i, ctx.wall)?.ms ?? NaN) : NaN;
 }
 
 /** What the prefix of a line gave, and where its payload starts. */
@@ -593,6 +593,17 @@ export function klogHeaderTime(p: string, i: number, ts: number, ctx: ParseConte
   const year = utcYear(ts);
   const t = ctx.years.parseKlog(p, i, year);
   return Math.abs(t - ts) > 180 * 86400000 ? ctx.years.parseKlog(p, i, year + (t > ts ? -1 : 1)) : t;
+}
+
+/** klogHeaderTime() of the bytes `b[i, end)` (a line folded without being decoded: signals/templates.ts), on a line
+ *  whose prefix gave `ctx.years.at[0]` (not NaN), into `ctx.years.at[1]`. */
+export function klogHeaderTimeAt(b: Uint8Array, i: number, end: number, ctx: ParseContext): void {
+  const at = ctx.years.at;
+  const ts = at[0] as number;
+  const year = utcYear(ts);
+  ctx.years.klogAt(b, i, end, year);
+  const t = at[1] as number;
+  if (Math.abs(t - ts) > 180 * 86400000) ctx.years.klogAt(b, i, end, year + (t > ts ? -1 : 1));
 }
 
 /** A line's time from its prefix's and its klog header's: journal `short` has whole seconds, the header of the same

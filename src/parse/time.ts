@@ -39,6 +39,23 @@ function d2(s: string, i: number): number {
   return a * 10 + b;
 }
 
+/** d2() on bytes (a line not decoded: signals/templates.ts), -1 for NaN: a small integer either way, which V8 passes
+ *  on without making a heap number of it. */
+function d2At(b: Uint8Array, i: number): number {
+  const x = (b[i] as number) - 48;
+  const y = (b[i + 1] as number) - 48;
+  if (!(x >= 0 && x <= 9 && y >= 0 && y <= 9)) return -1;
+  return x * 10 + y;
+}
+
+/** A month's three letters as one number, for monthAt(). */
+const MONTH_CODES = new Map(Object.entries(MONTHS).map(([k, v]) => [(k.charCodeAt(0) << 16) | (k.charCodeAt(1) << 8) | k.charCodeAt(2), v]));
+
+/** monthIndex() of the three bytes at `i`. */
+function monthAt(b: Uint8Array, i: number): number {
+  return MONTH_CODES.get(((b[i] as number) << 16) | ((b[i + 1] as number) << 8) | (b[i + 2] as number)) ?? -1;
+}
+
 function digits(s: string, from: number, to: number): number {
   let v = 0;
   for (let i = from; i < to; i++) {
@@ -71,6 +88,29 @@ export function resolveZone(name: string): Zone {
 }
 
 /**
+ * `Date.UTC(year, month, day, h, m, s, ms)` (month 0-based) in arithmetic alone: Date.UTC's result comes back as a heap
+ * number, one to collect for every line of a dense log read (two with its klog header); this stays in the caller when
+ * V8 inlines it. Days, hours, minutes and seconds past their range carry over as Date.UTC's do; a year below 100 (which
+ * Date.UTC reads as 19xx) and a month out of 0–11 are left to Date.UTC.
+ */
+export function utcMs(year: number, month: number, day: number, h: number, m: number, s: number, ms: number): number {
+  if (!(year >= 100 && month >= 0 && month <= 11)) return Date.UTC(year, month, day, h, m, s, ms);
+  const t = daysFromCivil(year, month, day) * 86400000 + h * 3600000 + m * 60000 + s * 1000 + Math.trunc(ms);
+  // Date.UTC's TimeClip.
+  return Math.abs(t) <= 8.64e15 ? t : NaN;
+}
+
+/** Days from 1970-01-01 to `day` (1-based, past the month's end carrying over) of `month` (0–11) of `year` (H. Hinnant's
+ *  days_from_civil, years from March): a small integer, no heap number. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month < 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * ((month + 10) % 12) + 2) / 5);
+  return era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468 + day - 1;
+}
+
+/**
  * Converts zone-less wall-clock times to epoch ms. Offsets are cached per wall-clock hour, so a zone with DST costs one
  * luxon lookup per hour of log, not per line.
  */
@@ -84,17 +124,22 @@ export class WallClock {
 
   /** Wall-clock fields (month 0-based) in this zone → epoch ms. */
   toEpoch(year: number, month: number, day: number, h: number, m: number, s: number, ms: number): number {
-    const asUtc = Date.UTC(year, month, day, h, m, s, ms);
-    if (this.fixedOffsetMs !== null) return asUtc - this.fixedOffsetMs;
-    const hourKey = Math.floor(asUtc / 3600000);
+    const asUtc = utcMs(year, month, day, h, m, s, ms);
+    return asUtc - this.offsetMs(Math.floor(asUtc / 3600000));
+  }
+
+  /** The zone's offset (ms) for the wall-clock hour `hourKey` (hours since 1970 on the wall clock), cached. */
+  offsetMs(hourKey: number): number {
+    if (this.fixedOffsetMs !== null) return this.fixedOffsetMs;
     let off = this.cache.get(hourKey);
     if (off === undefined) {
       // The offset at (wall time − guessed offset) is right except inside a DST gap/overlap, where either is defensible.
+      const asUtc = hourKey * 3600000;
       const guess = this.zone.offset(asUtc) * 60000;
       off = this.zone.offset(asUtc - guess) * 60000;
       this.cache.set(hourKey, off);
     }
-    return asUtc - off;
+    return off;
   }
 }
 
@@ -198,6 +243,58 @@ export class YearClock {
     return this.clock.toEpoch(this.yearFor(mon, day), mon, day, h, mi, se, ms);
   }
 
+  /**
+   * The times read from bytes (a line folded without being decoded: signals/templates.ts): [0] the prefix's, [1] the
+   * klog header's. Written here, not returned: a time returned from a call is a heap number to collect, and a dense
+   * log's lines are read by the million.
+   */
+  readonly at = new Float64Array(2);
+
+  /** parseShort() of the bytes `b[i, end)`, into at[0]. */
+  shortAt(b: Uint8Array, i: number, end: number): void {
+    const at = this.at;
+    at[0] = NaN;
+    // (Every place read is inside the line, as the string's are.)
+    if (i + 15 > end) return;
+    const mon = monthAt(b, i);
+    if (mon < 0 || b[i + 3] !== 32) return;
+    // Day: space-padded in syslog (`Mar  1`), zero-padded in journalctl (`Mar 01`).
+    const d = (b[i + 5] as number) - 48;
+    const day = b[i + 4] === 32 ? (d >= 0 && d <= 9 ? d : -1) : d2At(b, i + 4);
+    const h = d2At(b, i + 7);
+    const mi = d2At(b, i + 10);
+    const se = d2At(b, i + 13);
+    if ((day | h | mi | se) < 0 || b[i + 9] !== 58 || b[i + 12] !== 58) return;
+    const ms = i + 15 < end && b[i + 15] === 46 ? millisAt(b, i + 16, end) : 0;
+    this.epochAt(0, this.yearFor(mon, day), mon, day, h, mi, se, ms);
+  }
+
+  /** at[k]: what toEpoch() gives for a whole `ms`, computed from small integers so that no heap number is made for it
+   *  (see `at`). */
+  private epochAt(k: number, year: number, mon: number, day: number, h: number, mi: number, se: number, ms: number): void {
+    if (!(year >= 100)) {
+      this.at[k] = this.clock.toEpoch(year, mon, day, h, mi, se, ms);
+      return;
+    }
+    const t = daysFromCivil(year, mon, day) * 86400000 + h * 3600000 + mi * 60000 + se * 1000 + ms;
+    this.at[k] = Math.abs(t) <= 8.64e15 ? t - this.clock.offsetMs(Math.floor(t / 3600000) | 0) : NaN;
+  }
+
+  /** parseKlog() of the bytes `b[i, end)` in year `year` (or, `fromClock`, the year this clock gives), into at[1]. */
+  klogAt(b: Uint8Array, i: number, end: number, year: number, fromClock = false): void {
+    const at = this.at;
+    at[1] = NaN;
+    if (i + 13 > end) return;
+    const mon = d2At(b, i) - 1;
+    const day = d2At(b, i + 2);
+    const h = d2At(b, i + 5);
+    const mi = d2At(b, i + 8);
+    const se = d2At(b, i + 11);
+    if ((day | h | mi | se) < 0 || mon < 0 || mon > 11) return;
+    const ms = i + 13 < end && b[i + 13] === 46 ? millisAt(b, i + 14, end) : 0;
+    this.epochAt(1, fromClock ? this.yearFor(mon, day) : year, mon, day, h, mi, se, ms);
+  }
+
   /** klog header time `MMDD HH:MM:SS.uuuuuu` (at `i` = index of MM) → epoch ms in this zone, or NaN. */
   parseKlog(s: string, i: number, yearHint?: number): number {
     const mon = d2(s, i) - 1;
@@ -210,6 +307,18 @@ export class YearClock {
     const year = yearHint ?? this.yearFor(mon, day);
     return this.clock.toEpoch(year, mon, day, h, mi, se, ms);
   }
+}
+
+/** The whole milliseconds of the fraction digits at `b[i, end)`: what Date.UTC keeps of fractionMs()'s. */
+function millisAt(b: Uint8Array, i: number, end: number): number {
+  let v = 0;
+  let k = 0;
+  for (let j = i; j < end && k < 3; j++, k++) {
+    const c = (b[j] as number) - 48;
+    if (c < 0 || c > 9) break;
+    v = v * 10 + c;
+  }
+  return k === 0 ? 0 : k === 1 ? v * 100 : k === 2 ? v * 10 : v;
 }
 
 /** Fractional seconds digits at `i` → milliseconds (with sub-ms kept as a fraction). */

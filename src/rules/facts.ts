@@ -683,12 +683,12 @@ export function computeFacts(node: NodeModel): FactSheet {
 function countChecks(node: NodeModel, inScope: (ts: number) => boolean, scope: string): Record<string, CountCheck> {
   const out: Record<string, CountCheck> = {};
   for (const c of COUNTED) {
-    const all = new Map<string, { ts: number; file: number; n: number }>();
-    for (const e of node.events) if (c.test(e)) all.set(`${e.ref.artifact}:${e.ref.line}`, { ts: e.ts, file: e.ref.artifact, n: e.n ?? 1 });
+    const all = new Map<number, { ts: number; file: number; n: number }>();
+    for (const e of node.events) if (c.test(e)) all.set(lineKey(e), { ts: e.ts, file: e.ref.artifact, n: e.n ?? 1 });
     if (all.size === 0) continue;
     // The copies dropped (the same journal in two files) are still in their files: the command counts them.
-    const copies = new Map<string, { file: number; n: number }>();
-    for (const e of node.duplicates ?? []) if (c.test(e)) copies.set(`${e.ref.artifact}:${e.ref.line}`, { file: e.ref.artifact, n: e.n ?? 1 });
+    const copies = new Map<number, { file: number; n: number }>();
+    for (const e of node.duplicates ?? []) if (c.test(e)) copies.set(lineKey(e), { file: e.ref.artifact, n: e.n ?? 1 });
     const count = lineCount([...all.values()].filter((x) => inScope(x.ts)));
     const total = lineCount([...all.values()]);
     const deduplicated = lineCount([...copies.values()]);
@@ -738,10 +738,16 @@ function seen(parts: Array<[number | boolean, string, string[]?]>, said?: Set<st
 export const LIST_START = '\u001e';
 export const LIST_SEP = '\u001f';
 
+/** An event's file and line as one number (no string for each of a dense log's events): lines below 2^32, files below
+ *  2^21. */
+function lineKey(e: SignalEvent): number {
+  return e.ref.artifact * 4294967296 + e.ref.line;
+}
+
 /** Distinct lines among the events that pass `test` (an event of a folded run counts its `n`). */
 function countLines(events: SignalEvent[], test: (e: SignalEvent) => boolean): number {
-  const lines = new Map<string, number>();
-  for (const e of events) if (test(e)) lines.set(`${e.ref.artifact}:${e.ref.line}`, e.n ?? 1);
+  const lines = new Map<number, number>();
+  for (const e of events) if (test(e)) lines.set(lineKey(e), e.n ?? 1);
   let k = 0;
   for (const n of lines.values()) k += n;
   return k;

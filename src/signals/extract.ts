@@ -2,10 +2,10 @@
 // every kubelet line's PID) become a handful of events rather than millions: the model needs the first proof of a
 // relist after a stall, a PID change, and each host's log window, not every occurrence.
 import { Thinner, runKey, thinTime, type BuildEvent, type EventDraft } from './thin.js';
-import { Template, Templates, type Offer } from './templates.js';
+import { isAscii, Template, Templates, type Offer } from './templates.js';
 import type { Readable } from 'node:stream';
 import { LineScanner, type LineVisitor, type ScanResult } from '../parse/lines.js';
-import { finerTime, isElision, klogHeaderTime, parseLine, parseMarker, prefixTime, readEnvelope, recordOf, type Envelope, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
+import { finerTime, isElision, klogHeaderTimeAt, parseLine, parseMarker, prefixTimeAt, readEnvelope, recordOf, type Envelope, type LogRecord, type Origin, type ParseContext } from '../parse/record.js';
 import { YearClock, WallClock, type Zone } from '../parse/time.js';
 import type { Ref, SignalEvent } from './events.js';
 import { PLAUSIBLE_MIN_MS, plausibleMs, possibleAge } from '../util/instant.js';
@@ -109,6 +109,26 @@ export function buildPrefilter(custom: CustomPattern[] = []): Prefilter {
   if (custom.length === 0) builtinPrefilter = p;
   else prefilterOf.set(custom, p);
   return p;
+}
+
+/**
+ * How many of the lines in `b` a base needle wakes (with `custom`'s needles): a sample's count tells a dense log (most
+ * lines read, a runtime outage's spam) from an ordinary one (a few in a hundred) before it is read.
+ */
+export function wokenLines(b: Buffer, custom: CustomPattern[] = []): number {
+  const { search, base } = buildPrefilter(custom);
+  const found = new MatchList();
+  search.findAll(b, 0, b.length, found);
+  let n = 0;
+  let lineEnd = -1;
+  for (let f = 0; f < found.length; f++) {
+    const at = found.starts[f] as number;
+    if (at <= lineEnd || base[found.needles[f] as number] !== 1) continue;
+    n++;
+    lineEnd = b.indexOf(10, at);
+    if (lineEnd < 0) break;
+  }
+  return n;
 }
 
 let builtinPrefilter: Prefilter | null = null;
@@ -261,6 +281,9 @@ export class SignalExtractor implements LineVisitor {
   private readonly templates = new Templates();
   /** Lines folded unread so far, and templates learned. */
   unread = 0;
+  /** The line fold() was asked about: routed already, and the template it fit (but was not folded by). */
+  private routed = false;
+  private fit: Template | null = null;
   private learned = 0;
   /** What the line being read offered the thinner (null: not collected), and whether it did anything else. */
   private offers: Offer[] | null = null;
@@ -275,6 +298,8 @@ export class SignalExtractor implements LineVisitor {
   /** Every needle (base and on-demand); `routes` says which matchers each wakes. */
   private readonly search: MultiSearch;
   private readonly routes: Routes;
+  /** The needles holding a digit (templates.ts Template.stable). */
+  private readonly digitNeedles: readonly string[];
   /** Found needles, for routing the line being handled. */
   private readonly found = new MatchList();
   private readonly wokenMatchers: Uint8Array;
@@ -324,6 +349,7 @@ export class SignalExtractor implements LineVisitor {
     this.search = prefilter.search;
     this.isBaseNeedle = prefilter.base;
     this.routes = needleRoutes(this.search, this.custom);
+    this.digitNeedles = this.search.needles.filter((n) => /\d/.test(n));
     this.wokenMatchers = new Uint8Array(MATCHERS.length);
     this.wokenCustom = new Uint8Array(this.custom.length);
     this.proofsFor = segment.proofsFor ? new Map(segment.proofsFor.map((p) => [hostKey(p.host), p.before])) : null;
@@ -347,8 +373,55 @@ export class SignalExtractor implements LineVisitor {
     this.scanner.push(chunk);
   }
 
+  /** Whether `buf[from, to)` holds a relist-proof needle (one that is not a base needle). */
+  private holdsProofNeedle(buf: Buffer, from: number, to: number): boolean {
+    const found = new MatchList();
+    this.search.findAll(buf, from, to, found);
+    for (let f = 0; f < found.length; f++) if (this.isBaseNeedle[found.needles[f] as number] !== 1) return true;
+    return false;
+  }
+
+  /** A line of a dense run: one a base needle alone woke, past the head, in a file that folds (thin.ts). */
+  private dense(head: boolean): boolean {
+    return !this.opts.noPrefilter && this.baseWoken && !this.proofWoken && !head && this.wokenList.length === 0 && this.thin.active;
+  }
+
+  /**
+   * LineVisitor: a line the scanner visits, before it is decoded. A line of a dense run that fits a template, past its
+   * run's kept lines, is folded with its time read from its bytes, nothing more (templates.ts); any other line is
+   * routed here and read by line().
+   */
+  fold(buf: Buffer, from: number, to: number, lineNo: number, offset: number): boolean {
+    if (this.proofsFor !== null || this.opts.noPrefilter || !this.thin.active || lineNo <= this.headLines || (buf[from] === 45 && buf[from + 1] === 45)) return false;
+    const full = this.wantsProof(offset);
+    let t = this.templates.find(buf, from, to, null);
+    // A line that fits a stable template holds its needles: they woke its matchers, and nothing else (dense()).
+    const known = t !== null && t.stable && !(full && t.proof);
+    if (known && this.foldUnread(buf, from, to, lineNo, offset, t as Template)) {
+      this.scanner.setActive(this.wantsProof(offset + 1) ? null : this.isBaseNeedle);
+      return true;
+    }
+    this.scanner.setActive(full ? null : this.isBaseNeedle);
+    this.route(buf, from, to, full);
+    this.routed = true;
+    if (t === null || !this.dense(false)) return false;
+    if (!t.sameWoken(this.wokenMatchers)) t = this.templates.find(buf, from, to, this.wokenMatchers);
+    this.fit = t;
+    // (A known line foldUnread() said no to is read in full.)
+    if (t === null || known || !this.foldUnread(buf, from, to, lineNo, offset, t)) return false;
+    this.routed = false;
+    this.fit = null;
+    this.scanner.setActive(this.wantsProof(offset + 1) ? null : this.isBaseNeedle);
+    return true;
+  }
+
   /** LineVisitor: a line the scanner visits. */
   line(text: string, lineNo: number, offset: number, buf: Buffer, from: number, to: number, sampled: boolean): void {
+    // (fold() was asked first: it may have routed the line already, and found the template it fits.)
+    const routed = this.routed;
+    const fit = this.fit;
+    this.routed = false;
+    this.fit = null;
     if (text.charCodeAt(0) === 45 && text.startsWith('-- ')) {
       const mk = parseMarker(text);
       if (mk?.type === 'begin') this.years.setYear(mk.year, mk.month);
@@ -363,9 +436,11 @@ export class SignalExtractor implements LineVisitor {
       return;
     }
     const prefilter = !this.opts.noPrefilter;
-    const full = this.wantsProof(offset);
-    if (prefilter) this.scanner.setActive(full ? null : this.isBaseNeedle);
-    this.route(buf, from, to, full);
+    if (!routed) {
+      const full = this.wantsProof(offset);
+      if (prefilter) this.scanner.setActive(full ? null : this.isBaseNeedle);
+      this.route(buf, from, to, full);
+    }
     const head = lineNo <= this.headLines;
     if (!this.baseWoken && !this.proofWoken && !head && !sampled) return;
     if (text.length <= 24 && isElision(text, 0)) {
@@ -374,13 +449,7 @@ export class SignalExtractor implements LineVisitor {
       this.events.push({ type: 'gap', ts: at?.ts ?? NaN, host: at?.host ?? null, ref: { artifact: this.opts.artifact, line: lineNo, offset, ts: at?.ts ?? NaN, mono: NaN, text } });
       return;
     }
-    // A line of a dense run, past its kept lines: folded with its time read, nothing more (templates.ts).
-    const dense = prefilter && this.baseWoken && !this.proofWoken && !head && this.wokenList.length === 0 && this.thin.active;
-    const fit = dense ? this.templates.find(text, this.wokenMatchers) : null;
-    if (fit !== null && this.foldUnread(text, lineNo, offset, fit)) {
-      if (prefilter) this.scanner.setActive(this.wantsProof(offset + 1) ? null : this.isBaseNeedle);
-      return;
-    }
+    const dense = this.dense(head);
     const env = readEnvelope(text, lineNo, offset, this.ctx);
     const rec = env === null ? null : recordOf(env, this.ctx);
     if (rec) {
@@ -394,7 +463,8 @@ export class SignalExtractor implements LineVisitor {
       const timed = env !== null && (env.timeForm !== 'other' || (Number.isNaN(env.ts) && Number.isNaN(env.timeOfDay) && rec.kind === 'klog'));
       // Learning costs a read of the line's durations and a little memory: only while lines fit what was learned (a
       // log whose lines never repeat stops after a thousand).
-      const learn = dense && fit === null && this.learned <= 2 * this.unread + 1000 && timed && !(env as Envelope).json && !Number.isNaN(rec.ts) && Number.isNaN(rec.mono) && rec.absurdTime !== true;
+      // Only ASCII lines longer than an elision mark: a template's places are its bytes'.
+      const learn = dense && fit === null && this.learned <= 2 * this.unread + 1000 && timed && !(env as Envelope).json && !Number.isNaN(rec.ts) && Number.isNaN(rec.mono) && rec.absurdTime !== true && text.length > 24 && to - from === text.length && isAscii(buf, from, to);
       if (learn) {
         this.offers = [];
         this.offbeat = false;
@@ -405,7 +475,7 @@ export class SignalExtractor implements LineVisitor {
         this.offers = null;
         if (!this.offbeat && offers.length > 0) {
           this.learned++;
-          this.templates.add(new Template(text, env as Envelope, rec.ts, rec.pid, rec.kind, rec.origin, this.wokenMatchers.slice(), offers));
+          this.templates.add(new Template(text, env as Envelope, rec.ts, rec.pid, rec.kind, rec.origin, this.wokenMatchers.slice(), offers, this.holdsProofNeedle(buf, from, to), this.digitNeedles));
         }
       }
     }
@@ -640,18 +710,22 @@ export class SignalExtractor implements LineVisitor {
    * with only its time read, doing what onRecord() does for such a line (windows, counters, relist waits); else false,
    * and it is read in full.
    */
-  private foldUnread(text: string, line: number, offset: number, t: Template): boolean {
+  private foldUnread(buf: Buffer, from: number, to: number, line: number, offset: number, t: Template): boolean {
     const env = t.env;
+    const years = this.ctx.years;
     let ts: number;
     let headerTs = NaN;
     if (env.timeForm === 'other') {
       // No time before the payload: the klog header's is the line's (as recordOf reads it).
       if (!t.klog) return false;
-      ts = headerTs = this.ctx.years.parseKlog(text, env.start + 1);
+      years.klogAt(buf, from + env.start + 1, to, NaN, true);
+      ts = headerTs = years.at[1] as number;
     } else {
-      ts = prefixTime(text, env.timeAt, env.timeForm, this.ctx);
-      if (t.klog) {
-        headerTs = klogHeaderTime(text, env.start + 1, ts, this.ctx);
+      prefixTimeAt(buf, from, to, env.timeAt, env.start, env.timeForm, this.ctx);
+      ts = years.at[0] as number;
+      if (t.klog && !Number.isNaN(ts)) {
+        klogHeaderTimeAt(buf, from + env.start + 1, to, this.ctx);
+        headerTs = years.at[1] as number;
         ts = finerTime(ts, headerTs);
       }
     }
@@ -675,7 +749,7 @@ export class SignalExtractor implements LineVisitor {
     this.noteOrder(ts, headerTs, t.kind, line);
     for (const o of t.offers) {
       if (o.type === 'relist-unhealthy' || o.type === 'node-not-ready') this.awaitProof(st, offset);
-      this.thin.foldLine(o.key, ts, text, line, offset);
+      this.thin.foldLine(o.key, ts, t, buf, from, line, offset);
     }
     this.unread++;
     return true;

@@ -12,8 +12,10 @@ import { isRuntimeProcess, type SignalEvent, type SignalType } from './events.js
 
 /** Lines of one kind kept whole per bucket; the ones after them fold into one more event. */
 const KEEP = 3;
-/** Bucket widths (ms) by the events the file has given so far: none folded below the first step. */
-const STEPS: ReadonlyArray<readonly [events: number, bucketMs: number]> = [[20_000, 0], [50_000, 1_000], [100_000, 10_000], [150_000, 60_000], [Infinity, 600_000]];
+/** Bucket widths (ms) by the events the file has given so far: none folded below the first step. The widths grow
+ *  quickly past it: a dense 2 GiB journal read by two threads peaked at 186–190 MB RSS with widths of 1 s to 50 000
+ *  events, 10 s to 100 000 and 60 s to 150 000, and at 163 MB with these, for the same report. */
+const STEPS: ReadonlyArray<readonly [events: number, bucketMs: number]> = [[20_000, 0], [30_000, 1_000], [40_000, 10_000], [60_000, 60_000], [Infinity, 600_000]];
 
 /** Kinds of line that can come by the hundred thousand, and what tells two of one kind apart for the rules. */
 const KIND: Partial<Record<SignalType, (e: EventDraft) => string>> = {
@@ -70,9 +72,20 @@ export function runKey(d: EventDraft, host: string | null): string | null {
   return kind ? `${d.type}\u0000${host ?? ''}\u0000${kind(d)}` : null;
 }
 
+/** A line folded without being read or decoded (foldLine), kept as its template and the bytes it differs in: the
+ *  newest of a run's is decoded only when its bucket ends. (templates.ts Template has this shape.) */
+export interface LineShape {
+  /** Bytes capture() keeps of a line. */
+  readonly differing: number;
+  capture(b: Uint8Array, from: number, into: Uint8Array): void;
+  textOf(held: Uint8Array): string;
+}
+
 /** Remakes the event of a line folded without being read (foldLine): its run's key, text, line number, offset and time
  *  (null: the line no longer gives an event of that run). */
 export type Rebuild = (key: string, text: string, line: number, offset: number, ts: number) => SignalEvent | null;
+
+const NO_BYTES = new Uint8Array(0);
 
 /** One kind of line (type, host, kind) in its current bucket. */
 class Run {
@@ -86,8 +99,10 @@ class Run {
   host: string | null = null;
   src: unknown = null;
   build: BuildEvent<unknown> | null = null;
-  /** Or the newest line folded unread (foldLine): remade by the thinner's `rebuild` when the bucket ends. */
-  lazyText: string | null = null;
+  /** Or the newest line folded unread (foldLine): its shape and the bytes it differs in, remade by the thinner's
+   *  `rebuild` when the bucket ends. */
+  lazy: LineShape | null = null;
+  lazyHeld: Uint8Array = NO_BYTES;
   lazyLine = 0;
   lazyOffset = 0;
   lazyTs = NaN;
@@ -132,12 +147,14 @@ export class Thinner {
 
   /** A line canFold() said yes to, folded without being read: its event is remade by `rebuild` only if it is still the
    *  newest of its run when the bucket ends. */
-  foldLine(key: string, ts: number, text: string, line: number, offset: number): void {
+  foldLine(key: string, ts: number, shape: LineShape, b: Uint8Array, from: number, line: number, offset: number): void {
     const run = this.runs.get(key) as Run;
     run.count++;
     run.draft = null;
     run.src = null;
-    run.lazyText = text;
+    if (run.lazyHeld.length < shape.differing) run.lazyHeld = new Uint8Array(Math.max(64, shape.differing));
+    shape.capture(b, from, run.lazyHeld);
+    run.lazy = shape;
     run.lazyLine = line;
     run.lazyOffset = offset;
     run.lazyTs = ts;
@@ -191,7 +208,7 @@ export class Thinner {
     } else {
       // The newest line stands for the run's last ones: its text and time, their count.
       run.count++;
-      run.lazyText = null;
+      run.lazy = null;
       run.draft = d;
       run.host = host;
       run.src = src;
@@ -202,13 +219,13 @@ export class Thinner {
 
   /** The run's newest folded line becomes its tail event. */
   private settle(run: Run): void {
-    if (run.lazyText !== null) {
-      const e = this.rebuild?.(run.key, run.lazyText, run.lazyLine, run.lazyOffset, run.lazyTs) ?? null;
+    if (run.lazy !== null) {
+      const e = this.rebuild?.(run.key, run.lazy.textOf(run.lazyHeld), run.lazyLine, run.lazyOffset, run.lazyTs) ?? null;
       // (A line that no longer gives its run's event cannot come from a template: thin the count onto the tail as is.)
       const tail = e ?? (this.events[run.tail] as SignalEvent);
       tail.n = run.count;
       this.events[run.tail] = tail;
-      run.lazyText = null;
+      run.lazy = null;
       return;
     }
     if (run.draft === null || run.build === null) return;

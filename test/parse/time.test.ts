@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseGoDuration, parseIso, resolveZone, WallClock, YearClock } from '../../src/parse/time.js';
+import { parseGoDuration, parseIso, resolveZone, utcMs, WallClock, YearClock } from '../../src/parse/time.js';
 
 describe('time', () => {
   it('Go durations, including the ≤1.12 sentinel', () => {
@@ -59,5 +59,22 @@ describe('time', () => {
     expect(parseIso('2024-03-11T10:00:03+0200', 0, wall)?.ms).toBe(Date.UTC(2024, 2, 11, 8, 0, 3));
     expect(parseIso('2024-03-11T10:00:03.123456-05:00', 0, wall)?.ms).toBeCloseTo(Date.UTC(2024, 2, 11, 15, 0, 3, 123.456), 3);
     expect(parseIso('not a time', 0, wall)).toBeNull();
+  });
+});
+
+describe('utcMs', () => {
+  it('is Date.UTC, days, hours, minutes and seconds past their range included', () => {
+    let x = 12345;
+    const r = (n: number): number => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return Math.floor((x / 2147483648) * n);
+    };
+    for (let i = 0; i < 20_000; i++) {
+      const a = [100 + r(9900), r(12), r(100), r(100), r(100), r(100), r(1000) + r(1000) / 1000] as const;
+      expect(utcMs(...a)).toBe(Date.UTC(...a));
+    }
+    for (const y of [1970, 1969, 2000, 2100, 1600, 2024, 275760, 275761, 99, 100, 0, -5, NaN]) {
+      for (const m of [0, 1, 2, 11, 12, -1, NaN]) for (const d of [0, 1, 28, 29, 31, 99, NaN]) expect(utcMs(y, m, d, 23, 59, 59, 999.9)).toBe(Date.UTC(y, m, d, 23, 59, 59, 999.9));
+    }
   });
 });

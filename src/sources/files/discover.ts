@@ -37,7 +37,7 @@ export interface DiscoverOptions {
   /** Decompression and nesting bounds (limits.ts). */
   limits?: Partial<Limits>;
   /** Sizes of the files on disk as soon as they are listed, before any is read (a caller may get threads ready). */
-  onFileSizes?: (sizes: number[]) => void;
+  onFileSizes?: (files: Array<{ realPath: string; size: number }>) => void;
   /** Reads archive members as the index pass meets them (see ReadEarly). */
   readEarly?: ReadEarly;
 }
@@ -174,7 +174,7 @@ class Discoverer {
   }
 
   private async addFile(given: string, real: string, st: BigIntStats): Promise<void> {
-    this.opts.onFileSizes?.([Number(st.size)]);
+    this.opts.onFileSizes?.([{ realPath: real, size: Number(st.size) }]);
     const input = this.addInput(given, 'file');
     const key = statKey(st);
     const earlier = this.seen.get(key);
@@ -347,7 +347,7 @@ class Discoverer {
     } catch (err) {
       throw new InputError(given, fsErrorMessage(err));
     }
-    this.opts.onFileSizes?.(items.flatMap((i) => (i.kind === 'file' ? [i.size] : [])));
+    this.opts.onFileSizes?.(items.flatMap((i) => (i.kind === 'file' ? [{ realPath: i.realPath, size: i.size }] : [])));
     const input = this.addInput(given, 'directory');
     // One artifact per file however it was reached; prefer the file's own path over a link to it. Only the files
     // reached by several paths are remembered past this (a map of every file was 100 000 entries held for nothing).

@@ -18,7 +18,7 @@ import { LineScanner, scanStream } from '../../parse/lines.js';
 import { MAX_SAMPLE_TIMES, MAX_SAMPLES, MetricsParser, type DroppedSeries, type SampleCut } from '../../parse/metrics/exposition.js';
 import type { ParsedGoroutines } from '../../parse/goroutines.js';
 import { iso, resolveZone, sameZone, type Zone } from '../../parse/time.js';
-import { contentRole, extractSignals, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
+import { contentRole, extractSignals, wokenLines, type ArtifactSignals, type ExtractOptions } from '../../signals/extract.js';
 import { chunkCounter } from '../../signals/progress.js';
 import { compileCustom, type CustomSignalSpec } from '../../signals/custom.js';
 import type { SignalPool } from './pool.js';
@@ -98,16 +98,59 @@ const DEFAULT_MAX_WORKERS = 3;
 const RANGE_HEAD_BYTES = 16 * 1024;
 
 /**
- * Worker threads by default: none on one or two cores, one per core but one (at most 3) from three. On two cores the
- * second one is often not free (another process, a CI neighbour) or not a whole core (two vCPUs on one physical core):
- * measured on a 1 GiB journal on 2 vCPUs, a worker saved 9 % of the wall time with both cores free and cost 10 % with
- * one busy. PLEGSCOPE_WORKERS=N or `workers` sets it (0: this thread only).
+ * Worker threads by default: none on one or two cores, one per core but one (at most 3) from three; one for a dense log
+ * on two cores or more (denseAmong). On two cores the second one is often not free (another process, a CI neighbour)
+ * or not a whole core (two vCPUs on one physical core): measured on a 1 GiB journal on 2 vCPUs, a worker saved 9 % of
+ * the wall time with both cores free and cost 10 % with one busy. PLEGSCOPE_WORKERS=N or `workers` sets it (0: this
+ * thread only), dense or not (`explicit`).
  */
-function wantedWorkers(opts: { workers?: number }): number {
+export function wantedWorkers(opts: { workers?: number }): { workers: number; explicit: boolean; cores: number } {
   const env = process.env['PLEGSCOPE_WORKERS'] !== undefined ? Number(process.env['PLEGSCOPE_WORKERS']) : undefined;
   const cores = availableParallelism();
+  const explicit = opts.workers !== undefined || (env !== undefined && Number.isInteger(env));
   const wanted = opts.workers ?? (env !== undefined && Number.isInteger(env) ? env : cores >= 3 ? Math.min(cores - 1, DEFAULT_MAX_WORKERS) : 0);
-  return Math.max(0, Math.min(wanted, cores * 2));
+  return { workers: Math.max(0, Math.min(wanted, cores * 2)), explicit, cores };
+}
+
+/** Workers for large plain logs `files`: as many as wanted, or one when one of them is dense (unless set). */
+export function poolSize(files: Array<{ realPath: string; size: number }>, want: ReturnType<typeof wantedWorkers>, custom: ExtractOptions['custom']): number {
+  if (want.explicit) return want.workers;
+  return want.cores >= 2 && denseAmong(files, custom) ? 1 : want.workers;
+}
+
+/** A sample of this many bytes at each of DENSE_SAMPLES places of a large log tells whether it is dense. */
+const DENSE_SAMPLE_BYTES = 256 * 1024;
+const DENSE_SAMPLES = 4;
+/** Lines a base needle wakes per MiB from which a log is dense: every such line is read (or fitted to a template), at
+ *  ~1 µs, against ~0.3 ms a MiB to scan the rest. An ordinary kubelet journal has a few hundred per MiB at most, a
+ *  runtime outage's spam thousands. */
+const DENSE_LINES_PER_MIB = 1000;
+/** Large logs sampled at most, the largest first. */
+const DENSE_PROBES = 8;
+
+/**
+ * Whether one of these large plain logs is dense (most lines matter). Such a log costs ~10× an ordinary one per byte,
+ * so a second thread halves its time even on two cores (measured on 2 GiB: 16.0 s alone, 7.6 s with a worker), where an
+ * ordinary one gains little from it; and each worker's heap holds its share of the events a dense log keeps, so more
+ * than one would pass the memory bound (2 GiB: 181 MB peak RSS with one worker, 246 MB with three). A compressed file's
+ * bytes show no needle: it is not dense here (and never read in ranges).
+ */
+export function denseAmong(files: Array<{ realPath: string; size: number }>, custom: ExtractOptions['custom']): boolean {
+  for (const f of [...files].sort((a, b) => b.size - a.size).slice(0, DENSE_PROBES)) {
+    let bytes = 0;
+    let woken = 0;
+    try {
+      for (let k = 1; k <= DENSE_SAMPLES; k++) {
+        const b = headAtSync(f.realPath, Math.floor((f.size * k) / (DENSE_SAMPLES + 1)), DENSE_SAMPLE_BYTES);
+        bytes += b.length;
+        woken += wokenLines(b, custom);
+      }
+    } catch {
+      continue; // read as any file is (and warned of then)
+    }
+    if (bytes > 0 && woken / (bytes / 1048576) >= DENSE_LINES_PER_MIB) return true;
+  }
+  return false;
 }
 
 /** What an archive member's early read found, with the options it was read with. */
@@ -120,20 +163,22 @@ interface EarlyRead {
 export async function readInputs(opts: ReadOptions): Promise<Reads> {
   const zone = resolveZone(opts.tz ?? 'UTC');
   const zoneOf = (name: string): Zone => (name === (opts.tz ?? 'UTC') ? zone : resolveZone(name));
-  const size = wantedWorkers(opts);
+  const want = wantedWorkers(opts);
   const envSplit = Number(process.env['PLEGSCOPE_SPLIT_BYTES']);
   const splitAt = Number.isInteger(envSplit) && envSplit >= 0 ? envSplit : SPLIT_BYTES;
   const offloadAt = Math.min(OFFLOAD_BYTES, splitAt);
   const poolAt = splitAt < SPLIT_BYTES ? splitAt : POOL_BYTES;
   // Started as soon as the walk lists enough large files, so the workers boot while the files are being probed.
   const started: { pool: Promise<SignalPool | null> | null } = { pool: null };
-  const onFileSizes = (sizes: number[]): void => {
-    let big = 0;
-    for (const n of sizes) if (n >= offloadAt) big += n;
-    if (!started.pool && size > 0 && big > 0 && big >= poolAt) started.pool = startPool(size);
-  };
   const custom = opts.customSignals ?? [];
   const compiled = custom.map(compileCustom);
+  const onFileSizes = (files: Array<{ realPath: string; size: number }>): void => {
+    let big = 0;
+    for (const f of files) if (f.size >= offloadAt) big += f.size;
+    if (started.pool || big === 0 || big < poolAt) return;
+    const n = poolSize(files.filter((f) => f.size >= offloadAt), want, compiled);
+    if (n > 0) started.pool = startPool(n);
+  };
   // Logs inside archives are extracted while the index pass streams them by, with the options guessed then: the zone
   // the user gave, else the one the sosreport metadata met earlier names, else UTC; as the year anchor the collection
   // time that metadata gives, else the member's time.
