@@ -47,8 +47,8 @@ export interface Artifact {
   size: number | null;
   /** The first bytes of the (decompressed) content, as used for sniffing. Empty when `headless`. */
   head: Buffer;
-  /** Set when the head of a small file read whole was not kept (past limits.maxHeldHeadBytes of them: files/heads.ts): what later
-   *  stages read of it. `open()` then reads the bytes again. */
+  /** Set when the head of a small file read whole was not kept (past limits.maxHeldHeadBytes of them: files/heads.ts):
+   *  what later stages read of it. `open()` then reads the bytes again. */
   headless?: HeadFacts;
   /** A fresh stream of the decompressed bytes. May be called more than once (not for stdin: then once). */
   open(): Readable;

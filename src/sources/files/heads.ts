@@ -1,9 +1,10 @@
 // The heads of small files read whole, held past discovery within a bound. A head is what later stages read of a file
-// before reading it (the year anchors: its journal host and full date; the read: the width it is hard-wrapped at), and for
-// a small file read whole also its bytes, served from memory. A folder (or an archive) of 100 000 small logs held them
-// all, 40 MB of heads and their Buffer objects. Past limits.maxHeldHeadBytes of such heads, a file keeps only those three facts
-// (HeadFacts, shared by all files with the same) and its bytes are read again when it is read: from disk (openOnDisk), or
-// out of its archive. Below the bound (every bundle seen so far) nothing changes.
+// before reading it (the year anchors: its journal host and full date; the read: the width it is hard-wrapped at), and
+// for a small file read whole also its bytes, served from memory. A folder (or an archive) of 100 000 small logs held
+// them all, 40 MB of heads and their Buffer objects. Past limits.maxHeldHeadBytes of such heads, a file keeps only those
+// three facts (HeadFacts, shared by all files with the same) and its bytes are read again when it is read: from disk
+// (openOnDisk), or out of its archive (tree.ts: only logs read while indexed, whose early read is mostly kept). The
+// report is the same either way (test/input/heads.test.ts).
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { HeadFacts } from '../artifact.js';
