@@ -45,8 +45,11 @@ export interface Artifact {
   document?: ExportDocument;
   /** Size on disk in bytes (compressed size when compressed), null when unknown. */
   size: number | null;
-  /** The first bytes of the (decompressed) content, as used for sniffing. */
+  /** The first bytes of the (decompressed) content, as used for sniffing. Empty when `headless`. */
   head: Buffer;
+  /** Set when the head of a small file read whole was not kept (past limits.maxHeldHeadBytes of them: files/heads.ts):
+   *  what later stages read of it. `open()` then reads the bytes again. */
+  headless?: HeadFacts;
   /** A fresh stream of the decompressed bytes. May be called more than once (not for stdin: then once). */
   open(): Readable;
   /** Set when the bytes are a plain (uncompressed) file on disk large enough to be re-read by offset: readers of byte
@@ -90,6 +93,13 @@ export interface Artifact {
   reach?: Reach;
   /** The width the file was hard-wrapped at, when it was read with its wrapped lines joined (fold.ts). */
   wrap?: number;
+}
+
+/** What the year anchors and the read take from a file's head (anchors.ts headHost, headDate; fold.ts wrapWidth). */
+export interface HeadFacts {
+  readonly host: string | null;
+  readonly date: number | null;
+  readonly wrap: number | null;
 }
 
 /** An archive member as the index pass meets it (before the bundle layout is known). */

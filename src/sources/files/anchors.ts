@@ -39,17 +39,22 @@ export function headDate(head: Buffer): number | null {
   return best;
 }
 
+/** headDate of a file's head, or what was kept of it (a head not kept: Artifact.headless). */
+function dateInHead(a: Pick<Artifact, 'head' | 'headless'>): number | null {
+  return a.headless ? a.headless.date : headDate(a.head);
+}
+
 /** The host the file's first journal line names, or null. */
 export function headHost(head: Buffer): string | null {
   const m = RE_SHORT_HOST.exec(head.subarray(0, 16 * 1024).toString('latin1'));
   return m ? (m[1] as string) : null;
 }
 
-type Anchored = Pick<Artifact, 'role' | 'format' | 'collectedAt' | 'head' | 'nodeHint' | 'nameTime' | 'mtime'> & { input?: number };
+type Anchored = Pick<Artifact, 'role' | 'format' | 'collectedAt' | 'head' | 'headless' | 'nodeHint' | 'nameTime' | 'mtime'> & { input?: number };
 
 /** The node a file's head or path says it is of (a journal host, the node its folder or name gives), or null. */
-function keyOf(a: Pick<Artifact, 'head' | 'nodeHint'>): string | null {
-  const h = headHost(a.head) ?? a.nodeHint;
+function keyOf(a: Pick<Artifact, 'head' | 'headless' | 'nodeHint'>): string | null {
+  const h = (a.headless ? a.headless.host : headHost(a.head)) ?? a.nodeHint;
   return h ? h.toLowerCase().split('.')[0] as string : null;
 }
 
@@ -80,7 +85,7 @@ export class YearAnchors {
     }
     for (const [i, s] of perInput) if (s.size <= 1) this.oneNodeInputs.add(i);
     for (const a of artifacts) {
-      const own = a.role === 'metrics' ? a.nameTime : headDate(a.head);
+      const own = a.role === 'metrics' ? a.nameTime : dateInHead(a);
       if (own !== null) this.bump(keyOf(a), own, a.input);
     }
     this.oneNode = keys.size <= 1;
@@ -103,7 +108,7 @@ export class YearAnchors {
   anchor(a: Anchored, year: number | undefined, now: number): { notAfterMs: number | null; from: YearFrom } {
     if (year !== undefined) return { notAfterMs: null, from: 'option' };
     if (typeof a.collectedAt === 'number') return { notAfterMs: a.collectedAt, from: 'bundle' };
-    const own = headDate(a.head);
+    const own = dateInHead(a);
     if (own !== null) return { notAfterMs: own + DAY_MS, from: 'content' };
     const k = keyOf(a);
     const same = k ? this.byKey.get(`node:${k}`) : undefined;

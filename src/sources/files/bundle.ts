@@ -353,17 +353,17 @@ export function unreadByLayout(roots: BundleRoot[], path: string): boolean {
 }
 
 /**
- * Places every file of the tree. `multiRoot` paths stay relative to the input; with one root they are relative to
+ * Where each file of the tree goes, asked one file at a time (a map of every file's placement held 100 000 of them at
+ * once). `multiRoot` paths stay relative to the input; with one root they are relative to
  * it, as the user finds them after unpacking and changing into the bundle.
  */
-export function place(tree: Tree, roots: BundleRoot[]): { placements: Map<TreeFile, Placement>; warnings: InputWarning[] } {
-  const warnings: InputWarning[] = [];
+export function placer(tree: Tree, roots: BundleRoot[]): (f: TreeFile) => Placement {
   const sorted = [...roots].sort((a, b) => b.dir.length - a.dir.length);
-  const ix = new Index(tree);
+  // Made for the first file under a bundle root (an archive without one has no use for a map of its 100 000 paths).
+  let index: Index | null = null;
   const strip = roots.length === 1 && roots[0]?.dir ? (roots[0] as BundleRoot).dir : null;
   const show = (p: string): string => (strip && p.startsWith(`${strip}/`) ? p.slice(strip.length + 1) : p);
-  const out = new Map<TreeFile, Placement>();
-  for (const f of tree.files) {
+  return (f) => {
     const root = sorted.find((r) => under(f.path, r.dir) !== null) ?? null;
     const names = [f.path, ...f.aliases];
     const pl: Placement = {
@@ -381,11 +381,10 @@ export function place(tree: Tree, roots: BundleRoot[]): { placements: Map<TreeFi
       nodeRole: null,
       skip: null,
     };
-    if (root) layout(root, f, names.map((n) => under(n, root.dir)).filter((x): x is string => x !== null), pl, ix);
+    if (root) layout(root, f, names.map((n) => under(n, root.dir)).filter((x): x is string => x !== null), pl, index ??= new Index(tree));
     if (f.role !== 'other' && pl.role === 'other' && !pl.skip) pl.skip = 'not a node log in this layout';
-    out.set(f, pl);
-  }
-  return { placements: out, warnings };
+    return pl;
+  };
 }
 
 function setLog(pl: Placement, f: TreeFile, role: Role, priority: number): void {

@@ -17,9 +17,10 @@ import { specialKind, statKey, walkFolder, type WalkFile, type WalkItem } from '
 import { BufferAccess, FileAccess, TarContainer, ZipContainer, type Container } from './containers.js';
 import { Budget, DEFAULT_LIMITS, type Limits } from './limits.js';
 import { spool, type Spooled } from './spool.js';
-import { NO_ALIASES } from './tree-types.js';
+import { NO_ALIASES, openOwnHead, wholeOpen } from './tree-types.js';
+import { HeadBound, NO_HEAD, openOnDisk } from './heads.js';
 import { archiveKind, closeTree, flushRepeats, indexContainer, newTree, probeDeferred, reachOf, type Tree, type TreeContext, type TreeFile } from './tree.js';
-import { findRoots, inputKindOf, place, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
+import { findRoots, inputKindOf, placer, probeLater, rotationAnchor, rotationOrder, unreadByLayout, wantMeta } from './bundle.js';
 import { collect } from './entry-stream.js';
 import { MANIFEST_NAME } from '../collected-manifest.js';
 import { manifestWarnings, refusalsByGroup } from './collected.js';
@@ -73,6 +74,17 @@ class Discoverer {
   private readonly spools: Spooled[] = [];
   private readonly limits: Limits;
   private readonly trees: Tree[] = [];
+  /** Heads of small files read whole, held within a bound per run (heads.ts). */
+  private readonly heads: HeadBound;
+  /** One string per node name a path gives (100 000 files of a few folders made as many copies). */
+  private readonly nodeNames = new Map<string, string>();
+  private readonly named = <T extends string | null>(s: T): T => {
+    if (s === null) return s;
+    const had = this.nodeNames.get(s);
+    if (had !== undefined) return had as T;
+    this.nodeNames.set(s, s);
+    return s;
+  };
   /** Decompressed bytes of the input being added (limits.maxInputBytes): each input has its own. */
   private budget: Budget;
 
@@ -81,6 +93,7 @@ class Discoverer {
     this.headBytes = opts.headBytes ?? HEAD_BYTES;
     this.limit = limiter(Math.max(1, opts.concurrency ?? 16));
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.heads = new HeadBound(this.limits.maxHeldHeadBytes);
     this.budget = new Budget(this.limits.maxInputBytes);
   }
 
@@ -100,7 +113,7 @@ class Discoverer {
   }
 
   private treeContext(): TreeContext {
-    return { tools: this.tools, limits: this.limits, budget: this.budget, headBytes: this.headBytes, wantMeta, ...(this.opts.readEarly ? { readEarly: this.opts.readEarly } : {}) };
+    return { tools: this.tools, limits: this.limits, budget: this.budget, headBytes: this.headBytes, heads: this.heads, wantMeta, ...(this.opts.readEarly ? { readEarly: this.opts.readEarly } : {}) };
   }
 
   async add(given: string): Promise<void> {
@@ -266,7 +279,7 @@ class Discoverer {
       // What `plegscope collect` could not fetch, and why (collected.ts).
       if (r.collected) for (const message of manifestWarnings(r.collected)) this.warnings.push({ file: r.dir ? `${r.dir}/${MANIFEST_NAME}` : MANIFEST_NAME, line: null, message });
     }
-    const { placements } = place(tree, roots);
+    const placeOf = placer(tree, roots);
     // What collect could not fetch goes with one artifact of its node (the rules make gaps of it).
     const refused = new Map(roots.flatMap((r) => (r.collected ? [...refusalsByGroup(r.collected)] : [])));
     // Rotated logs oldest first (in a folder; an archive keeps its order, see rotationOrder).
@@ -277,8 +290,7 @@ class Discoverer {
       if (w.file) warned.add(w.file);
     }
     for (const f of tree.files) {
-      const pl = placements.get(f);
-      if (!pl) continue;
+      const pl = placeOf(f);
       const keep = pl.role !== 'other' || pl.parseAs !== null || f.role === 'node-object' || (bundleKind === 'directory' && roots.length === 0);
       const problem = plain?.drafts.get(f)?.warnings ?? (f.problem ? [warning(f.path, f.problem)] : []);
       for (const w of problem) {
@@ -290,7 +302,7 @@ class Discoverer {
       if (!keep || f.problem && PROBLEM_FORMATS.has(f.format)) continue;
       const head = pl.role !== 'other' || f.head.length <= OTHER_HEAD_BYTES ? f.head : Buffer.from(f.head.subarray(0, OTHER_HEAD_BYTES));
       const byPath = pl.nodeHint ? null : pathNode(archive ? `${given}/${f.path}` : path.posix.join(given.split(path.sep).join('/'), f.path), pl.display, pl.bundleKind === 'directory');
-      const hint = pl.nodeHint ?? byPath?.name ?? null;
+      const hint = this.named(pl.nodeHint ?? byPath?.name ?? null);
       this.artifacts.push({
         id: this.artifacts.length,
         input,
@@ -304,7 +316,8 @@ class Discoverer {
         compression: f.compression,
         size: f.size,
         head,
-        open: f.open,
+        ...(f.headless ? { headless: f.headless } : {}),
+        open: wholeOpen(f, head),
         ...(f.file ? { file: f.file } : {}),
         ...(f.onDisk ? { onDisk: f.onDisk } : {}),
         bundleKind: pl.bundleKind,
@@ -330,7 +343,7 @@ class Discoverer {
   private async addFolder(given: string, real: string): Promise<void> {
     let items;
     try {
-      items = await walkFolder(real, given);
+      items = await walkFolder(real, given, this.limits.maxFolderFiles);
     } catch (err) {
       throw new InputError(given, fsErrorMessage(err));
     }
@@ -343,7 +356,7 @@ class Discoverer {
       const source = new FileSource(item.rel, item.realPath, item.size, item.mtime);
       const hintPath = path.posix.join(given.split(path.sep).join('/'), item.rel);
       // One odd file must not sink the folder: anything unexpected becomes that file's warning.
-      return this.limit(() => this.examine(source, hintPath, false)).catch((err: unknown) => ({
+      return this.limit(() => this.examine(source, hintPath, false, undefined, true)).catch((err: unknown) => ({
         artifact: null,
         warnings: [warning(item.rel, `cannot be read: ${fsErrorMessage(err)}`)],
       }));
@@ -408,6 +421,7 @@ class Discoverer {
         open: a ? a.open : openUnreadable,
         ...(a?.file ? { file: a.file } : {}),
         ...(a?.onDisk ? { onDisk: a.onDisk } : {}),
+        ...(a?.headless ? { headless: a.headless } : {}),
       };
       if (a && wantMeta(item.rel, item.size)) {
         const all = await collect(a.open(), this.limits.maxMetaBytes).catch(() => null);
@@ -521,6 +535,8 @@ class Discoverer {
     hintPath: string,
     named: boolean,
     probed?: Probe,
+    /** A file of a folder: its head may be let go past the run's bound on them (heads.ts). */
+    inFolder = false,
   ): Promise<{ artifact: ArtifactDraft | null; warnings: InputWarning[] }> {
     const pr = probed ?? (await probe(source, this.tools, this.headBytes));
     const stdin = source instanceof StreamSource;
@@ -535,23 +551,27 @@ class Discoverer {
     const { compression } = pr;
     const { tools, limits, budget } = this;
     const inMemory = pr.complete && compression === null && head === pr.head && source.rereadable;
+    // A small file read whole (not an archive, opened later from its head), past the run's bound on such heads: only what
+    // later stages read of its head is kept, and its bytes are read again from disk.
+    const dropped = inMemory && inFolder && source instanceof FileSource && verdict.problem === null && verdict.format !== 'archive' && !this.heads.keep(head.length);
     const artifact: ArtifactDraft = {
       path: source.path,
       role: verdict.role,
       format: verdict.format,
-      ...pathHint(stdin ? null : pathNode(hintPath, named ? source.path.split(/[\\/]/).pop() ?? source.path : source.path, true)),
+      ...pathHint(stdin ? null : pathNode(hintPath, named ? source.path.split(/[\\/]/).pop() ?? source.path : source.path, true), this.named),
       nameTime: stdin ? null : nameTime(source.path),
       mtime: source.mtime,
       compression,
       ...(pr.document ? { document: pr.document } : {}),
       size: source.size,
-      head,
+      head: dropped ? NO_HEAD : head,
+      ...(dropped ? { headless: this.heads.facts(head) } : {}),
       // A small file read whole by the probe is served from memory: no second open (a must-gather has thousands).
       // Bounded like an archive member: a 168 KB .xz of 1 GiB of lines stops at the ratio bound with a warning.
       // A binary journal on disk is read by offset (journal.ts bounds it), not as a stream.
       // Each made by a function of its own, so that it holds only what it opens (a closure made here would hold this
       // whole scope, the probe and its head included, for as long as the artifact lives).
-      open: inMemory ? openHead(head)
+      open: dropped ? openOnDisk : inMemory ? openOwnHead
         : compression === 'journal' && source instanceof FileSource ? openJournal(source.realPath, limits)
         : openDecoded(source, compression, tools, limits, { budget, ...(pr.document ? { document: pr.document } : {}) }),
       ...(source instanceof FileSource ? {} : { sequential: true }),
@@ -561,11 +581,6 @@ class Discoverer {
     };
     return { artifact, warnings };
   }
-}
-
-/** A small file the probe read whole, served from memory. */
-function openHead(head: Buffer): () => Readable {
-  return () => Readable.from([head], { objectMode: false });
 }
 
 function openJournal(realPath: string, limits: Limits): () => Readable {
@@ -693,6 +708,6 @@ function comparePathSegments(a: string, b: string): number {
 }
 
 /** An artifact's node hint fields from what its path says. */
-function pathHint(p: { name: string; from: NodeHintFrom } | null): { nodeHint: string | null; nodeHintFrom?: NodeHintFrom } {
-  return p ? { nodeHint: p.name, nodeHintFrom: p.from } : { nodeHint: null };
+function pathHint(p: { name: string; from: NodeHintFrom } | null, named: (s: string) => string): { nodeHint: string | null; nodeHintFrom?: NodeHintFrom } {
+  return p ? { nodeHint: named(p.name), nodeHintFrom: p.from } : { nodeHint: null };
 }

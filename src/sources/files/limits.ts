@@ -30,6 +30,11 @@ export interface Limits {
   /** A whole-document export (a JSON array or answer, a CSV: exports.ts) is read whole, parsed, and put in time
    *  order: its first this many bytes (a JSON document past it is not read). */
   maxExportBytes: number;
+  /** Heads of small files read whole (their bytes) held per run; past it a file keeps only what is read of its head, and
+   *  its bytes are read again when it is read (heads.ts). */
+  maxHeldHeadBytes: number;
+  /** Files of one folder the user named that are read; past it they are counted in one warning (walk.ts). */
+  maxFolderFiles: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -53,6 +58,11 @@ export const DEFAULT_LIMITS: Limits = {
   // Its entries are decoded into a copy of about its size, read once for the head and once more: 16 MiB keeps a run of
   // 16 MiB of lines within the 200 MB a run may take.
   maxExportBytes: 16 * 1024 * 1024,
+  // 100 000 small logs held 40 MB of heads.
+  maxHeldHeadBytes: 4 * 1024 * 1024,
+  // 100 000 tiny logs take ~160 MB; a million files took gigabytes and minutes (the largest sosreport or must-gather
+  // folder holds some tens of thousands).
+  maxFolderFiles: 120_000,
 };
 
 export const BOMB = 'EBOMB';

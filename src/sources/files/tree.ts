@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Role } from '../../contract/analysis.js';
-import type { Compression, InputWarning, Reach, ReadEarly } from '../artifact.js';
+import type { Compression, HeadFacts, InputWarning, Reach, ReadEarly } from '../artifact.js';
 import { assess } from './assess.js';
 import { isContainerList } from './sniff.js';
 import { BufferAccess, TarContainer, ZipContainer, type Container, type Holder, type MemberHeader } from './containers.js';
@@ -14,7 +14,8 @@ import { collect, peek, type EntryStream } from './entry-stream.js';
 import { BOMB, memberGuard, meterOf, mib, type Budget, type Limits } from './limits.js';
 import { errorCode } from '../fserror.js';
 import { notANodeLog, probeLater, sosClock, unreadByLayout, type BundleRoot } from './bundle.js';
-import { NO_ALIASES, type ArchiveAt, type Tree, type TreeFile } from './tree-types.js';
+import { NO_ALIASES, openOwnHead, type ArchiveAt, type Tree, type TreeFile } from './tree-types.js';
+import { NO_HEAD, type HeadBound } from './heads.js';
 
 export type { ArchiveAt, Tree, TreeFile } from './tree-types.js';
 
@@ -25,8 +26,27 @@ export function reachOf(tree: Tree, p: string, raw?: string): Reach {
   if (key === undefined) return { disk: p, members: [] };
   const h = tree.holders.get(key) as ArchiveAt;
   const name = raw ?? (key === '' ? p : p.slice(key.length + 1));
-  const up: Reach = key === '' ? { disk: null, members: [] } : reachOf(tree, key, h.name ?? undefined);
-  return { disk: up.disk, members: [...up.members, { name, kind: h.kind, compression: h.compression }] };
+  let ups = holderReaches.get(tree);
+  if (!ups) holderReaches.set(tree, ups = new Map());
+  let up = ups.get(key);
+  if (!up) ups.set(key, up = key === '' ? TOP : reachOf(tree, key, h.name ?? undefined));
+  return new MemberReach(up, name, h);
+}
+
+/** The reach of the archives themselves, per tree (shared by their members). */
+const holderReaches = new WeakMap<Tree, Map<string, Reach>>();
+const TOP: Reach = Object.freeze({ disk: null, members: Object.freeze([]) as unknown as Reach['members'] });
+
+/** A member's reach: the archive's and the member's name, its list made when asked (only for the files a report cites;
+ *  100 000 members' lists took 23 MB). */
+class MemberReach implements Reach {
+  constructor(private readonly up: Reach, private readonly name: string, private readonly at: ArchiveAt) {}
+  get disk(): string | null {
+    return this.up.disk;
+  }
+  get members(): Reach['members'] {
+    return [...this.up.members, { name: this.name, kind: this.at.kind, compression: this.at.compression }];
+  }
 }
 
 export interface TreeContext {
@@ -38,6 +58,8 @@ export interface TreeContext {
   /** Whether the whole content of this file is wanted for bundle detection (small metadata files). */
   wantMeta(path: string, size: number | null): boolean;
   readEarly?: ReadEarly;
+  /** Heads of small members read whole, held within a bound per run (heads.ts). */
+  heads?: HeadBound;
 }
 
 export function newTree(): Tree {
@@ -70,7 +92,9 @@ export function normalizeName(name: string): { path: string; escaped: boolean } 
     } else if (seg !== '' && seg !== '.') depth++;
   }
   const p = path.posix.normalize(`/${slashed}`).replace(/^\/+/, '').replace(/\/+$/, '');
-  return { path: p, escaped };
+  // One flat string (the replace gives a slice, which keeps the whole normalised string too: 100 000 members' paths took
+  // 7.6 MB, not 4); a name without a slash is flat already.
+  return { path: p.includes('/') ? p.split('/').join('/') : p, escaped };
 }
 
 export function join(prefix: string, p: string): string {
@@ -160,9 +184,10 @@ export async function indexContainer(container: Container, prefix: string, depth
     if (!body) return;
     const display = join(prefix, p);
     const reopen = (holder?: Holder): Readable => container.open(h.index, holder);
-    const file = await examineMember(h, body, display, reopen, depth, ctx, tree, label);
+    const file = await examineMember(h, body, display, reopen, depth, ctx, tree, label, container);
     if (file) {
-      file.raw = h.name;
+      // The stored name, the path's own string when they are alike.
+      file.raw = h.name === display ? display : h.name;
       const prev = slots.get(p);
       // A later member of the same name replaces the earlier one, as when unpacking.
       if (prev?.kind === 'file') replaced.add(prev.file);
@@ -305,7 +330,7 @@ function keepIdle(tree: Tree, ctx: TreeContext): boolean {
 }
 
 async function examineMember(
-  h: MemberHeader, body: EntryStream, display: string, reopen: (holder?: Holder) => Readable, depth: number, ctx: TreeContext, tree: Tree, label: string,
+  h: MemberHeader, body: EntryStream, display: string, reopen: (holder?: Holder) => Readable, depth: number, ctx: TreeContext, tree: Tree, label: string, container: Container,
 ): Promise<TreeFile | null> {
   const warn = (message: string) => addWarning(tree, { file: display, line: null, message });
   const p1 = await peek(body, 512);
@@ -382,7 +407,7 @@ async function examineMember(
     p2.stream.destroy();
   }
   if (meta === null && early === undefined && verdict.role === 'other' && !isContainerList(verdict.format) && !keepIdle(tree, ctx)) return null;
-  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, () => readMember(reopen(), compression, ctx, display));
+  const kept = keptHead(verdict, p2.head, p2.ended && !p2.error, memberOpener(container, h.index, compression, ctx, display), early !== undefined ? ctx.heads : undefined);
   return {
     path: display,
     aliases: NO_ALIASES,
@@ -390,6 +415,7 @@ async function examineMember(
     mtime: h.mtime,
     compression,
     head: kept.head,
+    ...(kept.headless ? { headless: kept.headless } : {}),
     role: verdict.role,
     format: verdict.format,
     problem: verdict.problem,
@@ -401,16 +427,44 @@ async function examineMember(
   };
 }
 
+/** A member's bytes read out of its archive again: a closure of its own, holding only these (one made inside
+ *  examineMember held all that function's state, for as long as the file lived). */
+function memberOpener(container: Container, index: number, compression: Compression, ctx: TreeContext, display: string): () => Readable {
+  return () => readMember(container.open(index), compression, ctx, display);
+}
+
 /**
  * What an archive member keeps of its probed head: all of it for what is read later (logs, metrics, node objects,
  * container lists), 4 KiB of the rest (only sniffed). A member the head holds whole (`whole`) is served from it: a
  * later pass over the archive to reach it would decompress everything before it again.
  */
-function keptHead(verdict: { role: Role; format: string }, head: Buffer, whole: boolean, reopen: () => Readable): { head: Buffer; open: () => Readable } {
+function keptHead(verdict: { role: Role; format: string; problem?: string | null }, head: Buffer, whole: boolean, reopen: () => Readable, bound?: HeadBound): { head: Buffer; open: () => Readable; headless?: HeadFacts } {
   const read = verdict.role !== 'other' || isContainerList(verdict.format);
+  // A log read while indexed (`bound` given only for those), past the run's bound on whole heads: only what later stages
+  // read of its head is kept (heads.ts); its bytes come out of the archive again only if its early read is not kept.
+  // Other members (metrics, node objects …) keep theirs: reading them from memory saves a pass over the archive.
+  if (bound && whole && !verdict.problem && !bound.keep(head.length)) return { head: NO_HEAD, open: reopen, headless: bound.facts(head) };
   // A copy: the head may be a slice of a much larger chunk of the archive stream.
-  const kept = Buffer.from(read || head.length <= 4096 ? head : head.subarray(0, 4096));
-  return { head: kept, open: whole && kept.length === head.length ? () => Readable.from([kept], { objectMode: false }) : reopen };
+  const kept = keepBytes(read || head.length <= 4096 ? head : head.subarray(0, 4096));
+  return { head: kept, open: whole && kept.length === head.length ? openOwnHead : reopen };
+}
+
+/** Small heads kept are copied into slabs of their own: copied into Node's shared pool, they shared its 8 KiB slabs with
+ *  short-lived buffers, and a slab stayed whole for the one head in it (100 000 tiny members' heads of 31 MB held 65 MB). */
+const SLAB_BYTES = 64 * 1024;
+let slab = Buffer.alloc(0);
+let slabUsed = 0;
+function keepBytes(b: Buffer): Buffer {
+  if (b.length === 0 || b.length > 4096) return Buffer.from(b);
+  if (slabUsed + b.length > slab.length) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + b.length);
+  b.copy(out);
+  // 8-byte aligned, as Node's pool is.
+  slabUsed += (b.length + 7) & ~7;
+  return out;
 }
 
 /** Names of tar and zip archives, opened while indexing (their members are files of the tree): never deferred. A
