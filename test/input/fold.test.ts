@@ -11,18 +11,10 @@ import { collect } from '../../src/sources/files/entry-stream.js';
 import { foldHead, foldLines, startsRecord, wrapWidth } from '../../src/sources/files/fold.js';
 import { sniff } from '../../src/sources/files/sniff.js';
 import { BIN } from '../helpers/cli.js';
+import { wrap } from '../helpers/wrap.js';
 
 const SAMPLE = join(__dirname, '..', '..', 'fixtures', 'sample-incident');
 const KUBELET = readFileSync(join(SAMPLE, 'kubelet.log'), 'utf8');
-
-/** `fold -b -w width`: every line cut into pieces of `width` bytes, as a terminal or a ticket's text box does. */
-function wrap(text: string, width: number): string {
-  return text.split('\n').map((l) => {
-    const parts: string[] = [];
-    for (let i = 0; i < l.length; i += width) parts.push(l.slice(i, i + width));
-    return parts.length ? parts.join('\n') : l;
-  }).join('\n');
-}
 
 async function folded(text: string, width: number, chunk = 7): Promise<{ out: string; joined: number }> {
   const b = Buffer.from(text);

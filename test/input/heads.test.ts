@@ -8,19 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analyze.js';
+import { wrap } from '../helpers/wrap.js';
 
 const SAMPLE = join(__dirname, '..', '..', 'fixtures', 'sample-incident');
 let dir: string;
 let folder: string;
-
-/** `fold -b -w width`. */
-function wrap(text: string, width: number): string {
-  return text.split('\n').map((l) => {
-    const parts: string[] = [];
-    for (let i = 0; i < l.length; i += width) parts.push(l.slice(i, i + width));
-    return parts.length ? parts.join('\n') : l;
-  }).join('\n');
-}
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'plegscope-heads-'));
