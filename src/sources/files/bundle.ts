@@ -5,7 +5,6 @@
 // of its year-less stamps and when the bundle was collected. What the layout does not place keeps its sniffed role.
 import path from 'node:path';
 import type { InputKind, Role } from '../../contract/analysis.js';
-import type { InputWarning } from '../artifact.js';
 import { nameTime } from './names.js';
 import { isContainerList } from './sniff.js';
 import { NO_ALIASES, type Tree, type TreeFile } from './tree-types.js';
