@@ -9,7 +9,8 @@
 // matchers, which give the same kinds of event for the same host: once each of those runs has its kept lines for the
 // time bucket (thin.ts), the line is folded with no more than its time read. Lines whose kinds of event hold a digit
 // (a kind that names a reason or a server) keep their durations as written too: only the header's time may differ.
-// Every other character — IDs, codes, names, the klog caller and thread — must be the same.
+// Every other character — IDs, codes, names, the klog caller and thread — must be the same. Lines are compared by
+// their bytes, before they are decoded (ASCII lines only become templates: a place is both a character and a byte).
 import type { Envelope, Origin, PayloadKind } from '../parse/record.js';
 import type { SignalType } from './events.js';
 

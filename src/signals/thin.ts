@@ -73,7 +73,7 @@ export function runKey(d: EventDraft, host: string | null): string | null {
   return kind ? `${d.type}\u0000${host ?? ''}\u0000${kind(d)}` : null;
 }
 
-/** A line folded without being read or decoded (foldLine), kept as its template and the bytes it differs in: the
+/** A line folded without being read or decoded (Thinner.foldUnread), kept as its template and the bytes it differs in: the
  *  newest of a run's is decoded only when its bucket ends. (templates.ts Template has this shape.) */
 export interface LineShape {
   /** Bytes capture() keeps of a line. */
@@ -82,7 +82,7 @@ export interface LineShape {
   textOf(held: Uint8Array): string;
 }
 
-/** Remakes the event of a line folded without being read (foldLine): its run's key, text, line number, offset and time
+/** Remakes the event of a line folded without being read (foldUnread): its run's key, text, line number, offset and time
  *  (null: the line no longer gives an event of that run). */
 export type Rebuild = (key: string, text: string, line: number, offset: number, ts: number) => SignalEvent | null;
 
@@ -100,7 +100,7 @@ class Run {
   host: string | null = null;
   src: unknown = null;
   build: BuildEvent<unknown> | null = null;
-  /** Or the newest line folded unread (foldLine): its shape and the bytes it differs in, remade by the thinner's
+  /** Or the newest line folded unread (foldUnread): its shape and the bytes it differs in, remade by the thinner's
    *  `rebuild` when the bucket ends. */
   lazy: LineShape | null = null;
   lazyHeld: Uint8Array = NO_BYTES;
